@@ -1,0 +1,80 @@
+/* G1 of BLS12-381: y^2 = x^3 + 4 over Fp.
+ * Affine points mark infinity with x = y = 0 (not on the curve), Jacobian
+ * points (X/Z^2, Y/Z^3) with Z = 0, XYZZ points (X/ZZ, Y/ZZZ) with ZZ = 0.
+ * Aliasing of arguments is allowed everywhere. */
+#ifndef CUZK_EC_G1_H
+#define CUZK_EC_G1_H
+
+#include "cuzk/status.h"
+#include "ff/fp.h"
+#include "ff/fr.h"
+
+#define G1_COMPRESSED_BYTES 48
+#define G1_UNCOMPRESSED_BYTES 96
+
+typedef struct g1_affine {
+    fp_t x, y;
+} g1_affine_t;
+
+typedef struct g1_jac {
+    fp_t x, y, z;
+} g1_jac_t;
+
+typedef struct g1_xyzz {
+    fp_t x, y, zz, zzz;
+} g1_xyzz_t;
+
+extern const g1_affine_t G1_GENERATOR;
+
+int g1_affine_is_inf(const g1_affine_t *p);
+void g1_affine_set_inf(g1_affine_t *p);
+int g1_affine_eq(const g1_affine_t *a, const g1_affine_t *b);
+void g1_affine_neg(g1_affine_t *r, const g1_affine_t *a);
+/* Infinity counts as on the curve. */
+int g1_affine_is_on_curve(const g1_affine_t *p);
+/* 1 if p (assumed on the curve) is in the order-r subgroup; infinity is. */
+int g1_affine_in_subgroup(const g1_affine_t *p);
+
+void g1_jac_set_inf(g1_jac_t *r);
+int g1_jac_is_inf(const g1_jac_t *p);
+int g1_jac_eq(const g1_jac_t *a, const g1_jac_t *b);
+int g1_jac_is_on_curve(const g1_jac_t *p);
+void g1_jac_from_affine(g1_jac_t *r, const g1_affine_t *a);
+void g1_jac_to_affine(g1_affine_t *r, const g1_jac_t *a);
+void g1_jac_neg(g1_jac_t *r, const g1_jac_t *a);
+void g1_jac_dbl(g1_jac_t *r, const g1_jac_t *a);
+void g1_jac_add(g1_jac_t *r, const g1_jac_t *a, const g1_jac_t *b);
+void g1_jac_add_affine(g1_jac_t *r, const g1_jac_t *a, const g1_affine_t *b);
+/* r = k*p for k given as nlimbs canonical little-endian 64-bit limbs (window NAF). */
+void g1_jac_mul(g1_jac_t *r, const g1_jac_t *p, const uint64_t *k, size_t nlimbs);
+/* r = s*p for s in Fr. */
+void g1_jac_mul_fr(g1_jac_t *r, const g1_jac_t *p, const fr_t *s);
+/* One field inversion for the whole batch. */
+void g1_batch_to_affine(g1_affine_t *out, const g1_jac_t *in, size_t n);
+
+void g1_xyzz_set_inf(g1_xyzz_t *r);
+int g1_xyzz_is_inf(const g1_xyzz_t *p);
+void g1_xyzz_dbl(g1_xyzz_t *r, const g1_xyzz_t *a);
+void g1_xyzz_add(g1_xyzz_t *r, const g1_xyzz_t *a, const g1_xyzz_t *b);
+void g1_xyzz_add_affine(g1_xyzz_t *r, const g1_xyzz_t *a, const g1_affine_t *b);
+void g1_xyzz_to_jac(g1_jac_t *r, const g1_xyzz_t *a);
+
+/* Random points for tests and benchmarks: in the subgroup (k*G, k random), and
+ * merely on the curve (random x; usually outside the subgroup). */
+void g1_random(g1_jac_t *r, rng_t *rng);
+void g1_random_on_curve(g1_affine_t *r, rng_t *rng);
+/* Multiplies by the cofactor: the result is in the subgroup. */
+void g1_clear_cofactor(g1_jac_t *r, const g1_jac_t *p);
+
+/* Encodings exactly as bellperson/blst (zcash flags 0x80 compressed, 0x40 infinity, 0x20 sign). */
+void g1_to_compressed(uint8_t out[G1_COMPRESSED_BYTES], const g1_affine_t *p);
+void g1_to_uncompressed(uint8_t out[G1_UNCOMPRESSED_BYTES], const g1_affine_t *p);
+/* Decoding checks flags, canonical coordinates, the curve, and (when check_subgroup) the subgroup.
+ * Errors: CUZK_ERR_BAD_FLAGS, CUZK_ERR_NOT_CANONICAL, CUZK_ERR_NO_SQUARE_ROOT, CUZK_ERR_NOT_ON_CURVE,
+ * CUZK_ERR_NOT_IN_SUBGROUP, each with a message. */
+cuzk_status g1_from_compressed(g1_affine_t *r, const uint8_t in[G1_COMPRESSED_BYTES], int check_subgroup,
+                               cuzk_error *err);
+cuzk_status g1_from_uncompressed(g1_affine_t *r, const uint8_t in[G1_UNCOMPRESSED_BYTES], int check_subgroup,
+                                 cuzk_error *err);
+
+#endif

@@ -1,0 +1,57 @@
+/* Fp: the 381-bit base field of BLS12-381, in Montgomery form on six 64-bit
+ * little-endian limbs. All operations accept aliased arguments (r == a etc.)
+ * and always return fully reduced values (< p). */
+#ifndef CUZK_FF_FP_H
+#define CUZK_FF_FP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/rng.h"
+
+#define FP_LIMBS 6
+#define FP_BYTES 48
+
+typedef struct fp {
+    uint64_t l[FP_LIMBS];
+} fp_t;
+
+/* p, little-endian limbs (canonical, not Montgomery). */
+extern const uint64_t FP_MODULUS[FP_LIMBS];
+
+void fp_add(fp_t *r, const fp_t *a, const fp_t *b);
+void fp_dbl(fp_t *r, const fp_t *a);
+void fp_sub(fp_t *r, const fp_t *a, const fp_t *b);
+void fp_neg(fp_t *r, const fp_t *a);
+void fp_mul(fp_t *r, const fp_t *a, const fp_t *b);
+void fp_sqr(fp_t *r, const fp_t *a);
+int fp_is_zero(const fp_t *a);
+int fp_is_one(const fp_t *a);
+int fp_eq(const fp_t *a, const fp_t *b);
+void fp_set_zero(fp_t *r);
+void fp_set_one(fp_t *r);
+void fp_from_u64(fp_t *r, uint64_t v);
+/* Canonical little-endian limbs -> Montgomery. Returns -1 (r untouched) if >= p. */
+int fp_to_mont(fp_t *r, const uint64_t canonical[FP_LIMBS]);
+void fp_from_mont(uint64_t canonical[FP_LIMBS], const fp_t *a);
+/* r = a^e, e given as nlimbs little-endian 64-bit limbs. */
+void fp_pow(fp_t *r, const fp_t *a, const uint64_t *e, size_t nlimbs);
+/* r = 1/a; the inverse of zero is zero. */
+void fp_inv(fp_t *r, const fp_t *a);
+/* out[i] = 1/in[i] for all i with one inversion; zeros map to zero. out and in must not overlap. */
+void fp_batch_inv(fp_t *out, const fp_t *in, size_t n);
+/* 1 if a is a non-zero square, -1 if a non-square, 0 if zero. */
+int fp_legendre(const fp_t *a);
+/* r = a square root of a (either one); returns 1 on success, 0 if a is not a square (r untouched). */
+int fp_sqrt(fp_t *r, const fp_t *a);
+/* 1 if a > (p-1)/2 as canonical integers (the zcash "sign" of y). */
+int fp_is_lexicographically_largest(const fp_t *a);
+/* Encodings of exactly FP_BYTES bytes. Decoding returns -1 if the value is >= p. */
+int fp_from_bytes_be(fp_t *r, const uint8_t in[FP_BYTES]);
+int fp_from_bytes_le(fp_t *r, const uint8_t in[FP_BYTES]);
+void fp_to_bytes_be(uint8_t out[FP_BYTES], const fp_t *a);
+void fp_to_bytes_le(uint8_t out[FP_BYTES], const fp_t *a);
+/* Uniformly random element (tests and benchmarks only). */
+void fp_random(fp_t *r, rng_t *rng);
+
+#endif

@@ -1,0 +1,247 @@
+/* Montgomery arithmetic on N 64-bit limbs, instantiated once per prime field.
+ *
+ * The including file defines:
+ *   MONT_N        number of limbs
+ *   MONT_T        the element type, a struct with `uint64_t l[MONT_N]`
+ *   MONT_FN(x)    the public name of operation x (e.g. fp_##x)
+ *   and static const arrays mont_mod[N], mont_one[N] (R mod p), mont_r2[N]
+ *   (R^2 mod p) and a constant mont_inv (-p^-1 mod 2^64).
+ * The modulus must leave its top bit clear with room to spare (top limb below
+ * 2^63 - 1): multiplication then needs no extra carry word and addition never
+ * overflows N limbs. Both BLS12-381 fields satisfy this. */
+#include <stdint.h>
+#include <string.h>
+
+typedef unsigned __int128 mont_u128;
+
+static inline int mont_geq_mod(const uint64_t *a)
+{
+    for (int i = MONT_N - 1; i >= 0; i--) {
+        if (a[i] != mont_mod[i]) return a[i] > mont_mod[i];
+    }
+    return 1;
+}
+
+static inline void mont_sub_mod(uint64_t *a)
+{
+    uint64_t borrow = 0;
+    for (int i = 0; i < MONT_N; i++) {
+        mont_u128 d = (mont_u128)a[i] - mont_mod[i] - borrow;
+        a[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+}
+
+void MONT_FN(add)(MONT_T *r, const MONT_T *a, const MONT_T *b)
+{
+    uint64_t t[MONT_N];
+    uint64_t carry = 0;
+    for (int i = 0; i < MONT_N; i++) {
+        mont_u128 s = (mont_u128)a->l[i] + b->l[i] + carry;
+        t[i] = (uint64_t)s;
+        carry = (uint64_t)(s >> 64);
+    }
+    if (mont_geq_mod(t)) mont_sub_mod(t);
+    memcpy(r->l, t, sizeof t);
+}
+
+void MONT_FN(dbl)(MONT_T *r, const MONT_T *a) { MONT_FN(add)(r, a, a); }
+
+void MONT_FN(sub)(MONT_T *r, const MONT_T *a, const MONT_T *b)
+{
+    uint64_t t[MONT_N];
+    uint64_t borrow = 0;
+    for (int i = 0; i < MONT_N; i++) {
+        mont_u128 d = (mont_u128)a->l[i] - b->l[i] - borrow;
+        t[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    if (borrow) {
+        uint64_t carry = 0;
+        for (int i = 0; i < MONT_N; i++) {
+            mont_u128 s = (mont_u128)t[i] + mont_mod[i] + carry;
+            t[i] = (uint64_t)s;
+            carry = (uint64_t)(s >> 64);
+        }
+    }
+    memcpy(r->l, t, sizeof t);
+}
+
+void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
+{
+    if (MONT_FN(is_zero)(a)) {
+        memset(r->l, 0, sizeof r->l);
+        return;
+    }
+    uint64_t borrow = 0;
+    for (int i = 0; i < MONT_N; i++) {
+        mont_u128 d = (mont_u128)mont_mod[i] - a->l[i] - borrow;
+        r->l[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+}
+
+/* CIOS multiplication without the extra carry word (the modulus has spare bits). */
+void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b)
+{
+    uint64_t t[MONT_N] = {0};
+    for (int i = 0; i < MONT_N; i++) {
+        mont_u128 acc = (mont_u128)a->l[0] * b->l[i] + t[0];
+        uint64_t A = (uint64_t)(acc >> 64);
+        uint64_t m = (uint64_t)acc * mont_inv;
+        mont_u128 red = (mont_u128)m * mont_mod[0] + (uint64_t)acc;
+        uint64_t C = (uint64_t)(red >> 64);
+        for (int j = 1; j < MONT_N; j++) {
+            acc = (mont_u128)a->l[j] * b->l[i] + t[j] + A;
+            A = (uint64_t)(acc >> 64);
+            red = (mont_u128)m * mont_mod[j] + (uint64_t)acc + C;
+            C = (uint64_t)(red >> 64);
+            t[j - 1] = (uint64_t)red;
+        }
+        t[MONT_N - 1] = C + A;
+    }
+    if (mont_geq_mod(t)) mont_sub_mod(t);
+    memcpy(r->l, t, sizeof t);
+}
+
+void MONT_FN(sqr)(MONT_T *r, const MONT_T *a) { MONT_FN(mul)(r, a, a); }
+
+int MONT_FN(is_zero)(const MONT_T *a)
+{
+    uint64_t acc = 0;
+    for (int i = 0; i < MONT_N; i++) acc |= a->l[i];
+    return acc == 0;
+}
+
+int MONT_FN(is_one)(const MONT_T *a) { return memcmp(a->l, mont_one, sizeof a->l) == 0; }
+
+int MONT_FN(eq)(const MONT_T *a, const MONT_T *b) { return memcmp(a->l, b->l, sizeof a->l) == 0; }
+
+void MONT_FN(set_zero)(MONT_T *r) { memset(r->l, 0, sizeof r->l); }
+
+void MONT_FN(set_one)(MONT_T *r) { memcpy(r->l, mont_one, sizeof r->l); }
+
+void MONT_FN(from_u64)(MONT_T *r, uint64_t v)
+{
+    MONT_T t;
+    memset(t.l, 0, sizeof t.l);
+    t.l[0] = v;
+    MONT_FN(to_mont)(r, t.l);
+}
+
+int MONT_FN(to_mont)(MONT_T *r, const uint64_t canonical[MONT_N])
+{
+    if (mont_geq_mod(canonical)) return -1;
+    MONT_T t, r2;
+    memcpy(t.l, canonical, sizeof t.l);
+    memcpy(r2.l, mont_r2, sizeof r2.l);
+    MONT_FN(mul)(r, &t, &r2);
+    return 0;
+}
+
+void MONT_FN(from_mont)(uint64_t canonical[MONT_N], const MONT_T *a)
+{
+    MONT_T one, t;
+    memset(one.l, 0, sizeof one.l);
+    one.l[0] = 1;
+    MONT_FN(mul)(&t, a, &one);
+    memcpy(canonical, t.l, sizeof t.l);
+}
+
+void MONT_FN(pow)(MONT_T *r, const MONT_T *a, const uint64_t *exp, size_t nlimbs)
+{
+    MONT_T acc, base = *a;
+    MONT_FN(set_one)(&acc);
+    for (size_t i = nlimbs; i-- > 0;) {
+        for (int bit = 63; bit >= 0; bit--) {
+            MONT_FN(sqr)(&acc, &acc);
+            if ((exp[i] >> bit) & 1) MONT_FN(mul)(&acc, &acc, &base);
+        }
+    }
+    *r = acc;
+}
+
+/* Fermat: a^(p-2). Zero maps to zero. */
+void MONT_FN(inv)(MONT_T *r, const MONT_T *a)
+{
+    uint64_t e[MONT_N];
+    memcpy(e, mont_mod, sizeof e);
+    e[0] -= 2; /* the low limb of both moduli is odd and >= 2 */
+    MONT_FN(pow)(r, a, e, MONT_N);
+}
+
+int MONT_FN(legendre)(const MONT_T *a)
+{
+    if (MONT_FN(is_zero)(a)) return 0;
+    uint64_t e[MONT_N];
+    memcpy(e, mont_mod, sizeof e);
+    e[0] -= 1;
+    for (int i = 0; i < MONT_N; i++) e[i] = (e[i] >> 1) | (i + 1 < MONT_N ? e[i + 1] << 63 : 0);
+    MONT_T t;
+    MONT_FN(pow)(&t, a, e, MONT_N);
+    return MONT_FN(is_one)(&t) ? 1 : -1;
+}
+
+void MONT_FN(batch_inv)(MONT_T *out, const MONT_T *in, size_t n)
+{
+    if (n == 0) return;
+    MONT_T acc;
+    MONT_FN(set_one)(&acc);
+    for (size_t i = 0; i < n; i++) {
+        out[i] = acc; /* product of the non-zero in[0..i) */
+        if (!MONT_FN(is_zero)(&in[i])) MONT_FN(mul)(&acc, &acc, &in[i]);
+    }
+    MONT_FN(inv)(&acc, &acc);
+    for (size_t i = n; i-- > 0;) {
+        if (MONT_FN(is_zero)(&in[i])) {
+            MONT_FN(set_zero)(&out[i]);
+            continue;
+        }
+        MONT_T t;
+        MONT_FN(mul)(&t, &acc, &out[i]);
+        MONT_FN(mul)(&acc, &acc, &in[i]);
+        out[i] = t;
+    }
+}
+
+#define MONT_BYTES (MONT_N * 8)
+
+int MONT_FN(from_bytes_be)(MONT_T *r, const uint8_t in[MONT_N * 8])
+{
+    uint64_t c[MONT_N];
+    for (int i = 0; i < MONT_N; i++) {
+        uint64_t w = 0;
+        for (int k = 0; k < 8; k++) w = (w << 8) | in[MONT_BYTES - 8 * (i + 1) + k];
+        c[i] = w;
+    }
+    return MONT_FN(to_mont)(r, c);
+}
+
+int MONT_FN(from_bytes_le)(MONT_T *r, const uint8_t in[MONT_N * 8])
+{
+    uint64_t c[MONT_N];
+    for (int i = 0; i < MONT_N; i++) {
+        uint64_t w = 0;
+        for (int k = 7; k >= 0; k--) w = (w << 8) | in[8 * i + k];
+        c[i] = w;
+    }
+    return MONT_FN(to_mont)(r, c);
+}
+
+void MONT_FN(to_bytes_be)(uint8_t out[MONT_N * 8], const MONT_T *a)
+{
+    uint64_t c[MONT_N];
+    MONT_FN(from_mont)(c, a);
+    for (int i = 0; i < MONT_N; i++)
+        for (int k = 0; k < 8; k++) out[MONT_BYTES - 1 - (8 * i + k)] = (uint8_t)(c[i] >> (8 * k));
+}
+
+void MONT_FN(to_bytes_le)(uint8_t out[MONT_N * 8], const MONT_T *a)
+{
+    uint64_t c[MONT_N];
+    MONT_FN(from_mont)(c, a);
+    for (int i = 0; i < MONT_N; i++)
+        for (int k = 0; k < 8; k++) out[8 * i + k] = (uint8_t)(c[i] >> (8 * k));
+}
+
+#undef MONT_BYTES

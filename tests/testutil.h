@@ -1,0 +1,47 @@
+/* Minimal test harness: CHECK macros that count failures, and helpers for
+ * seeds and hex. Each test program returns non-zero if any check failed. */
+#ifndef CUZK_TESTUTIL_H
+#define CUZK_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/rng.h"
+
+extern int test_failures;
+extern int test_checks;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        test_checks++;                                                                  \
+        if (!(cond)) {                                                                  \
+            test_failures++;                                                            \
+            if (test_failures <= 20) fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                               \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                            \
+    do {                                                                                \
+        test_checks++;                                                                  \
+        if (!(cond)) {                                                                  \
+            test_failures++;                                                            \
+            if (test_failures <= 20) {                                                  \
+                fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
+                fprintf(stderr, __VA_ARGS__);                                           \
+                fputc('\n', stderr);                                                    \
+            }                                                                           \
+        }                                                                               \
+    } while (0)
+
+/* Seeds rng from CUZK_SEED or the OS and prints the seed so a failure can be replayed. */
+uint64_t test_seed(rng_t *rng, const char *test_name);
+
+/* Prints "N passed, M failed" and returns the process exit code. */
+int test_finish(const char *test_name);
+
+/* Parses exactly n bytes of hex (no prefix) into out. Returns 0 on success. */
+int hex_decode(uint8_t *out, size_t n, const char *hex);
+void hex_encode(char *out, const uint8_t *in, size_t n);
+
+#endif
