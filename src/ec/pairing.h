@@ -1,0 +1,33 @@
+/* The optimal ate pairing of BLS12-381, e: G1 x G2 -> GT (a subgroup of Fp12*).
+ * Inputs are affine points assumed to be in their subgroups; infinity on either
+ * side makes that pair contribute 1. */
+#ifndef CUZK_EC_PAIRING_H
+#define CUZK_EC_PAIRING_H
+
+#include <stddef.h>
+
+#include "cuzk/status.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "ff/fp12.h"
+
+/* r = prod_i MillerLoop(p[i], q[i]) with one shared accumulator. */
+void pairing_miller_loop(fp12_t *r, const g1_affine_t *p, const g2_affine_t *q, size_t n);
+/* r = a^((p^12 - 1) / r). */
+void pairing_final_exp(fp12_t *r, const fp12_t *a);
+/* r = e(p, q). */
+void pairing(fp12_t *r, const g1_affine_t *p, const g2_affine_t *q);
+/* r = prod_i e(p[i], q[i]) with one final exponentiation. */
+void pairing_multi(fp12_t *r, const g1_affine_t *p, const g2_affine_t *q, size_t n);
+/* 1 if prod_i e(p[i], q[i]) == 1, else 0. */
+int pairing_check(const g1_affine_t *p, const g2_affine_t *q, size_t n);
+
+/* A G2 point with its Miller-loop line coefficients precomputed (for verifying keys,
+ * whose G2 points are fixed). Allocated by g2_prepare, released by g2_prepared_free. */
+typedef struct g2_prepared g2_prepared_t;
+cuzk_status g2_prepare(g2_prepared_t **out, const g2_affine_t *q, cuzk_error *err);
+void g2_prepared_free(g2_prepared_t *q);
+/* Like pairing_miller_loop, with prepared G2 points. */
+void pairing_miller_loop_prepared(fp12_t *r, const g1_affine_t *p, g2_prepared_t *const *q, size_t n);
+
+#endif
