@@ -1,0 +1,24 @@
+/* cuzk-bench: one program, one subcommand per benchmark area.
+ *
+ * Adding a subcommand `foo`: write tools/cuzk-bench/foo.c defining bench_foo, declare it below, and add one
+ * line to the command table in main.c. A subcommand receives argv with argv[0] = its own name, handles its own
+ * `--help` (exit code 0), and returns 0 on success, 1 if the benchmark itself failed, and 2 for a usage error
+ * (unknown flag, bad value) after printing what was wrong to stderr. */
+#ifndef CUZK_BENCH_H
+#define CUZK_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int bench_micro(int argc, char **argv);
+
+/* Helpers shared by the subcommands (defined in main.c). */
+
+/* Monotonic clock in nanoseconds. */
+uint64_t bench_now_ns(void);
+/* Sorts v in place and returns its median (the mean of the two middle values when n is even); n > 0. */
+double bench_median(double *v, size_t n);
+/* Parses a whole decimal (or 0x-prefixed hex) unsigned number; returns 0 on success, -1 on anything else. */
+int bench_parse_u64(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,81 @@
+/* cuzk-bench: dispatches to one benchmark subcommand. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+typedef struct bench_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} bench_command;
+
+/* One line per subcommand. */
+static const bench_command COMMANDS[] = {
+    {"micro", bench_micro, "single-thread cost of field, curve and pairing operations"},
+};
+
+#define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cuzk-bench <command> [options]\n"
+               "       cuzk-bench <command> --help\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(f, "\nExit status: 0 success, 1 a benchmark failed, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0) return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "cuzk-bench: unknown command '%s' (try 'cuzk-bench --help')\n", argv[1]);
+    return 2;
+}
+
+uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int bench_parse_u64(const char *s, uint64_t *out)
+{
+    if (s == NULL) return -1;
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = hex ? s + 2 : s;
+    /* strtoull alone would accept signs and leading blanks. */
+    if (!(hex ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits))) return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(digits, &end, hex ? 16 : 10);
+    if (errno != 0 || *end != '\0') return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
