@@ -14,8 +14,18 @@
 
 typedef unsigned __int128 mont_u128;
 
+/* Full unrolling lets the compiler keep the limbs in registers. */
+#if defined(__clang__)
+#define MONT_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define MONT_UNROLL _Pragma("GCC unroll 8")
+#else
+#define MONT_UNROLL
+#endif
+
 static inline int mont_geq_mod(const uint64_t *a)
 {
+    MONT_UNROLL
     for (int i = MONT_N - 1; i >= 0; i--) {
         if (a[i] != mont_mod[i]) return a[i] > mont_mod[i];
     }
@@ -25,6 +35,7 @@ static inline int mont_geq_mod(const uint64_t *a)
 static inline void mont_sub_mod(uint64_t *a)
 {
     uint64_t borrow = 0;
+    MONT_UNROLL
     for (int i = 0; i < MONT_N; i++) {
         mont_u128 d = (mont_u128)a[i] - mont_mod[i] - borrow;
         a[i] = (uint64_t)d;
@@ -85,12 +96,14 @@ void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
 void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
     uint64_t t[MONT_N] = {0};
+    MONT_UNROLL
     for (int i = 0; i < MONT_N; i++) {
         mont_u128 acc = (mont_u128)a->l[0] * b->l[i] + t[0];
         uint64_t A = (uint64_t)(acc >> 64);
         uint64_t m = (uint64_t)acc * mont_inv;
         mont_u128 red = (mont_u128)m * mont_mod[0] + (uint64_t)acc;
         uint64_t C = (uint64_t)(red >> 64);
+        MONT_UNROLL
         for (int j = 1; j < MONT_N; j++) {
             acc = (mont_u128)a->l[j] * b->l[i] + t[j] + A;
             A = (uint64_t)(acc >> 64);
