@@ -1,0 +1,113 @@
+/* Writes the seed corpora of the fuzz targets: a few valid and invalid encodings per target.
+ * Usage: gen_corpus DIR  (creates DIR/<target>/<seed name>; the committed seeds live in fuzz/corpus).
+ * The inputs are deterministic, so regenerating gives the same files. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ff/fp.h"
+#include "ff/fp2.h"
+#include "ff/fr.h"
+#include "util/rng.h"
+
+static const char *g_dir;
+static int g_failed;
+
+static void make_dir(const char *path)
+{
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gen_corpus: mkdir %s: %s\n", path, strerror(errno));
+        g_failed = 1;
+    }
+}
+
+/* One seed: the selector byte, then the encoding. */
+static void seed(const char *target, const char *name, uint8_t selector, const uint8_t *enc, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", g_dir, target);
+    make_dir(path);
+    snprintf(path, sizeof path, "%s/%s/%s", g_dir, target, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) {
+        fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(errno));
+        g_failed = 1;
+        return;
+    }
+    if (fwrite(&selector, 1, 1, f) != 1 || fwrite(enc, 1, len, f) != len) g_failed = 1;
+    if (fclose(f) != 0) g_failed = 1;
+}
+
+/* Big-endian bytes of little-endian limbs. */
+static void limbs_to_be(uint8_t *out, const uint64_t *limbs, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 8; k++) out[8 * n - 1 - (8 * i + k)] = (uint8_t)(limbs[i] >> (8 * k));
+}
+
+static void reverse(uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n / 2; i++) {
+        uint8_t t = b[i];
+        b[i] = b[n - 1 - i];
+        b[n - 1 - i] = t;
+    }
+}
+
+static void field_seeds(rng_t *rng)
+{
+    const char *t = "fuzz_fp_decode";
+    uint8_t b[FP2_BYTES];
+    fp_t x;
+    fr_t y;
+
+    /* Selectors: 0 Fp BE, 1 Fp LE, 2 Fr BE, 3 Fr LE, 4 Fp2. */
+    memset(b, 0, FP_BYTES);
+    seed(t, "fp_be_zero", 0, b, FP_BYTES);
+    fp_set_one(&x);
+    fp_to_bytes_be(b, &x);
+    seed(t, "fp_be_one", 0, b, FP_BYTES);
+    fp_random(&x, rng);
+    fp_to_bytes_be(b, &x);
+    seed(t, "fp_be_random", 0, b, FP_BYTES);
+    limbs_to_be(b, FP_MODULUS, FP_LIMBS);
+    seed(t, "fp_be_p_invalid", 0, b, FP_BYTES);
+    reverse(b, FP_BYTES);
+    seed(t, "fp_le_p_invalid", 1, b, FP_BYTES);
+    b[0]--; /* p - 1: the low byte of p is 0xab */
+    seed(t, "fp_le_p_minus_1", 1, b, FP_BYTES);
+    memset(b, 0xff, FP_BYTES);
+    seed(t, "fp_be_all_ff_invalid", 0, b, FP_BYTES);
+
+    fr_random(&y, rng);
+    fr_to_bytes_be(b, &y);
+    seed(t, "fr_be_random", 2, b, FR_BYTES);
+    fr_to_bytes_le(b, &y);
+    seed(t, "fr_le_random", 3, b, FR_BYTES);
+    limbs_to_be(b, FR_MODULUS, FR_LIMBS);
+    seed(t, "fr_be_r_invalid", 2, b, FR_BYTES);
+    b[FR_BYTES - 1]--; /* r - 1: the low byte of r is 0x01 */
+    seed(t, "fr_be_r_minus_1", 2, b, FR_BYTES);
+
+    fp2_t z;
+    fp2_random(&z, rng);
+    fp2_to_bytes_be(b, &z);
+    seed(t, "fp2_random", 4, b, FP2_BYTES);
+    limbs_to_be(b + FP_BYTES, FP_MODULUS, FP_LIMBS);
+    seed(t, "fp2_c0_p_invalid", 4, b, FP2_BYTES);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: gen_corpus DIR\n");
+        return 2;
+    }
+    g_dir = argv[1];
+    make_dir(g_dir);
+    rng_t rng;
+    rng_seed(&rng, 0x637a6b66757a7a31ULL);
+    field_seeds(&rng);
+    return g_failed;
+}
