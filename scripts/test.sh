@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds cuzk and runs every test: a Release build, an ASan+UBSan build, and
+# the fuzz targets for a bounded time. The JavaScript oracles (@noble/curves,
+# snarkjs) come from tests/oracle via npm ci. Ends with one summary line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+fuzz_seconds=${CUZK_FUZZ_SECONDS:-15}
+passed=0
+failed=0
+
+(cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error)
+export CUZK_REQUIRE_ORACLE=1
+
+run_ctest() { # build-dir label
+  local log
+  log=$(mktemp)
+  set +e
+  (cd "$1" && ctest --output-on-failure -j"$jobs") 2>&1 | tee "$log"
+  set -e
+  local line total fail
+  line=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -n 1)
+  if [ -z "$line" ]; then
+    echo "test.sh: $2: ctest printed no summary"
+    failed=$((failed + 1))
+  else
+    total=$(echo "$line" | sed -E 's/.*out of ([0-9]+).*/\1/')
+    fail=$(echo "$line" | sed -E 's/.*tests passed, ([0-9]+) tests failed.*/\1/')
+    passed=$((passed + total - fail))
+    failed=$((failed + fail))
+  fi
+  rm -f "$log"
+}
+
+echo "== Release build =="
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/release -j"$jobs"
+run_ctest build/release release
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer build =="
+cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DCUZK_SANITIZE=ON >/dev/null
+cmake --build build/asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build/asan asan
+
+echo "== Fuzz targets, ${fuzz_seconds}s each =="
+if scripts/fuzz.sh "$fuzz_seconds"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+
+echo "cuzk tests: ${passed} passed, ${failed} failed"
+[ "$failed" -eq 0 ]
