@@ -24,6 +24,13 @@ void msm_g1(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const fr_t *sca
 void msm_g2(pool_t *pool, g2_jac_t *r, const g2_affine_t *bases, const fr_t *scalars, const uint64_t *density,
             size_t n);
 
+/* msm_g1/msm_g2 with the window size forced to c bits (1..16; 0 chooses as msm_g1 does). For tests that must
+ * reach every window size with few points, and for benchmarks that sweep it. */
+void msm_g1_window(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, const uint64_t *density,
+                   size_t n, unsigned c);
+void msm_g2_window(pool_t *pool, g2_jac_t *r, const g2_affine_t *bases, const fr_t *scalars, const uint64_t *density,
+                   size_t n, unsigned c);
+
 /* r = sum of bases[i] over i < n with bit i of mask set. */
 void batch_add_g1(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const uint64_t *mask, size_t n);
 

@@ -1,0 +1,230 @@
+/* Pippenger MSM for G1 and G2 on the thread pool; the group-specific part is src/msm/msm_impl.h, included once
+ * per group below.
+ *
+ * Plan of one MSM: (1) in parallel, scalars leave Montgomery form and are sorted into three kinds: 0 (skipped),
+ * 1 (summed with plain additions) and the rest (Pippenger). (2) Pippenger with signed (Booth) window digits
+ * in [-2^(c-1), 2^(c-1)], so 2^(c-1) XYZZ buckets per window; the work is cut into tasks (window, slice of
+ * points), each with its own buckets, reduced by a running sum to one point per task. (3) The tasks' points are
+ * combined by Horner's rule over the windows, c doublings apart. */
+#include "msm/msm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ff/fp2.h"
+
+/* Density words handled per chunk of a parallel loop: big enough to amortise the scheduling. */
+#define MSM_WORDS_GRAIN 64
+/* The largest window: its buckets (2^(c-1) per thread, 192 bytes each in G1, 384 in G2) should stay modest. */
+#define MSM_MAX_C 16
+
+static unsigned msm_threads(pool_t *pool) { return pool ? pool_size(pool) : 1; }
+
+static size_t msm_words(size_t n) { return n / 64 + (n % 64 != 0); }
+
+/* The bits of word j that lie below n. */
+static uint64_t msm_word_limit(size_t n, size_t j)
+{
+    size_t left = n - 64 * j;
+    return left >= 64 ? ~0ULL : (1ULL << left) - 1;
+}
+
+size_t density_popcount(const uint64_t *density, size_t n)
+{
+    size_t count = 0;
+    for (size_t j = 0; j < msm_words(n); j++) count += (size_t)__builtin_popcountll(density[j] & msm_word_limit(n, j));
+    return count;
+}
+
+/* ---- window size and the split into tasks ---- */
+
+typedef struct msm_plan {
+    unsigned c;      /* window bits */
+    unsigned nwin;   /* windows: c * nwin >= 256 keeps the top Booth digit's sign bit zero */
+    unsigned slices; /* slices of the points per window */
+} msm_plan_t;
+
+/* Cost in mixed additions per thread: every point meets every window once; each task also reduces its 2^(c-1)
+ * buckets with two full additions each (a full XYZZ addition costs about 1.4 mixed ones). */
+static double msm_plan_cost(size_t n, unsigned nthreads, unsigned c, unsigned slices)
+{
+    unsigned nwin = (256 + c - 1) / c;
+    size_t rounds = ((size_t)nwin * slices + nthreads - 1) / nthreads;
+    return (double)rounds * ((double)n / slices + 1.4 * (double)((size_t)1 << c));
+}
+
+/* The cheapest plan for n points on nthreads threads; c = 0 chooses the window too, else it is forced to c. */
+static msm_plan_t msm_plan(size_t n, unsigned nthreads, unsigned c)
+{
+    if (nthreads == 0) nthreads = 1;
+    if (c > MSM_MAX_C) c = MSM_MAX_C;
+    unsigned c_lo = c ? c : 1, c_hi = c ? c : MSM_MAX_C;
+    msm_plan_t best = {0, 0, 0};
+    double best_cost = 0;
+    for (unsigned cc = c_lo; cc <= c_hi; cc++) {
+        for (unsigned s = 1; s <= 64 && s <= 4 * nthreads; s++) {
+            double cost = msm_plan_cost(n, nthreads, cc, s);
+            if (best.c == 0 || cost < best_cost) {
+                best_cost = cost;
+                best = (msm_plan_t){cc, (256 + cc - 1) / cc, s};
+            }
+        }
+    }
+    return best;
+}
+
+unsigned msm_window_bits(size_t n, unsigned nthreads) { return msm_plan(n, nthreads, 0).c; }
+
+/* Booth digit of window w: bits [w*c - 1, w*c + c) of k as v, digit = ((v + 1) >> 1) - 2^c * (top bit of v).
+ * Digits of all windows sum (weighted by 2^(w*c)) to k, each in [-2^(c-1), 2^(c-1)]. */
+static inline int msm_digit(const uint64_t k[FR_LIMBS], unsigned w, unsigned c)
+{
+    unsigned len = c + 1;
+    uint64_t v;
+    if (w == 0) {
+        v = k[0] << 1;
+    } else {
+        unsigned pos = w * c - 1, limb = pos / 64, sh = pos % 64;
+        if (limb >= FR_LIMBS) return 0;
+        v = k[limb] >> sh;
+        if (sh + len > 64 && limb + 1 < FR_LIMBS) v |= k[limb + 1] << (64 - sh);
+    }
+    v &= (1ULL << len) - 1;
+    int d = (int)((v + 1) >> 1);
+    return (v >> c) ? d - (1 << c) : d;
+}
+
+/* ---- scalars: Montgomery -> canonical, sorted by kind ---- */
+
+typedef struct msm_scalars {
+    uint64_t *k;     /* FR_LIMBS canonical limbs per base used; zero where the scalar is 0 or 1 */
+    uint64_t *ones;  /* bit i: scalar i is used and equals 1 (scalar index space, like the density) */
+    size_t *offset;  /* offset[j]: index of the base of the first used scalar in density word j */
+    size_t m;        /* bases used */
+    size_t nother;   /* used scalars other than 0 and 1 */
+} msm_scalars_t;
+
+typedef struct msm_prep_ctx {
+    msm_scalars_t *sc;
+    const fr_t *scalars;
+    const uint64_t *density;
+    size_t n;
+    size_t *nother; /* one per worker */
+} msm_prep_ctx;
+
+static void msm_prep_body(void *vctx, size_t begin, size_t end, unsigned worker)
+{
+    const msm_prep_ctx *ctx = vctx;
+    size_t nother = 0;
+    for (size_t j = begin; j < end; j++) {
+        uint64_t used = (ctx->density ? ctx->density[j] : ~0ULL) & msm_word_limit(ctx->n, j), ones = 0;
+        size_t base = ctx->sc->offset[j];
+        while (used) {
+            unsigned b = (unsigned)__builtin_ctzll(used);
+            used &= used - 1;
+            const fr_t *s = &ctx->scalars[64 * j + b];
+            uint64_t *k = ctx->sc->k + FR_LIMBS * base++;
+            if (fr_is_zero(s) || fr_is_one(s)) {
+                memset(k, 0, FR_LIMBS * sizeof *k);
+                if (!fr_is_zero(s)) ones |= 1ULL << b;
+            } else {
+                fr_from_mont(k, s);
+                nother++;
+            }
+        }
+        ctx->sc->ones[j] = ones;
+    }
+    ctx->nother[worker] += nother;
+}
+
+static void msm_scalars_release(msm_scalars_t *sc)
+{
+    free(sc->k);
+    free(sc->ones);
+    free(sc->offset);
+}
+
+/* Returns 0, or -1 (nothing left allocated) if memory ran out. */
+static int msm_scalars_prepare(pool_t *pool, msm_scalars_t *sc, const fr_t *scalars, const uint64_t *density,
+                               size_t n)
+{
+    size_t nwords = msm_words(n);
+    unsigned nthreads = msm_threads(pool);
+    memset(sc, 0, sizeof *sc);
+    sc->offset = malloc((nwords + 1) * sizeof *sc->offset);
+    sc->ones = malloc((nwords ? nwords : 1) * sizeof *sc->ones);
+    size_t *nother = calloc(nthreads, sizeof *nother);
+    if (sc->offset == NULL || sc->ones == NULL || nother == NULL) goto fail;
+    sc->offset[0] = 0;
+    for (size_t j = 0; j < nwords; j++) {
+        uint64_t used = (density ? density[j] : ~0ULL) & msm_word_limit(n, j);
+        sc->offset[j + 1] = sc->offset[j] + (size_t)__builtin_popcountll(used);
+    }
+    sc->m = sc->offset[nwords];
+    if (sc->m > SIZE_MAX / (FR_LIMBS * sizeof *sc->k)) goto fail;
+    sc->k = malloc((sc->m ? sc->m : 1) * FR_LIMBS * sizeof *sc->k);
+    if (sc->k == NULL) goto fail;
+    msm_prep_ctx ctx = {sc, scalars, density, n, nother};
+    pool_parallel_for(pool, nwords, MSM_WORDS_GRAIN, msm_prep_body, &ctx);
+    for (unsigned t = 0; t < nthreads; t++) sc->nother += nother[t];
+    free(nother);
+    return 0;
+fail:
+    free(nother);
+    msm_scalars_release(sc);
+    return -1;
+}
+
+/* ---- the two groups ---- */
+
+#define MSM_G(x) g1_##x
+#define MSM_FN(x) msm_g1_##x
+#define MSM_FIELD_NEG fp_neg
+#include "msm/msm_impl.h"
+#undef MSM_G
+#undef MSM_FN
+#undef MSM_FIELD_NEG
+
+#define MSM_G(x) g2_##x
+#define MSM_FN(x) msm_g2_##x
+#define MSM_FIELD_NEG fp2_neg
+#include "msm/msm_impl.h"
+#undef MSM_G
+#undef MSM_FN
+#undef MSM_FIELD_NEG
+
+void msm_g1(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, const uint64_t *density,
+            size_t n)
+{
+    msm_g1_run(pool, r, bases, scalars, density, n, 0);
+}
+
+void msm_g2(pool_t *pool, g2_jac_t *r, const g2_affine_t *bases, const fr_t *scalars, const uint64_t *density,
+            size_t n)
+{
+    msm_g2_run(pool, r, bases, scalars, density, n, 0);
+}
+
+void msm_g1_window(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, const uint64_t *density,
+                   size_t n, unsigned c)
+{
+    msm_g1_run(pool, r, bases, scalars, density, n, c);
+}
+
+void msm_g2_window(pool_t *pool, g2_jac_t *r, const g2_affine_t *bases, const fr_t *scalars, const uint64_t *density,
+                   size_t n, unsigned c)
+{
+    msm_g2_run(pool, r, bases, scalars, density, n, c);
+}
+
+void batch_add_g1(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const uint64_t *mask, size_t n)
+{
+    g1_xyzz_t acc;
+    if (msm_g1_masked_sum(pool, &acc, bases, mask, NULL, NULL, n) != 0) {
+        /* Out of memory for the per-thread sums: add serially, allocating nothing. */
+        g1_xyzz_set_inf(&acc);
+        for (size_t i = 0; i < n; i++)
+            if ((mask[i / 64] >> (i % 64)) & 1) msm_g1_acc_affine(&acc, &bases[i], 0);
+    }
+    g1_xyzz_to_jac(r, &acc);
+}
