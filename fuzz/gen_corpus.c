@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ec/g1.h"
+#include "ec/g2.h"
 #include "ff/fp.h"
 #include "ff/fp2.h"
 #include "ff/fr.h"
@@ -98,6 +100,106 @@ static void field_seeds(rng_t *rng)
     seed(t, "fp2_c0_p_invalid", 4, b, FP2_BYTES);
 }
 
+/* Selector 0: compressed, 1: uncompressed. */
+static void g1_seeds(rng_t *rng)
+{
+    const char *t = "fuzz_g1_decode";
+    uint8_t b[G1_UNCOMPRESSED_BYTES];
+    g1_jac_t j;
+    g1_affine_t p;
+
+    p = G1_GENERATOR;
+    g1_to_compressed(b, &p);
+    seed(t, "generator_c", 0, b, G1_COMPRESSED_BYTES);
+    g1_to_uncompressed(b, &p);
+    seed(t, "generator_u", 1, b, G1_UNCOMPRESSED_BYTES);
+
+    g1_random(&j, rng);
+    g1_jac_to_affine(&p, &j);
+    g1_to_compressed(b, &p);
+    seed(t, "random_c", 0, b, G1_COMPRESSED_BYTES);
+    g1_to_uncompressed(b, &p);
+    seed(t, "random_u", 1, b, G1_UNCOMPRESSED_BYTES);
+    /* The same point with y changed: off the curve. */
+    b[G1_UNCOMPRESSED_BYTES - 1] ^= 1;
+    seed(t, "random_u_off_curve", 1, b, G1_UNCOMPRESSED_BYTES);
+    g1_to_compressed(b, &p);
+    b[0] ^= 0x20;
+    seed(t, "random_c_other_sign", 0, b, G1_COMPRESSED_BYTES);
+    b[0] &= 0x7f;
+    seed(t, "random_c_no_flag", 0, b, G1_COMPRESSED_BYTES);
+
+    /* On the curve, but (with overwhelming probability) outside the subgroup. */
+    g1_random_on_curve(&p, rng);
+    g1_to_compressed(b, &p);
+    seed(t, "no_subgroup_c", 0, b, G1_COMPRESSED_BYTES);
+    g1_to_uncompressed(b, &p);
+    seed(t, "no_subgroup_u", 1, b, G1_UNCOMPRESSED_BYTES);
+
+    g1_affine_set_inf(&p);
+    g1_to_compressed(b, &p);
+    seed(t, "infinity_c", 0, b, G1_COMPRESSED_BYTES);
+    b[G1_COMPRESSED_BYTES - 1] = 1;
+    seed(t, "infinity_c_dirty", 0, b, G1_COMPRESSED_BYTES);
+    g1_to_uncompressed(b, &p);
+    seed(t, "infinity_u", 1, b, G1_UNCOMPRESSED_BYTES);
+
+    memset(b, 0xff, sizeof b);
+    seed(t, "all_ff_c", 0, b, G1_COMPRESSED_BYTES);
+    b[0] = 0x1f;
+    seed(t, "x_not_canonical_u", 1, b, G1_UNCOMPRESSED_BYTES);
+}
+
+/* Selector 0: compressed, 1: uncompressed. */
+static void g2_seeds(rng_t *rng)
+{
+    const char *t = "fuzz_g2_decode";
+    uint8_t b[G2_UNCOMPRESSED_BYTES];
+    g2_jac_t j;
+    g2_affine_t p;
+
+    p = G2_GENERATOR;
+    g2_to_compressed(b, &p);
+    seed(t, "generator_c", 0, b, G2_COMPRESSED_BYTES);
+    g2_to_uncompressed(b, &p);
+    seed(t, "generator_u", 1, b, G2_UNCOMPRESSED_BYTES);
+
+    g2_random(&j, rng);
+    g2_jac_to_affine(&p, &j);
+    g2_to_compressed(b, &p);
+    seed(t, "random_c", 0, b, G2_COMPRESSED_BYTES);
+    g2_to_uncompressed(b, &p);
+    seed(t, "random_u", 1, b, G2_UNCOMPRESSED_BYTES);
+    /* The same point with y changed: off the curve. */
+    b[G2_UNCOMPRESSED_BYTES - 1] ^= 1;
+    seed(t, "random_u_off_curve", 1, b, G2_UNCOMPRESSED_BYTES);
+    g2_to_compressed(b, &p);
+    b[0] ^= 0x20;
+    seed(t, "random_c_other_sign", 0, b, G2_COMPRESSED_BYTES);
+    b[0] &= 0x7f;
+    seed(t, "random_c_no_flag", 0, b, G2_COMPRESSED_BYTES);
+
+    /* On the curve, but (with overwhelming probability) outside the subgroup. */
+    g2_random_on_curve(&p, rng);
+    g2_to_compressed(b, &p);
+    seed(t, "no_subgroup_c", 0, b, G2_COMPRESSED_BYTES);
+    g2_to_uncompressed(b, &p);
+    seed(t, "no_subgroup_u", 1, b, G2_UNCOMPRESSED_BYTES);
+
+    g2_affine_set_inf(&p);
+    g2_to_compressed(b, &p);
+    seed(t, "infinity_c", 0, b, G2_COMPRESSED_BYTES);
+    b[G2_COMPRESSED_BYTES - 1] = 1;
+    seed(t, "infinity_c_dirty", 0, b, G2_COMPRESSED_BYTES);
+    g2_to_uncompressed(b, &p);
+    seed(t, "infinity_u", 1, b, G2_UNCOMPRESSED_BYTES);
+
+    memset(b, 0xff, sizeof b);
+    seed(t, "all_ff_c", 0, b, G2_COMPRESSED_BYTES);
+    b[0] = 0x1f;
+    seed(t, "x_not_canonical_u", 1, b, G2_UNCOMPRESSED_BYTES);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -109,5 +211,7 @@ int main(int argc, char **argv)
     rng_t rng;
     rng_seed(&rng, 0x637a6b66757a7a31ULL);
     field_seeds(&rng);
+    g1_seeds(&rng);
+    g2_seeds(&rng);
     return g_failed;
 }
