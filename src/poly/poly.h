@@ -33,6 +33,28 @@ void ntt_coset_forward(pool_t *pool, const domain_t *d, const fr_t *shift, fr_t 
 /* Values at shift * omega^i -> coefficients. */
 void ntt_coset_inverse(pool_t *pool, const domain_t *d, const fr_t *shift, fr_t *a);
 
+/* ---- Building blocks (poly_compute_h is made of them; other backends may test against them) ---- */
+
+/* The chain of roots of unity a transform uses: cuzk's and bellperson's
+ * (fr_root_of_unity, from 7), or snarkjs' (from 5, the smallest non-residue,
+ * as ffjavascript and wasmcurves pick it). The two give different m-th roots. */
+typedef enum poly_roots { POLY_ROOTS_CUZK = 0, POLY_ROOTS_SNARKJS = 1 } poly_roots;
+
+/* r = snarkjs' primitive 2^log_n-th root of unity: 5^((r-1)/2^32) squared 32-log_n times (ffjavascript Fr.w[log_n]). */
+void poly_snarkjs_root_of_unity(fr_t *r, unsigned log_n);
+
+/* In place, length 2^log_m, with psi the chain's 2^log_m-th root (its inverse when inverse != 0).
+ * ntt_ct: natural order in, bit-reversed out: a[p] <- A(psi^rev(p)), A(x) = sum a_i x^i.
+ * ntt_gs: bit-reversed in, natural out: a[i] <- sum_k a[rev(k)] psi^(i k). No 1/m factor in either. */
+void ntt_ct(pool_t *pool, unsigned log_m, poly_roots roots, int inverse, fr_t *a);
+void ntt_gs(pool_t *pool, unsigned log_m, poly_roots roots, int inverse, fr_t *a);
+
+/* a[i] <-> a[rev(i)], then every element times *scale when scale is not NULL. */
+void ntt_bitrev(pool_t *pool, unsigned log_m, fr_t *a, const fr_t *scale);
+
+/* a[i] *= c * s^e(i) for i < 2^log_m, where e(i) = i, or rev(i) when bitrev != 0. */
+void poly_scale_powers(pool_t *pool, unsigned log_m, fr_t *a, const fr_t *c, const fr_t *s, int bitrev);
+
 /* The two forms of H that provers consume. */
 typedef enum h_form {
     H_FORM_BELLPERSON, /* coefficients of (a*b - c)/Z, first m-1 of them (bellperson .params) */

@@ -1,0 +1,102 @@
+/* The Groth16 quotient H, in the two forms provers consume.
+ *
+ * bellperson (src/groth16/prover/native.rs execute_fft, src/domain.rs): with
+ * omega = fr_root_of_unity(log m) and g = 7: iNTT of a, b, c; multiply
+ * coefficient i by g^i; NTT (values on the coset g<omega>); a*b - c; times
+ * 1/(g^m - 1) (Z on that coset); iNTT; multiply coefficient i by g^-i; keep
+ * the first m-1 coefficients (the .params file has m-1 h points).
+ *
+ * snarkjs (src/groth16_prove.js, iden3/snarkjs 9a8f1c0, unchanged in substance since 2021):
+ *  - buildABC1 evaluates only the A and B matrices (the zkey stores no C
+ *    coefficients) and sets c_i = a_i * b_i for every i < m (zero past the
+ *    constraints). So snarkjs never reads C; we do the same and ignore c's input.
+ *  - Its roots come from ffjavascript/wasmcurves: w[32] = 5^((r-1)/2^32) with
+ *    5 the smallest quadratic non-residue, w[k] = w[k+1]^2. These differ from
+ *    bellperson's (from 7), so the m-th root is w[log m], not omega.
+ *  - inc = w[log m + 1], a primitive 2m-th root (Fr.shift = 25 only when
+ *    log m = 32, beyond our domains).
+ *  - For each of a, b, c: Fr.ifft (natural order, includes 1/m); batchApplyKey
+ *    with first = 1, inc (coefficient i times inc^i); Fr.fft (natural order).
+ *    That is the evaluation at inc * w^i, the odd powers of the 2m-th root.
+ *  - joinABC: a*b - c elementwise (then from Montgomery form for the MSM),
+ *    no division: Z(x) = x^m - 1 is the constant -2 on that coset and the
+ *    zkey's H points (odd-index Lagrange points of the 2m domain from the
+ *    ptau) absorb it. The MSM uses all m values, in index order i = 0 .. m-1. */
+#include <stdlib.h>
+
+#include "poly/poly.h"
+
+typedef struct pointwise_job {
+    fr_t *out;
+    const fr_t *a, *b, *c; /* c NULL: out = a*b */
+} pointwise_job;
+
+static void pointwise_range(void *ctxp, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    const pointwise_job *job = ctxp;
+    for (size_t i = begin; i < end; i++) {
+        fr_mul(&job->out[i], &job->a[i], &job->b[i]);
+        if (job->c) fr_sub(&job->out[i], &job->out[i], &job->c[i]);
+    }
+}
+
+/* out = a*b - c, or a*b when c is NULL; out may alias a. */
+static void pointwise(pool_t *pool, size_t m, fr_t *out, const fr_t *a, const fr_t *b, const fr_t *c)
+{
+    pointwise_job job = {.out = out, .a = a, .b = b, .c = c};
+    pool_parallel_for(pool, m, 4096, pointwise_range, &job);
+}
+
+/* Values on the domain (natural order) -> values on the coset shift*<psi> (natural order). */
+static void to_coset(pool_t *pool, const domain_t *d, poly_roots roots, const fr_t *shift, fr_t *v)
+{
+    ntt_ct(pool, d->log_m, roots, 1, v);                      /* m * coefficients, bit-reversed */
+    poly_scale_powers(pool, d->log_m, v, &d->m_inv, shift, 1); /* coefficient i times shift^i / m */
+    ntt_gs(pool, d->log_m, roots, 0, v);                      /* values at shift * psi^i, natural order */
+}
+
+cuzk_status poly_compute_h(pool_t *pool, const domain_t *d, h_form form, fr_t *a, fr_t *b, fr_t *c, size_t n,
+                           cuzk_error *err)
+{
+    if (!d || !a || !b || !c) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "poly_compute_h: NULL argument");
+    if (n > d->m)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "poly_compute_h: %zu constraints exceed the domain of %zu", n,
+                              d->m);
+    if (form != H_FORM_BELLPERSON && form != H_FORM_SNARKJS)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "poly_compute_h: unknown form %d", (int)form);
+    size_t m = d->m;
+    for (size_t i = n; i < m; i++) {
+        fr_set_zero(&a[i]);
+        fr_set_zero(&b[i]);
+        fr_set_zero(&c[i]);
+    }
+
+    if (form == H_FORM_SNARKJS) {
+        fr_t inc;
+        poly_snarkjs_root_of_unity(&inc, d->log_m + 1);
+        pointwise(pool, m, c, a, b, NULL); /* buildABC1: c = a*b */
+        to_coset(pool, d, POLY_ROOTS_SNARKJS, &inc, a);
+        to_coset(pool, d, POLY_ROOTS_SNARKJS, &inc, b);
+        to_coset(pool, d, POLY_ROOTS_SNARKJS, &inc, c);
+        pointwise(pool, m, a, a, b, c);
+        return CUZK_OK;
+    }
+
+    to_coset(pool, d, POLY_ROOTS_CUZK, &d->g, a);
+    to_coset(pool, d, POLY_ROOTS_CUZK, &d->g, b);
+    to_coset(pool, d, POLY_ROOTS_CUZK, &d->g, c);
+    pointwise(pool, m, a, a, b, c);
+    /* Back to coefficients, folding 1/m and 1/Z(g) = 1/(g^m - 1) into the g^-i scaling. */
+    fr_t z, one, scale;
+    uint64_t e = m;
+    fr_pow(&z, &d->g, &e, 1);
+    fr_set_one(&one);
+    fr_sub(&z, &z, &one);
+    fr_inv(&z, &z);
+    fr_mul(&scale, &z, &d->m_inv);
+    ntt_ct(pool, d->log_m, POLY_ROOTS_CUZK, 1, a);
+    poly_scale_powers(pool, d->log_m, a, &scale, &d->g_inv, 1);
+    ntt_bitrev(pool, d->log_m, a, NULL);
+    return CUZK_OK;
+}
