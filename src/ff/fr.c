@@ -8,10 +8,14 @@ static const uint64_t mont_one[FR_LIMBS] = {0x00000001fffffffeULL, 0x5884b7fa000
 static const uint64_t mont_r2[FR_LIMBS] = {0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL, 0x05d314967254398fULL,
                                            0x0748d9d99f59ff11ULL};
 static const uint64_t mont_inv = 0xfffffffeffffffffULL;
+static const uint64_t mont_pm[FR_LIMBS + 1] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                       0x73eda753299d7d48ULL,
+                                               0xfffffffeffffffffULL};
 
 #define MONT_N FR_LIMBS
 #define MONT_T fr_t
 #define MONT_FN(x) fr_##x
+#define MONT_MUL_ADX mont_mul_adx_4
 #include "ff/mont_impl.h"
 
 void fr_root_of_unity(fr_t *r, unsigned log_n)

@@ -4,8 +4,10 @@
  *   MONT_N        number of limbs
  *   MONT_T        the element type, a struct with `uint64_t l[MONT_N]`
  *   MONT_FN(x)    the public name of operation x (e.g. fp_##x)
+ *   MONT_MUL_ADX  the x86-64 MULX/ADX multiplication for N limbs (mont_x86_adx.h)
  *   and static const arrays mont_mod[N], mont_one[N] (R mod p), mont_r2[N]
- *   (R^2 mod p) and a constant mont_inv (-p^-1 mod 2^64).
+ *   (R^2 mod p), a constant mont_inv (-p^-1 mod 2^64), and mont_pm[N+1]
+ *   (the modulus followed by mont_inv, for the assembly).
  * The modulus must leave its top bit clear with room to spare (top limb below
  * 2^63 - 1): multiplication then needs no extra carry word and addition never
  * overflows N limbs. Both BLS12-381 fields satisfy this. */
@@ -13,6 +15,15 @@
 #include <string.h>
 
 typedef unsigned __int128 mont_u128;
+
+/* The assembly path needs BMI2 (MULX) and ADX (ADCX/ADOX), checked at run time. */
+#if defined(__x86_64__) && !defined(CUZK_NO_ASM)
+#include "ff/cpu.h"
+#include "ff/mont_x86_adx.h"
+#define MONT_ASM 1
+#else
+#define MONT_ASM 0
+#endif
 
 /* Full unrolling lets the compiler keep the limbs in registers. */
 #if defined(__clang__)
@@ -92,9 +103,30 @@ void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
     }
 }
 
+/* a - p if a >= p, without branches (a < 2p). */
+static inline void mont_reduce_once(uint64_t *r, const uint64_t *a)
+{
+    uint64_t d[MONT_N], borrow = 0;
+    MONT_UNROLL
+    for (int i = 0; i < MONT_N; i++) {
+        mont_u128 x = (mont_u128)a[i] - mont_mod[i] - borrow;
+        d[i] = (uint64_t)x;
+        borrow = (uint64_t)(x >> 64) & 1;
+    }
+    uint64_t keep = 0 - borrow; /* all ones when a < p */
+    MONT_UNROLL
+    for (int i = 0; i < MONT_N; i++) r[i] = (a[i] & keep) | (d[i] & ~keep);
+}
+
 /* CIOS multiplication without the extra carry word (the modulus has spare bits). */
 void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
+#if MONT_ASM
+    if (cpu_has_adx) {
+        MONT_MUL_ADX(r->l, a->l, b->l, mont_pm);
+        return;
+    }
+#endif
     uint64_t t[MONT_N] = {0};
     MONT_UNROLL
     for (int i = 0; i < MONT_N; i++) {
@@ -113,8 +145,7 @@ void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b)
         }
         t[MONT_N - 1] = C + A;
     }
-    if (mont_geq_mod(t)) mont_sub_mod(t);
-    memcpy(r->l, t, sizeof t);
+    mont_reduce_once(r->l, t);
 }
 
 void MONT_FN(sqr)(MONT_T *r, const MONT_T *a) { MONT_FN(mul)(r, a, a); }
