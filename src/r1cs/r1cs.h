@@ -4,8 +4,51 @@
  * evaluation of a, b, c from a witness.
  *
  * Variable indexing follows bellperson: inputs first (input 0 is the constant
- * ONE, allocated by r1cs_create), then aux. In the CSR form a column index
- * j < num_inputs is input j, and j >= num_inputs is aux j - num_inputs. */
+ * ONE, allocated by r1cs_create), then aux. In the CSR form of a finalized
+ * system a column index j < num_inputs is input j, and j >= num_inputs is aux
+ * j - num_inputs. (While a system is being built, inputs may still be
+ * allocated after aux variables are used, so the builder keeps columns tagged
+ * by kind and r1cs_finalize rewrites them into this layout.)
+ *
+ * How bellperson treats linear combinations, and therefore what this layer
+ * reproduces (bellpepper-core 0.2 src/lc.rs; bellperson d1fa22c src/lc.rs
+ * eval_with_trackers and src/groth16/prover/mod.rs; ec-gpu-gen
+ * multiexp_cpu.rs DensityTracker):
+ *  - A LinearCombination is two sorted maps (inputs, aux) from variable index
+ *    to coefficient. Adding a variable that is already present adds the
+ *    coefficients (x + x is the single term 2x); a term whose sum becomes
+ *    zero stays in the map with coefficient zero.
+ *  - The prover's enforce evaluates A and B with eval_with_trackers, which
+ *    skips zero-coefficient terms entirely (no contribution, no density bit)
+ *    since the zero-coefficient fix (bellperson #307, Aug 2023); C is
+ *    evaluated without trackers. Multiplying by a zero coefficient would add
+ *    nothing to a/b/c either, so dropping merged-zero terms from the matrices
+ *    gives exactly bellperson's a/b/c values and densities; the builder does
+ *    that, and the coefficient table never holds zero.
+ *  - Densities: a_aux (A, aux only: "inputs have full density in the A
+ *    query"), b_input and b_aux (B). DensityTracker::inc sets bit i once and
+ *    counts it once; a BitVec<usize, Lsb0> on 64-bit hosts puts bit i in word
+ *    i/64 at bit i%64, exactly our layout. C has no density.
+ *  - After synthesis the prover appends one constraint per input i (ONE
+ *    included): A = input_i, B = 0, C = 0. These rows count in a/b/c (a gets
+ *    the input value, b = c = 0) but set no density bit (A tracks aux only,
+ *    B is empty). r1cs_finalize appends them the same way.
+ *
+ * Three ways to hold a system:
+ *  - full (r1cs_create with_witness = 1): matrices and variable values;
+ *  - shape only (r1cs_create with_witness = 0): matrices, no values (setup,
+ *    or compiling a circuit once);
+ *  - witness only (r1cs_create_witness_only): the same synthesis code runs
+ *    with the same calls, but r1cs_enforce only counts the constraint and
+ *    records no row, so synthesis costs only the witness computation. The
+ *    a/b/c of such a witness are evaluated against a shape compiled earlier
+ *    from the same circuit: check with r1cs_check_witness, then call
+ *    r1cs_eval_abc(pool, shape, wit.inputs, wit.aux, ...).
+ * Generators and file readers that know the sizes up front skip the builder
+ * with r1cs_create_compiled and write the arrays directly.
+ *
+ * Not thread-safe while building; a finalized system is read-only and may be
+ * shared between threads. */
 #ifndef CUZK_R1CS_R1CS_H
 #define CUZK_R1CS_R1CS_H
 
@@ -23,6 +66,13 @@ typedef struct r1cs_var {
     uint32_t index;
 } r1cs_var;
 
+/* The constant ONE (input 0). */
+static inline r1cs_var r1cs_one(void)
+{
+    r1cs_var v = {R1CS_INPUT, 0};
+    return v;
+}
+
 /* A linear combination under construction: sum coeff_k * var_k (repeats allowed; merged when enforced). */
 typedef struct r1cs_lc {
     size_t len, cap;
@@ -33,6 +83,7 @@ typedef struct r1cs_lc {
 void r1cs_lc_init(r1cs_lc *lc);
 void r1cs_lc_free(r1cs_lc *lc);
 void r1cs_lc_clear(r1cs_lc *lc);
+/* Appends coeff * v; coeff NULL means 1 (the common case in gadgets). CUZK_ERR_NOMEM if it cannot grow. */
 cuzk_status r1cs_lc_add(r1cs_lc *lc, r1cs_var v, const fr_t *coeff, cuzk_error *err);
 
 /* One sparse matrix in CSR form; values are indices into the system's coefficient table. */
@@ -45,31 +96,63 @@ typedef struct r1cs_matrix {
 
 typedef struct r1cs {
     size_t num_inputs, num_aux, num_constraints;
-    r1cs_matrix A, B, C;
+    r1cs_matrix A, B, C; /* rows == num_constraints, except in witness-only mode (rows == 0) */
     size_t num_coeffs, cap_coeffs;
-    fr_t *coeffs; /* distinct coefficients; coeffs[0] == 1 */
+    fr_t *coeffs; /* distinct non-zero coefficients; coeffs[0] == 1 */
     /* witness; empty when the system holds only the shape */
     size_t cap_inputs, cap_aux;
     fr_t *inputs, *aux;
     int has_witness;
-    void *builder; /* private construction state */
+    int witness_only; /* no matrices: enforce only counts */
+    int finalized;    /* r1cs_finalize succeeded: the shape is frozen and columns are in final layout */
+    void *builder;    /* private construction state; NULL once finalized */
 } r1cs;
 
-/* Creates an empty system with the ONE input (value 1). with_witness: whether values are kept. */
+/* Creates an empty system with the ONE input (value 1). with_witness: whether values are kept.
+ * On failure *cs is left empty (r1cs_free is still safe). */
 cuzk_status r1cs_create(r1cs *cs, int with_witness, cuzk_error *err);
+/* Creates an empty witness-only system (see the top of this file). */
+cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err);
+/* Frees everything; leaves *cs zeroed. Safe on a zeroed or failed system. */
 void r1cs_free(r1cs *cs);
-/* value may be NULL in shape-only mode. */
+/* value may be NULL in shape-only mode (and is ignored there); it is required when values are kept.
+ * Indices are limited to 2^31 - 1 per kind. */
 cuzk_status r1cs_alloc_input(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_error *err);
 cuzk_status r1cs_alloc_aux(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_error *err);
-/* Appends constraint a * b = c. */
+/* Appends constraint a * b = c (NULL stands for an empty combination). Repeated variables inside one LC are merged by adding their coefficients and
+ * terms whose merged coefficient is zero are dropped (see above). Every variable must have been allocated
+ * (CUZK_ERR_INVALID_ARG otherwise). In witness-only mode only the count grows. */
 cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err);
+/* The index of value in the coefficient table, adding it if new. value must be non-zero. For writers of
+ * compiled systems (the builder calls it itself). Not available once finalized. */
+cuzk_status r1cs_coeff_intern(r1cs *cs, const fr_t *value, uint32_t *index, cuzk_error *err);
 /* Appends bellperson's input constraints (input_i * 0 = 0 for each input) and freezes the shape.
- * Must be called once after synthesis, before the density or evaluation functions. */
+ * Must be called once after synthesis, before the density or evaluation functions. For a system from
+ * r1cs_create_compiled it first validates what the caller wrote (CUZK_ERR_INVALID_ARG naming the matrix and
+ * row of the first defect). */
 cuzk_status r1cs_finalize(r1cs *cs, cuzk_error *err);
 
+/* What r1cs_create_compiled allocates. */
+#define R1CS_MATRICES 1u
+#define R1CS_WITNESS 2u
+
+/* Creates a system of known size whose arrays the caller fills directly: num_inputs counts ONE;
+ * num_synth_constraints and nnz[0..2] (A, B, C) count the synthesized rows only, without the input
+ * constraints, which r1cs_finalize appends. With R1CS_MATRICES the caller writes A/B/C.row_start[1 ..
+ * num_synth_constraints] (row_start[0] is 0; row_start[num_synth_constraints] must equal nnz), col[] in the
+ * final layout (inputs then aux) and coeff[] for the first nnz entries, interning coefficients with
+ * r1cs_coeff_intern. With R1CS_WITNESS the caller writes inputs[1 .. num_inputs-1] (inputs[0] is set to
+ * ONE) and aux[]. Without R1CS_MATRICES the result is a witness-only system. Then r1cs_finalize. */
+cuzk_status r1cs_create_compiled(r1cs *cs, size_t num_inputs, size_t num_aux, size_t num_synth_constraints,
+                                 const size_t nnz[3], unsigned what, cuzk_error *err);
+
+/* Checks that wit (finalized, with values) is a witness for shape (finalized, with matrices): the same
+ * numbers of inputs, aux and constraints. CUZK_ERR_INVALID_ARG saying which differs. */
+cuzk_status r1cs_check_witness(const r1cs *shape, const r1cs *wit, cuzk_error *err);
+
 /* Density vectors as bellperson builds them (bit set the first time a variable appears with a
- * non-zero coefficient): a over aux, b over inputs, b over aux. Each is ceil(len/64) words,
- * allocated by the call and freed with free(). */
+ * non-zero coefficient): a over aux, b over inputs, b over aux. Each is ceil(len/64) words (at least one),
+ * allocated by the call and freed with r1cs_density_free. The input constraints set no bit (see above). */
 typedef struct r1cs_density {
     uint64_t *a_aux, *b_input, *b_aux;
     size_t a_aux_count, b_input_count, b_aux_count; /* popcounts */
@@ -79,11 +162,22 @@ void r1cs_density_free(r1cs_density *d);
 
 /* a[i], b[i], c[i] = row i of A, B, C times the witness (inputs ++ aux), for i < num_constraints
  * (including the input constraints). Outputs have num_constraints entries each.
- * inputs/aux: the witness to use (may be the system's own). Multi-threaded. */
+ * inputs/aux: the witness to use (may be the system's own, or a witness-only system's).
+ * Multi-threaded over pool (NULL: the caller's thread). Terms with coefficient 1, and witness values 0 or
+ * 1, take paths without a multiplication. */
 cuzk_status r1cs_eval_abc(pool_t *pool, const r1cs *cs, const fr_t *inputs, const fr_t *aux, fr_t *a, fr_t *b,
                           fr_t *c, cuzk_error *err);
 
-/* 1 if every constraint holds for the given witness; otherwise 0 and *bad_row is the first failing row. */
+/* 1 if every constraint holds for the given witness; otherwise 0 and *bad_row (may be NULL) is the first
+ * failing row. A system that is not finalized or has no matrices gives 0 with *bad_row == SIZE_MAX. */
 int r1cs_is_satisfied(pool_t *pool, const r1cs *cs, const fr_t *inputs, const fr_t *aux, size_t *bad_row);
+
+/* Test hook: the n-th allocation from now made by this layer (and by circuits built on it) fails, as if
+ * the system were out of memory; n < 0 disables. Not thread-safe; for tests of the CUZK_ERR_NOMEM paths. */
+void r1cs_test_fail_alloc_after(long n);
+/* malloc / realloc / calloc honouring the hook above (for src/circuits). */
+void *r1cs_xmalloc(size_t n);
+void *r1cs_xrealloc(void *p, size_t n);
+void *r1cs_xcalloc(size_t count, size_t size);
 
 #endif
