@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 int bench_micro(int argc, char **argv);
+int bench_msm(int argc, char **argv);
 
 /* Helpers shared by the subcommands (defined in main.c). */
 

@@ -17,6 +17,7 @@ typedef struct bench_command {
 /* One line per subcommand. */
 static const bench_command COMMANDS[] = {
     {"micro", bench_micro, "single-thread cost of field, curve and pairing operations"},
+    {"msm", bench_msm, "multi-scalar multiplication on CPU threads (G1 or G2)"},
 };
 
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "bench.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "ec/pairing.h"
 #include "ff/fp.h"
 #include "ff/fr.h"
 #include "util/rng.h"
@@ -21,6 +24,10 @@
 typedef struct micro_ctx {
     fp_t fp[NIN];
     fr_t fr[NIN];
+    g1_jac_t g1[NIN];
+    g1_affine_t g1a[NIN];
+    g2_jac_t g2[NIN];
+    g2_affine_t g2a[NIN];
 } micro_ctx;
 
 typedef struct micro_bench {
@@ -68,11 +75,63 @@ static void run_fr_mul(const micro_ctx *c, uint64_t n)
     micro_sink ^= x.l[0];
 }
 
+static void run_g1_add_affine(const micro_ctx *c, uint64_t n)
+{
+    g1_jac_t x = c->g1[0];
+    for (uint64_t i = 0; i < n; i++) g1_jac_add_affine(&x, &x, &c->g1a[i & (NIN - 1)]);
+    micro_sink ^= x.x.l[0];
+}
+
+static void run_g1_dbl(const micro_ctx *c, uint64_t n)
+{
+    g1_jac_t x = c->g1[1];
+    for (uint64_t i = 0; i < n; i++) g1_jac_dbl(&x, &x);
+    micro_sink ^= x.x.l[0];
+}
+
+static void run_g2_add(const micro_ctx *c, uint64_t n)
+{
+    g2_jac_t x = c->g2[0];
+    for (uint64_t i = 0; i < n; i++) g2_jac_add(&x, &x, &c->g2[i & (NIN - 1)]);
+    micro_sink ^= x.x.c0.l[0];
+}
+
+static void run_g1_mul(const micro_ctx *c, uint64_t n)
+{
+    g1_jac_t x = c->g1[2];
+    for (uint64_t i = 0; i < n; i++) g1_jac_mul_fr(&x, &x, &c->fr[i & (NIN - 1)]);
+    micro_sink ^= x.x.l[0];
+}
+
+static void run_g2_mul(const micro_ctx *c, uint64_t n)
+{
+    g2_jac_t x = c->g2[2];
+    for (uint64_t i = 0; i < n; i++) g2_jac_mul_fr(&x, &x, &c->fr[i & (NIN - 1)]);
+    micro_sink ^= x.x.c0.l[0];
+}
+
+static void run_pairing(const micro_ctx *c, uint64_t n)
+{
+    fp12_t f;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        pairing(&f, &c->g1a[i & (NIN - 1)], &c->g2a[i & (NIN - 1)]);
+        acc ^= f.c0.c0.c0.l[0];
+    }
+    micro_sink ^= acc;
+}
+
 static const micro_bench BENCHES[] = {
     {"fp_mul", "Fp mul", "ns", 1, 1, 35, run_fp_mul},
     {"fp_sqr", "Fp sqr", "ns", 1, 1, 0, run_fp_sqr},
     {"fp_inv", "Fp inv", "us", 1e3, 500, 0, run_fp_inv},
     {"fr_mul", "Fr mul", "ns", 1, 1, 20, run_fr_mul},
+    {"g1_add_affine", "G1 add (jac + affine)", "ns", 1, 10, 0, run_g1_add_affine},
+    {"g1_dbl", "G1 dbl (jac)", "ns", 1, 10, 0, run_g1_dbl},
+    {"g2_add", "G2 add (jac + jac)", "ns", 1, 40, 0, run_g2_add},
+    {"g1_mul", "G1 mul (255-bit scalar)", "us", 1e3, 2000, 0, run_g1_mul},
+    {"g2_mul", "G2 mul (255-bit scalar)", "us", 1e3, 5000, 0, run_g2_mul},
+    {"pairing", "pairing", "ms", 1e6, 20000, 2.5, run_pairing},
 };
 
 #define N_BENCHES (sizeof BENCHES / sizeof BENCHES[0])
@@ -100,13 +159,27 @@ static void measure(const micro_bench *b, const micro_ctx *c, uint64_t iters, mi
     out->max = t[REPS - 1];
 }
 
+/* Scalars for the multiplications are random Fr elements with the top bit (254) set, so that every one is a
+ * full 255-bit scalar (r has 255 bits and 2^254 < r). */
 static void fill_inputs(micro_ctx *c, rng_t *rng)
 {
     for (int i = 0; i < NIN; i++) {
         do fp_random(&c->fp[i], rng);
         while (fp_is_zero(&c->fp[i]));
-        do fr_random(&c->fr[i], rng);
-        while (fr_is_zero(&c->fr[i]));
+        uint64_t k[FR_LIMBS];
+        do {
+            fr_random(&c->fr[i], rng);
+            fr_from_mont(k, &c->fr[i]);
+        } while (!(k[FR_LIMBS - 1] >> 62 & 1));
+        /* Points in the subgroup, none at infinity; Jacobian ones with Z != 1 to time the general addition. */
+        do g1_random(&c->g1[i], rng);
+        while (g1_jac_is_inf(&c->g1[i]));
+        g1_jac_to_affine(&c->g1a[i], &c->g1[i]);
+        g1_jac_dbl(&c->g1[i], &c->g1[i]);
+        do g2_random(&c->g2[i], rng);
+        while (g2_jac_is_inf(&c->g2[i]));
+        g2_jac_to_affine(&c->g2a[i], &c->g2[i]);
+        g2_jac_dbl(&c->g2[i], &c->g2[i]);
     }
 }
 
@@ -114,7 +187,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench micro [--iters N] [--json] [--seed S]\n\n"
-            "Single-thread time per operation on random non-zero inputs: Fp mul/sqr/inv, Fr mul.\n"
+            "Single-thread time per operation on random non-zero inputs: Fp mul/sqr/inv, Fr mul,\n"
+            "G1 add (Jacobian + affine) and double, G2 add (Jacobian + Jacobian), G1 and G2\n"
+            "multiplication by a random 255-bit scalar, and one pairing e(P, Q).\n"
             "Each operation: one warm-up run, then %d timed runs; prints the median, min and max\n"
             "per operation, and the target where there is one.\n\n"
             "  --iters N   iterations of the cheapest operation per run (default %d); costlier\n"
