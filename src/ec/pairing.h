@@ -13,7 +13,8 @@
 
 /* r = prod_i MillerLoop(p[i], q[i]) with one shared accumulator. */
 void pairing_miller_loop(fp12_t *r, const g1_affine_t *p, const g2_affine_t *q, size_t n);
-/* r = a^((p^12 - 1) / r). */
+/* r = a^(3(p^12 - 1)/r): the cube of the textbook value, as zcash/blst/@noble/curves compute it
+ * (the Hayashida-Hayasaka-Teruya hard part); still a non-degenerate bilinear pairing since 3 does not divide r. */
 void pairing_final_exp(fp12_t *r, const fp12_t *a);
 /* r = e(p, q). */
 void pairing(fp12_t *r, const g1_affine_t *p, const g2_affine_t *q);
