@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 #include "msm/msm.h"
@@ -74,6 +75,14 @@ static void gen_body(void *vctx, size_t begin, size_t end, unsigned worker)
         if (g->g2) gen_g2(g, lo, hi, &rng);
         else gen_g1(g, lo, hi, &rng);
     }
+}
+
+/* CPU seconds of the whole process (all threads): unlike wall time, barely moved by other load on the machine. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void usage(FILE *f)
@@ -155,26 +164,28 @@ int bench_msm(int argc, char **argv)
     unsigned c = window ? (unsigned)window : msm_window_bits(n, nthreads);
     printf("cuzk-bench msm: %s, 2^%llu points, %u threads, window %u bits, seed 0x%016llx (inputs in %.2f s)\n",
            g2 ? "G2" : "G1", (unsigned long long)log_n, nthreads, c, (unsigned long long)seed, gen_s);
-    double times[MSM_BENCH_MAX_REPS];
+    double times[MSM_BENCH_MAX_REPS], cpu[MSM_BENCH_MAX_REPS];
     for (uint64_t r = 0; r <= reps; r++) {
         g1_jac_t r1;
         g2_jac_t r2;
         uint64_t start = bench_now_ns();
+        double cpu_start = cpu_seconds();
         if (g2) msm_g2_window(pool, &r2, gen.bases, scalars, NULL, n, c);
         else msm_g1_window(pool, &r1, gen.bases, scalars, NULL, n, c);
-        double s = (double)(bench_now_ns() - start) / 1e9;
-        if (r > 0) times[r - 1] = s; /* run 0 warms up */
-        printf("  run %llu%s: %.3f s\n", (unsigned long long)r, r ? "" : " (warm-up)", s);
+        double s = (double)(bench_now_ns() - start) / 1e9, cs = cpu_seconds() - cpu_start;
+        if (r > 0) times[r - 1] = s, cpu[r - 1] = cs; /* run 0 warms up */
+        printf("  run %llu%s: %.3f s (cpu %.3f s)\n", (unsigned long long)r, r ? "" : " (warm-up)", s, cs);
     }
     double min = times[0], max = times[0];
     for (uint64_t r = 1; r < reps; r++) {
         if (times[r] < min) min = times[r];
         if (times[r] > max) max = times[r];
     }
-    double median = bench_median(times, (size_t)reps);
-    printf("msm %s log=%llu threads=%u window=%u: median %.3f s (min %.3f, max %.3f, %llu runs), %.0f ns/point\n",
+    double median = bench_median(times, (size_t)reps), cpu_median = bench_median(cpu, (size_t)reps);
+    printf("msm %s log=%llu threads=%u window=%u: median %.3f s (min %.3f, max %.3f, %llu runs), %.0f ns/point, "
+           "cpu %.3f s\n",
            g2 ? "g2" : "g1", (unsigned long long)log_n, nthreads, c, median, min, max, (unsigned long long)reps,
-           median * 1e9 / (double)n);
+           median * 1e9 / (double)n, cpu_median);
     free(gen.bases);
     free(scalars);
     pool_destroy(pool);
