@@ -1,0 +1,495 @@
+/* cuzk: set up, prove, verify and inspect Groth16 circuits over BLS12-381.
+ * Exit status: 0 success (a valid proof), 1 invalid proof, 2 bad input or usage, 3 internal error. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "circuits/spec.h"
+#include "formats/json.h"
+#include "groth16/groth16.h"
+#include "util/pool.h"
+
+enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_BAD_INPUT = 2, EXIT_INTERNAL = 3 };
+
+static const char *USAGE =
+    "usage: cuzk <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  setup    --circuit SPEC --params FILE --vk FILE\n"
+    "           parameters for one of our circuits from fresh toxic waste (bellperson .params/.vk layout)\n"
+    "  prove    --circuit SPEC --params FILE --proof FILE [--public FILE]\n"
+    "           prove the circuit's witness; writes the 192-byte proof and the public inputs as JSON;\n"
+    "           the proof is verified before it is written\n"
+    "  verify   --vk FILE --proof FILE (--public FILE | --circuit SPEC)\n"
+    "           check a proof (or a concatenation of several with --public giving one array each)\n"
+    "  inspect  FILE...\n"
+    "           say what a .params, .vk or proof file holds and whether it is valid\n"
+    "\n"
+    "options:\n"
+    "  --threads N   worker threads (default: one per CPU)\n"
+    "  --trusted     skip the subgroup check of the proving bases when loading parameters\n"
+    "  -h, --help    this text\n"
+    "\n"
+    "SPEC: synthetic:k=K[,seed=S]  the synthetic PoRep-shaped circuit of about 2^K constraints\n"
+    "\n"
+    "Public inputs are a JSON array of decimal strings (the constant ONE excluded), as snarkjs writes them.\n"
+    "Exit status: 0 success or valid proof, 1 invalid proof, 2 bad input or usage, 3 internal error.\n";
+
+typedef struct options {
+    const char *circuit, *params, *vk, *proof, *public_path;
+    unsigned threads;
+    int trusted;
+    int nfiles;
+    char **files;
+} options;
+
+static int exit_code(cuzk_status st)
+{
+    switch (st) {
+    case CUZK_OK: return EXIT_VALID;
+    case CUZK_ERR_INVALID_PROOF: return EXIT_INVALID;
+    case CUZK_ERR_NOMEM:
+    case CUZK_ERR_INTERNAL:
+    case CUZK_ERR_GPU:
+    case CUZK_ERR_CANCELLED: return EXIT_INTERNAL;
+    default: return EXIT_BAD_INPUT;
+    }
+}
+
+static int report(const char *cmd, cuzk_status st, const cuzk_error *err)
+{
+    if (st != CUZK_OK) fprintf(stderr, "cuzk %s: %s: %s\n", cmd, cuzk_status_name(st), err->msg);
+    return exit_code(st);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress(const char *cmd, const char *step, double since)
+{
+    fprintf(stderr, "cuzk %s: %s (%.2f s)\n", cmd, step, now_s() - since);
+}
+
+static int parse_options(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->files = calloc((size_t)argc + 1, sizeof *o->files);
+    if (!o->files) return -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = NULL;
+        if (strcmp(a, "--circuit") == 0) slot = &o->circuit;
+        else if (strcmp(a, "--params") == 0) slot = &o->params;
+        else if (strcmp(a, "--vk") == 0) slot = &o->vk;
+        else if (strcmp(a, "--proof") == 0) slot = &o->proof;
+        else if (strcmp(a, "--public") == 0) slot = &o->public_path;
+        else if (strcmp(a, "--trusted") == 0) {
+            o->trusted = 1;
+            continue;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "cuzk: --threads needs a value\n");
+                return -1;
+            }
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (*end || v == 0 || v > 4096) {
+                fprintf(stderr, "cuzk: --threads must be a number from 1 to 4096\n");
+                return -1;
+            }
+            o->threads = (unsigned)v;
+            continue;
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "cuzk: unknown option '%s' (try 'cuzk --help')\n", a);
+            return -1;
+        } else {
+            o->files[o->nfiles++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "cuzk: %s needs a value\n", a);
+            return -1;
+        }
+        *slot = argv[++i];
+    }
+    return 0;
+}
+
+static int need(const char *cmd, const char *value, const char *name)
+{
+    if (value) return 1;
+    fprintf(stderr, "cuzk %s: %s is required (try 'cuzk --help')\n", cmd, name);
+    return 0;
+}
+
+static cuzk_status read_file(const char *path, uint8_t **out, size_t *len, cuzk_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat stt;
+    if (fstat(fileno(f), &stt) != 0 || !S_ISREG(stt.st_mode)) {
+        fclose(f);
+        return cuzk_error_set(err, CUZK_ERR_IO, "%s: not a regular file", path);
+    }
+    size_t n = (size_t)stt.st_size;
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) {
+        fclose(f);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, n);
+    }
+    if (fread(buf, 1, n, f) != n) {
+        free(buf);
+        fclose(f);
+        return cuzk_error_set(err, CUZK_ERR_IO, "%s: read failed", path);
+    }
+    fclose(f);
+    *out = buf;
+    *len = n;
+    return CUZK_OK;
+}
+
+static cuzk_status write_file(const char *path, const void *data, size_t len, cuzk_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
+    int ok = fwrite(data, 1, len, f) == len;
+    ok &= fclose(f) == 0;
+    return ok ? CUZK_OK : cuzk_error_set(err, CUZK_ERR_IO, "%s: write failed", path);
+}
+
+static void fr_to_decimal(char *out, size_t outlen, const fr_t *x)
+{
+    uint64_t v[FR_LIMBS];
+    fr_from_mont(v, x);
+    char digits[100];
+    size_t n = 0;
+    for (;;) {
+        unsigned __int128 rem = 0;
+        int nonzero = 0;
+        for (int i = FR_LIMBS - 1; i >= 0; i--) {
+            unsigned __int128 cur = (rem << 64) | v[i];
+            v[i] = (uint64_t)(cur / 10);
+            rem = cur % 10;
+            nonzero |= v[i] != 0;
+        }
+        digits[n++] = (char)('0' + (int)rem);
+        if (!nonzero) break;
+    }
+    size_t k = 0;
+    while (n > 0 && k + 1 < outlen) out[k++] = digits[--n];
+    out[k] = 0;
+}
+
+static cuzk_status write_public(const char *path, const fr_t *inputs, size_t n, cuzk_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
+    fputs("[", f);
+    for (size_t i = 0; i < n; i++) {
+        char dec[100];
+        fr_to_decimal(dec, sizeof dec, &inputs[i]);
+        fprintf(f, "%s\n \"%s\"", i ? "," : "", dec);
+    }
+    fputs(n ? "\n]\n" : "]\n", f);
+    return fclose(f) == 0 ? CUZK_OK : cuzk_error_set(err, CUZK_ERR_IO, "%s: write failed", path);
+}
+
+/* A JSON array of decimal strings; *out has n entries (malloc). */
+static cuzk_status read_public(const char *path, fr_t **out, size_t *n, cuzk_error *err)
+{
+    uint8_t *text;
+    size_t len;
+    cuzk_status st = read_file(path, &text, &len, err);
+    if (st) return st;
+    json_doc *doc;
+    st = json_parse(&doc, (const char *)text, len, err);
+    free(text);
+    if (st) return cuzk_error_prefix(err, "%s: ", path);
+    const json_value *arr = json_root(doc);
+    if ((st = json_expect(arr, JSON_ARRAY, "public inputs", err))) goto done;
+    *n = arr->len;
+    *out = malloc((arr->len ? arr->len : 1) * sizeof **out);
+    if (!*out) {
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < arr->len; i++) {
+        uint64_t limbs[FR_LIMBS];
+        char what[48];
+        snprintf(what, sizeof what, "public input %zu", i);
+        if ((st = json_decimal_limbs(arr->items[i], limbs, FR_LIMBS, what, err))) break;
+        if (fr_to_mont(&(*out)[i], limbs) != 0) {
+            st = cuzk_error_set(err, CUZK_ERR_NOT_CANONICAL, "%s is not below the scalar field modulus", what);
+            break;
+        }
+    }
+    if (st) {
+        free(*out);
+        *out = NULL;
+    }
+done:
+    json_free(doc);
+    return st ? cuzk_error_prefix(err, "%s: ", path) : CUZK_OK;
+}
+
+static cuzk_status build_circuit(pool_t *pool, const char *text, unsigned what, r1cs *cs, cuzk_error *err)
+{
+    circuit_spec spec;
+    cuzk_status st = circuit_spec_parse(text, &spec, err);
+    if (st) return st;
+    return circuit_spec_build(pool, &spec, what, cs, err);
+}
+
+static int cmd_setup(pool_t *pool, const options *o)
+{
+    if (!need("setup", o->circuit, "--circuit") || !need("setup", o->params, "--params") || !need("setup", o->vk, "--vk"))
+        return EXIT_BAD_INPUT;
+    cuzk_error err;
+    r1cs cs;
+    double t0 = now_s();
+    cuzk_status st = build_circuit(pool, o->circuit, R1CS_MATRICES, &cs, &err);
+    if (st) return report("setup", st, &err);
+    progress("setup", "circuit built", t0);
+    fprintf(stderr, "cuzk setup: %zu constraints, %zu inputs, %zu aux\n", cs.num_constraints, cs.num_inputs,
+            cs.num_aux);
+    st = groth16_setup_files(pool, &cs, o->params, o->vk, &err);
+    r1cs_free(&cs);
+    if (st == CUZK_OK) progress("setup", "parameters written", t0);
+    return report("setup", st, &err);
+}
+
+static int cmd_prove(pool_t *pool, const options *o)
+{
+    if (!need("prove", o->circuit, "--circuit") || !need("prove", o->params, "--params") ||
+        !need("prove", o->proof, "--proof"))
+        return EXIT_BAD_INPUT;
+    cuzk_error err;
+    groth16_params params;
+    r1cs cs;
+    groth16_pvk pvk;
+    groth16_proof proof;
+    groth16_timings tm;
+    double t0 = now_s();
+    cuzk_status st = groth16_params_read(pool, &params, o->params, o->trusted ? GROTH16_LOAD_SKIP_SUBGROUP_CHECK : 0,
+                                         &err);
+    if (st) return report("prove", st, &err);
+    progress("prove", "parameters loaded", t0);
+    st = build_circuit(pool, o->circuit, R1CS_MATRICES | R1CS_WITNESS, &cs, &err);
+    if (st) {
+        groth16_params_free(&params);
+        return report("prove", st, &err);
+    }
+    progress("prove", "witness synthesized", t0);
+    st = groth16_prove(pool, &params, &cs, NULL, NULL, NULL, NULL, &proof, &tm, &err);
+    if (st == CUZK_OK) {
+        fprintf(stderr,
+                "cuzk prove: proved (%.2f s): a/b/c %.0f ms, H %.0f ms, MSM H %.0f ms, L %.0f ms, A %.0f ms, "
+                "B1 %.0f ms, B2 %.0f ms, assembly %.0f ms\n",
+                now_s() - t0, tm.eval_abc_ms, tm.h_ms, tm.msm_h_ms, tm.msm_l_ms, tm.msm_a_ms, tm.msm_b_g1_ms,
+                tm.msm_b_g2_ms, tm.assembly_ms);
+        st = groth16_pvk_prepare(&pvk, &params.vk, &err);
+        if (st == CUZK_OK) {
+            st = groth16_verify(pool, &pvk, &proof, cs.inputs + 1, cs.num_inputs - 1, &err);
+            groth16_pvk_free(&pvk);
+            if (st == CUZK_ERR_INVALID_PROOF)
+                st = cuzk_error_set(&err, CUZK_ERR_INTERNAL, "the new proof failed self-verification; not written");
+        }
+    }
+    if (st == CUZK_OK) {
+        uint8_t bytes[GROTH16_PROOF_BYTES];
+        groth16_proof_write(bytes, &proof);
+        st = write_file(o->proof, bytes, sizeof bytes, &err);
+    }
+    if (st == CUZK_OK && o->public_path) st = write_public(o->public_path, cs.inputs + 1, cs.num_inputs - 1, &err);
+    if (st == CUZK_OK) progress("prove", "proof verified and written", t0);
+    r1cs_free(&cs);
+    groth16_params_free(&params);
+    return report("prove", st, &err);
+}
+
+static int cmd_verify(pool_t *pool, const options *o)
+{
+    if (!need("verify", o->vk, "--vk") || !need("verify", o->proof, "--proof")) return EXIT_BAD_INPUT;
+    if (!o->public_path && !o->circuit) {
+        fprintf(stderr, "cuzk verify: --public FILE or --circuit SPEC is required (try 'cuzk --help')\n");
+        return EXIT_BAD_INPUT;
+    }
+    cuzk_error err;
+    groth16_vk vk;
+    cuzk_status st = groth16_vk_read(&vk, o->vk, &err);
+    if (st) return report("verify", st, &err);
+    fr_t *inputs = NULL;
+    size_t n_inputs = 0;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    groth16_proof *proofs = NULL;
+    groth16_pvk pvk;
+    int have_pvk = 0;
+    if (o->public_path) {
+        st = read_public(o->public_path, &inputs, &n_inputs, &err);
+    } else {
+        r1cs cs;
+        st = build_circuit(pool, o->circuit, R1CS_WITNESS, &cs, &err);
+        if (st == CUZK_OK) {
+            n_inputs = cs.num_inputs - 1;
+            inputs = malloc((n_inputs ? n_inputs : 1) * sizeof *inputs);
+            if (!inputs) st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+            else memcpy(inputs, cs.inputs + 1, n_inputs * sizeof *inputs);
+            r1cs_free(&cs);
+        }
+    }
+    if (st == CUZK_OK) st = read_file(o->proof, &bytes, &len, &err);
+    size_t n_proofs = len / GROTH16_PROOF_BYTES;
+    if (st == CUZK_OK && (len == 0 || len % GROTH16_PROOF_BYTES != 0))
+        st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s: %zu bytes is not a whole number of 192-byte proofs", o->proof,
+                            len);
+    if (st == CUZK_OK && !(proofs = malloc(n_proofs * sizeof *proofs)))
+        st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+    if (st == CUZK_OK) {
+        st = groth16_proofs_read(proofs, n_proofs, bytes, len, &err);
+        /* a proof that does not decode is an invalid proof, not unusable input */
+        if (st != CUZK_OK && st != CUZK_ERR_NOMEM) st = cuzk_error_prefix(&err, "%s: ", o->proof), st = CUZK_ERR_INVALID_PROOF;
+    }
+    if (st == CUZK_OK && n_proofs > 1) {
+        st = cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED,
+                            "%zu proofs in %s, but one set of public inputs: give one proof per call", n_proofs,
+                            o->proof);
+    }
+    if (st == CUZK_OK && n_inputs + 1 != vk.ic_len)
+        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%zu public inputs given, the verifying key expects %zu",
+                            n_inputs, vk.ic_len - 1);
+    if (st == CUZK_OK && (st = groth16_pvk_prepare(&pvk, &vk, &err)) == CUZK_OK) have_pvk = 1;
+    if (st == CUZK_OK) st = groth16_verify(pool, &pvk, &proofs[0], inputs, n_inputs, &err);
+    if (st == CUZK_OK) printf("valid\n");
+    else if (st == CUZK_ERR_INVALID_PROOF) printf("invalid\n");
+    if (have_pvk) groth16_pvk_free(&pvk);
+    free(proofs);
+    free(bytes);
+    free(inputs);
+    groth16_vk_free(&vk);
+    return report("verify", st, &err);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int inspect_one(pool_t *pool, const char *path, int trusted)
+{
+    cuzk_error err;
+    cuzk_status st;
+    if (ends_with(path, ".params")) {
+        groth16_params p;
+        st = groth16_params_read(pool, &p, path, trusted ? GROTH16_LOAD_SKIP_SUBGROUP_CHECK : 0, &err);
+        if (st == CUZK_OK) {
+            printf("%s: bellperson Groth16 parameters, valid%s\n  inputs (ic) %zu, h %zu (domain 2^%u), l %zu, a %zu, "
+                   "b_g1 %zu, b_g2 %zu\n",
+                   path, trusted ? " (subgroup checks of the bases skipped)" : "", p.vk.ic_len, p.h_len,
+                   (unsigned)(p.h_len ? 64 - __builtin_clzll((unsigned long long)p.h_len) : 0), p.l_len, p.a_len,
+                   p.b_g1_len, p.b_g2_len);
+            groth16_params_free(&p);
+        }
+    } else if (ends_with(path, ".vk")) {
+        groth16_vk vk;
+        st = groth16_vk_read(&vk, path, &err);
+        if (st == CUZK_OK) {
+            printf("%s: bellperson Groth16 verifying key, valid\n  public inputs %zu (ic %zu, including ONE)\n", path,
+                   vk.ic_len - 1, vk.ic_len);
+            groth16_vk_free(&vk);
+        }
+    } else {
+        uint8_t *bytes;
+        size_t len;
+        st = read_file(path, &bytes, &len, &err);
+        if (st) return report("inspect", st, &err);
+        if (len > 0 && len % GROTH16_PROOF_BYTES == 0) {
+            size_t n = len / GROTH16_PROOF_BYTES;
+            groth16_proof *proofs = malloc(n * sizeof *proofs);
+            if (!proofs) st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+            else st = groth16_proofs_read(proofs, n, bytes, len, &err);
+            if (st == CUZK_OK)
+                printf("%s: %zu Groth16 proof%s (192 bytes each), points well-formed and in their subgroups\n", path,
+                       n, n == 1 ? "" : "s");
+            free(proofs);
+        } else {
+            st = cuzk_error_set(&err, CUZK_ERR_FORMAT,
+                                "%s: not recognised (expected a .params or .vk file, or 192-byte proofs)", path);
+        }
+        free(bytes);
+    }
+    if (st != CUZK_OK) printf("%s: INVALID: %s\n", path, err.msg);
+    return exit_code(st);
+}
+
+static int cmd_inspect(pool_t *pool, const options *o)
+{
+    if (o->nfiles == 0) {
+        fprintf(stderr, "cuzk inspect: give at least one file\n");
+        return EXIT_BAD_INPUT;
+    }
+    int worst = 0;
+    for (int i = 0; i < o->nfiles; i++) {
+        int rc = inspect_one(pool, o->files[i], o->trusted);
+        if (rc > worst) worst = rc;
+    }
+    return worst;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(USAGE, stdout);
+        return 0;
+    }
+    options o;
+    if (parse_options(argc - 2, argv + 2, &o) != 0) {
+        free(o.files);
+        return EXIT_BAD_INPUT;
+    }
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(USAGE, stdout);
+            free(o.files);
+            return 0;
+        }
+    int (*fn)(pool_t *, const options *) = NULL;
+    if (strcmp(cmd, "setup") == 0) fn = cmd_setup;
+    else if (strcmp(cmd, "prove") == 0) fn = cmd_prove;
+    else if (strcmp(cmd, "verify") == 0) fn = cmd_verify;
+    else if (strcmp(cmd, "inspect") == 0) fn = cmd_inspect;
+    if (!fn) {
+        fprintf(stderr, "cuzk: unknown command '%s' (try 'cuzk --help')\n", cmd);
+        free(o.files);
+        return EXIT_BAD_INPUT;
+    }
+    if (o.nfiles > 0 && fn != cmd_inspect) {
+        fprintf(stderr, "cuzk %s: unexpected argument '%s'\n", cmd, o.files[0]);
+        free(o.files);
+        return EXIT_BAD_INPUT;
+    }
+    cuzk_error err;
+    pool_t *pool = NULL;
+    cuzk_status st = pool_create(&pool, o.threads, &err);
+    if (st) {
+        free(o.files);
+        return report(cmd, st, &err);
+    }
+    int rc = fn(pool, &o);
+    pool_destroy(pool);
+    free(o.files);
+    return rc;
+}
