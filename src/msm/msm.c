@@ -96,12 +96,19 @@ static inline int msm_digit(const uint64_t k[FR_LIMBS], unsigned w, unsigned c)
 
 /* ---- scalars: Montgomery -> canonical, sorted by kind ---- */
 
+/* Scalars are converted one chunk of density words at a time, so the canonical copy stays bounded (128 MiB)
+ * however long the MSM; each chunk then costs one extra bucket reduction per window, a few percent at most. */
+#define MSM_CHUNK_WORDS ((size_t)1 << 16)
+
 typedef struct msm_scalars {
-    uint64_t *k;     /* FR_LIMBS canonical limbs per base used; zero where the scalar is 0 or 1 */
-    uint64_t *ones;  /* bit i: scalar i is used and equals 1 (scalar index space, like the density) */
-    size_t *offset;  /* offset[j]: index of the base of the first used scalar in density word j */
-    size_t m;        /* bases used */
-    size_t nother;   /* used scalars other than 0 and 1 */
+    uint64_t *k;    /* FR_LIMBS canonical limbs per base of the current chunk; zero where the scalar is 0 or 1 */
+    uint64_t *ones; /* bit i: scalar i is used and equals 1 (scalar index space, like the density) */
+    size_t *offset; /* offset[j]: index of the base of the first used scalar in density word j; offset[nwords] */
+    size_t nwords;
+    size_t base0;  /* the current chunk: bases [base0, base0 + m) */
+    size_t m;
+    size_t nother; /* scalars of the current chunk other than 0 and 1 */
+    size_t *nother_per_worker;
 } msm_scalars_t;
 
 typedef struct msm_prep_ctx {
@@ -109,6 +116,7 @@ typedef struct msm_prep_ctx {
     const fr_t *scalars;
     const uint64_t *density;
     size_t n;
+    size_t j0;      /* loop index 0 is density word j0 */
     size_t *nother; /* one per worker */
 } msm_prep_ctx;
 
@@ -116,14 +124,13 @@ static void msm_prep_body(void *vctx, size_t begin, size_t end, unsigned worker)
 {
     const msm_prep_ctx *ctx = vctx;
     size_t nother = 0;
-    for (size_t j = begin; j < end; j++) {
+    for (size_t j = ctx->j0 + begin; j < ctx->j0 + end; j++) {
         uint64_t used = (ctx->density ? ctx->density[j] : ~0ULL) & msm_word_limit(ctx->n, j), ones = 0;
-        size_t base = ctx->sc->offset[j];
+        uint64_t *k = ctx->sc->k + FR_LIMBS * (ctx->sc->offset[j] - ctx->sc->base0);
         while (used) {
             unsigned b = (unsigned)__builtin_ctzll(used);
             used &= used - 1;
             const fr_t *s = &ctx->scalars[64 * j + b];
-            uint64_t *k = ctx->sc->k + FR_LIMBS * base++;
             if (fr_is_zero(s) || fr_is_one(s)) {
                 memset(k, 0, FR_LIMBS * sizeof *k);
                 if (!fr_is_zero(s)) ones |= 1ULL << b;
@@ -131,6 +138,7 @@ static void msm_prep_body(void *vctx, size_t begin, size_t end, unsigned worker)
                 fr_from_mont(k, s);
                 nother++;
             }
+            k += FR_LIMBS;
         }
         ctx->sc->ones[j] = ones;
     }
@@ -142,37 +150,49 @@ static void msm_scalars_release(msm_scalars_t *sc)
     free(sc->k);
     free(sc->ones);
     free(sc->offset);
+    free(sc->nother_per_worker);
 }
 
-/* Returns 0, or -1 (nothing left allocated) if memory ran out. */
-static int msm_scalars_prepare(pool_t *pool, msm_scalars_t *sc, const fr_t *scalars, const uint64_t *density,
-                               size_t n)
+/* Bases per density word and room for one chunk. Returns 0, or -1 (nothing left allocated) if memory ran out. */
+static int msm_scalars_init(pool_t *pool, msm_scalars_t *sc, const uint64_t *density, size_t n)
 {
-    size_t nwords = msm_words(n);
-    unsigned nthreads = msm_threads(pool);
     memset(sc, 0, sizeof *sc);
-    sc->offset = malloc((nwords + 1) * sizeof *sc->offset);
-    sc->ones = malloc((nwords ? nwords : 1) * sizeof *sc->ones);
-    size_t *nother = calloc(nthreads, sizeof *nother);
-    if (sc->offset == NULL || sc->ones == NULL || nother == NULL) goto fail;
+    sc->nwords = msm_words(n);
+    sc->offset = malloc((sc->nwords + 1) * sizeof *sc->offset);
+    sc->ones = malloc((sc->nwords ? sc->nwords : 1) * sizeof *sc->ones);
+    sc->nother_per_worker = malloc(msm_threads(pool) * sizeof *sc->nother_per_worker);
+    if (sc->offset == NULL || sc->ones == NULL || sc->nother_per_worker == NULL) goto fail;
     sc->offset[0] = 0;
-    for (size_t j = 0; j < nwords; j++) {
+    size_t chunk_max = 1;
+    for (size_t j = 0; j < sc->nwords; j++) {
         uint64_t used = (density ? density[j] : ~0ULL) & msm_word_limit(n, j);
         sc->offset[j + 1] = sc->offset[j] + (size_t)__builtin_popcountll(used);
+        if (j % MSM_CHUNK_WORDS == MSM_CHUNK_WORDS - 1 || j + 1 == sc->nwords) {
+            size_t first = j / MSM_CHUNK_WORDS * MSM_CHUNK_WORDS;
+            if (sc->offset[j + 1] - sc->offset[first] > chunk_max) chunk_max = sc->offset[j + 1] - sc->offset[first];
+        }
     }
-    sc->m = sc->offset[nwords];
-    if (sc->m > SIZE_MAX / (FR_LIMBS * sizeof *sc->k)) goto fail;
-    sc->k = malloc((sc->m ? sc->m : 1) * FR_LIMBS * sizeof *sc->k);
+    sc->k = malloc(chunk_max * FR_LIMBS * sizeof *sc->k);
     if (sc->k == NULL) goto fail;
-    msm_prep_ctx ctx = {sc, scalars, density, n, nother};
-    pool_parallel_for(pool, nwords, MSM_WORDS_GRAIN, msm_prep_body, &ctx);
-    for (unsigned t = 0; t < nthreads; t++) sc->nother += nother[t];
-    free(nother);
     return 0;
 fail:
-    free(nother);
     msm_scalars_release(sc);
     return -1;
+}
+
+/* Converts the scalars of the chunk of density words starting at j0 and fills their bits of sc->ones. */
+static void msm_scalars_load(pool_t *pool, msm_scalars_t *sc, const fr_t *scalars, const uint64_t *density,
+                             size_t n, size_t j0)
+{
+    unsigned nthreads = msm_threads(pool);
+    size_t j1 = sc->nwords - j0 < MSM_CHUNK_WORDS ? sc->nwords : j0 + MSM_CHUNK_WORDS;
+    sc->base0 = sc->offset[j0];
+    sc->m = sc->offset[j1] - sc->base0;
+    sc->nother = 0;
+    memset(sc->nother_per_worker, 0, nthreads * sizeof *sc->nother_per_worker);
+    msm_prep_ctx ctx = {sc, scalars, density, n, j0, sc->nother_per_worker};
+    pool_parallel_for(pool, j1 - j0, MSM_WORDS_GRAIN, msm_prep_body, &ctx);
+    for (unsigned t = 0; t < nthreads; t++) sc->nother += sc->nother_per_worker[t];
 }
 
 /* ---- the two groups ---- */

@@ -91,8 +91,15 @@ static void MSM_FN(pip_task)(const MSM_FN(pip_ctx) *ctx, size_t task, unsigned w
     for (size_t b = 0; b < nb; b++) MSM_G(xyzz_set_inf)(&bucket[b]);
 
     const uint64_t(*k)[FR_LIMBS] = (const uint64_t(*)[FR_LIMBS])ctx->sc->k;
+    /* The buckets outgrow the caches for large windows: fetch the next point's bucket while adding this one. */
+    int next = lo < hi ? msm_digit(k[lo], w, c) : 0;
     for (size_t i = lo; i < hi; i++) {
-        int d = msm_digit(k[i], w, c);
+        int d = next;
+        next = i + 1 < hi ? msm_digit(k[i + 1], w, c) : 0;
+        if (next) {
+            const char *line = (const char *)&bucket[(next > 0 ? next : -next) - 1];
+            for (size_t off = 0; off < sizeof(MSM_FN(xyzz_t)); off += 64) __builtin_prefetch(line + off, 1);
+        }
         if (d > 0) MSM_FN(acc_affine)(&bucket[d - 1], &ctx->bases[i], 0);
         else if (d < 0) MSM_FN(acc_affine)(&bucket[-d - 1], &ctx->bases[i], 1);
     }
@@ -114,8 +121,8 @@ static void MSM_FN(pip_body)(void *vctx, size_t begin, size_t end, unsigned work
     for (size_t t = begin; t < end; t++) MSM_FN(pip_task)(vctx, t, worker);
 }
 
-/* acc = the bucket part of the MSM with c-bit windows (0: chosen by the plan); returns 0, or -1 if memory ran
- * out. */
+/* acc = the bucket part of the MSM for the scalars of the current chunk (sc->k) with their bases, c-bit windows
+ * (0: chosen by the plan); returns 0, or -1 if memory ran out. */
 static int MSM_FN(pippenger)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(aff_t) *bases, const msm_scalars_t *sc,
                              unsigned c)
 {
@@ -163,19 +170,25 @@ static void MSM_FN(run)(pool_t *pool, MSM_FN(jac_t) *r, const MSM_FN(aff_t) *bas
                         const uint64_t *density, size_t n, unsigned c)
 {
     msm_scalars_t sc;
-    if (msm_scalars_prepare(pool, &sc, scalars, density, n) != 0) {
+    if (msm_scalars_init(pool, &sc, density, n) != 0) {
         MSM_FN(fallback)(r, bases, scalars, density, n);
         return;
     }
-    MSM_FN(xyzz_t) ones, rest;
-    MSM_G(xyzz_set_inf)(&rest);
-    if (MSM_FN(masked_sum)(pool, &ones, bases, sc.ones, density, sc.offset, n) != 0 ||
-        (sc.nother > 0 && MSM_FN(pippenger)(pool, &rest, bases, &sc, c) != 0)) {
-        msm_scalars_release(&sc);
-        MSM_FN(fallback)(r, bases, scalars, density, n);
-        return;
+    MSM_FN(xyzz_t) acc, part;
+    MSM_G(xyzz_set_inf)(&acc);
+    for (size_t j0 = 0; j0 < sc.nwords; j0 += MSM_CHUNK_WORDS) {
+        msm_scalars_load(pool, &sc, scalars, density, n, j0);
+        if (sc.nother == 0) continue;
+        if (MSM_FN(pippenger)(pool, &part, bases + sc.base0, &sc, c) != 0) goto oom;
+        MSM_G(xyzz_add)(&acc, &acc, &part);
     }
+    /* Every chunk has filled its words of sc.ones by now. */
+    if (MSM_FN(masked_sum)(pool, &part, bases, sc.ones, density, sc.offset, n) != 0) goto oom;
+    MSM_G(xyzz_add)(&acc, &acc, &part);
     msm_scalars_release(&sc);
-    MSM_G(xyzz_add)(&rest, &rest, &ones);
-    MSM_G(xyzz_to_jac)(r, &rest);
+    MSM_G(xyzz_to_jac)(r, &acc);
+    return;
+oom:
+    msm_scalars_release(&sc);
+    MSM_FN(fallback)(r, bases, scalars, density, n);
 }

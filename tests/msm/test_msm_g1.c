@@ -249,6 +249,36 @@ static void test_batch_add(void)
     CHECK(g1_jac_is_inf(&got));
 }
 
+/* Scalars are converted in chunks of 2^22: a sparse density over several chunks, with set bits on both sides of
+ * each chunk boundary, exercises the chunk walk without gigabytes of points. The scalar array is mostly
+ * untouched zero pages. */
+static void test_chunks(void)
+{
+    const size_t chunk = (size_t)1 << 22, n = 3 * chunk + 77, words = (n + 63) / 64;
+    fr_t *scalars = calloc(n, sizeof *scalars);
+    uint64_t *density = calloc(words, sizeof *density);
+    g1_affine_t *bases = malloc(600 * sizeof *bases);
+    CHECK(scalars && density && bases);
+    if (!scalars || !density || !bases) goto done;
+    size_t m = 0;
+    for (size_t t = 0; m < 600 && t < 2000; t++) {
+        size_t i = t < 16 ? (t / 4 + 1) * chunk - 2 + t % 4 : rng_next(&rng) % n;
+        if (i >= n || ((density[i / 64] >> (i % 64)) & 1)) continue;
+        density[i / 64] |= 1ULL << (i % 64);
+        mixed_scalar(&scalars[i]);
+        m++;
+    }
+    CHECK(density_popcount(density, n) == m);
+    make_bases(bases, m);
+    g1_jac_t want;
+    naive(&want, bases, scalars, density, n);
+    check_all_pools("chunks", &want, bases, scalars, density, n, 0);
+done:
+    free(scalars);
+    free(density);
+    free(bases);
+}
+
 int main(void)
 {
     test_seed(&rng, "test_msm_g1");
@@ -264,6 +294,7 @@ int main(void)
     test_density();
     test_windows();
     test_batch_add();
+    test_chunks();
     pool_destroy(pools[1]);
     pool_destroy(pools[2]);
     return test_finish("test_msm_g1");
