@@ -279,6 +279,32 @@ done:
     free(bases);
 }
 
+/* Many threads split each window into slices of the points (the plan picks 3 slices of 19 windows at c = 14 on
+ * 64 threads), which 1 or 2 threads never do. */
+static void test_slices(void)
+{
+    enum { N = 1000 };
+    pool_t *big;
+    cuzk_error err;
+    if (pool_create(&big, 64, &err) != CUZK_OK) {
+        CHECK_MSG(0, "pool_create(64): %s", err.msg);
+        return;
+    }
+    g1_affine_t bases[N];
+    fr_t scalars[N];
+    uint64_t density[(N + 63) / 64];
+    g1_jac_t want, got;
+    make_bases(bases, N);
+    for (size_t i = 0; i < N; i++) mixed_scalar(&scalars[i]);
+    for (size_t j = 0; j < (N + 63) / 64; j++) density[j] = rng_next(&rng) | rng_next(&rng);
+    naive(&want, bases, scalars, density, N);
+    msm_g1_window(big, &got, bases, scalars, density, N, 14);
+    CHECK_MSG(g1_jac_eq(&got, &want), "64 threads, c=14");
+    msm_g1(big, &got, bases, scalars, density, N);
+    CHECK_MSG(g1_jac_eq(&got, &want), "64 threads");
+    pool_destroy(big);
+}
+
 int main(void)
 {
     test_seed(&rng, "test_msm_g1");
@@ -295,6 +321,7 @@ int main(void)
     test_windows();
     test_batch_add();
     test_chunks();
+    test_slices();
     pool_destroy(pools[1]);
     pool_destroy(pools[2]);
     return test_finish("test_msm_g1");
