@@ -17,10 +17,11 @@
  * Sizes: num_constraints, including the input constraints, is 2^k - 2^(k-5) for k >= 5 (so the
  * FFT domain is 2^k, filled to 96.9% as PoRep fills 2^27 to 97.1%) and 2^k below; num_inputs is 9 (ONE and
  * 8 packed public inputs) for k >= 12, 2 for 6 <= k < 12, 1 below. A full unit has 5,076 rows and 5,044 aux
- * (4,912 boolean); per row A/B/C hold 2.49/1.12/2.05 non-zeros; num_aux is 99.4% of num_constraints.
- * At k = 27: 130,023,424 constraints, 129,211,164 aux; 97.4% of the aux values are 0 or 1 (2.5% are
- * full-width x2/x4/x5 values, 0.1% packed 32-bit words); unit coefficients are 73% of the non-zeros.
- * (synthetic_info reports exact figures for any k.)
+ * (4,912 boolean). For k >= 17, per row A/B/C hold 2.53/1.15/1.96 non-zeros; num_aux is 99.4% of
+ * num_constraints; 97.4% of the aux values are 0 or 1 (2.5% are full-width x2/x4/x5 values, 0.1% packed
+ * 32-bit words); 47% of the non-zeros have coefficient 1, most others -1 or a power of two (multieq rows).
+ * At k = 27: 130,023,424 constraints, 9 inputs, 129,203,721 aux; k = 24: 16,252,928 constraints.
+ * (synthetic_info_get reports exact figures for any k.)
  *
  * Memory: exactly sized arrays, no growth: 8 bytes per non-zero, 24 bytes per row, 32 bytes per variable
  * (about 13 GiB at k = 27 with the witness). Generation runs the units over the pool. */
