@@ -8,6 +8,7 @@
  * combined by Horner's rule over the windows, c doublings apart. */
 #include "msm/msm.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 

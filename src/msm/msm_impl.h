@@ -77,17 +77,25 @@ typedef struct MSM_FN(pip_ctx) {
     const MSM_FN(aff_t) *bases;
     const msm_scalars_t *sc;
     msm_plan_t plan;
-    MSM_FN(xyzz_t) *buckets; /* 2^(c-1) per worker */
+    /* 2^(c-1) per worker, allocated by the worker at its first task: many threads with few tasks allocate only
+     * what runs. */
+    MSM_FN(xyzz_t) **buckets;
     MSM_FN(xyzz_t) *window_sums; /* one per task: window w, slice s at w * slices + s */
+    atomic_int failed;           /* a worker found no memory for its buckets */
 } MSM_FN(pip_ctx);
 
-static void MSM_FN(pip_task)(const MSM_FN(pip_ctx) *ctx, size_t task, unsigned worker)
+static void MSM_FN(pip_task)(MSM_FN(pip_ctx) *ctx, size_t task, unsigned worker)
 {
     unsigned c = ctx->plan.c, w = (unsigned)(task / ctx->plan.slices), s = (unsigned)(task % ctx->plan.slices);
     size_t nb = (size_t)1 << (c - 1), m = ctx->sc->m;
     size_t lo = m / ctx->plan.slices * s + (m % ctx->plan.slices) * s / ctx->plan.slices;
     size_t hi = m / ctx->plan.slices * (s + 1) + (m % ctx->plan.slices) * (s + 1) / ctx->plan.slices;
-    MSM_FN(xyzz_t) *bucket = ctx->buckets + nb * worker;
+    if (ctx->buckets[worker] == NULL) ctx->buckets[worker] = malloc(nb * sizeof(MSM_FN(xyzz_t)));
+    MSM_FN(xyzz_t) *bucket = ctx->buckets[worker];
+    if (bucket == NULL) {
+        atomic_store(&ctx->failed, 1);
+        return;
+    }
     for (size_t b = 0; b < nb; b++) MSM_G(xyzz_set_inf)(&bucket[b]);
 
     const uint64_t(*k)[FR_LIMBS] = (const uint64_t(*)[FR_LIMBS])ctx->sc->k;
@@ -127,16 +135,18 @@ static int MSM_FN(pippenger)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(aff
                              unsigned c)
 {
     unsigned nthreads = msm_threads(pool);
-    MSM_FN(pip_ctx) ctx = {bases, sc, msm_plan(sc->nother, nthreads, c), NULL, NULL};
-    size_t ntasks = (size_t)ctx.plan.nwin * ctx.plan.slices, nb = (size_t)1 << (ctx.plan.c - 1);
-    ctx.buckets = malloc(nb * nthreads * sizeof(MSM_FN(xyzz_t)));
+    MSM_FN(pip_ctx) ctx = {bases, sc, msm_plan(sc->nother, nthreads, c), NULL, NULL, 0};
+    size_t ntasks = (size_t)ctx.plan.nwin * ctx.plan.slices;
+    ctx.buckets = calloc(nthreads, sizeof *ctx.buckets);
     ctx.window_sums = malloc(ntasks * sizeof(MSM_FN(xyzz_t)));
-    if (ctx.buckets == NULL || ctx.window_sums == NULL) {
-        free(ctx.buckets);
+    if (ctx.buckets != NULL && ctx.window_sums != NULL) pool_parallel_for(pool, ntasks, 1, MSM_FN(pip_body), &ctx);
+    int ok = ctx.buckets != NULL && ctx.window_sums != NULL && !atomic_load(&ctx.failed);
+    for (unsigned t = 0; ctx.buckets != NULL && t < nthreads; t++) free(ctx.buckets[t]);
+    free(ctx.buckets);
+    if (!ok) {
         free(ctx.window_sums);
         return -1;
     }
-    pool_parallel_for(pool, ntasks, 1, MSM_FN(pip_body), &ctx);
 
     /* Horner over the windows, top first: acc = acc * 2^c + window sum. */
     MSM_G(xyzz_set_inf)(acc);
@@ -145,7 +155,6 @@ static int MSM_FN(pippenger)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(aff
         for (unsigned s = 0; s < ctx.plan.slices; s++)
             MSM_G(xyzz_add)(acc, acc, &ctx.window_sums[(size_t)w * ctx.plan.slices + s]);
     }
-    free(ctx.buckets);
     free(ctx.window_sums);
     return 0;
 }
