@@ -22,7 +22,7 @@
  *    no division: Z(x) = x^m - 1 is the constant -2 on that coset and the
  *    zkey's H points (odd-index Lagrange points of the 2m domain from the
  *    ptau) absorb it. The MSM uses all m values, in index order i = 0 .. m-1. */
-#include <stdlib.h>
+#include <string.h>
 
 #include "poly/poly.h"
 
@@ -48,14 +48,6 @@ static void pointwise(pool_t *pool, size_t m, fr_t *out, const fr_t *a, const fr
     pool_parallel_for(pool, m, 4096, pointwise_range, &job);
 }
 
-/* Values on the domain (natural order) -> values on the coset shift*<psi> (natural order). */
-static void to_coset(pool_t *pool, const domain_t *d, poly_roots roots, const fr_t *shift, fr_t *v)
-{
-    ntt_ct(pool, d->log_m, roots, 1, v);                      /* m * coefficients, bit-reversed */
-    poly_scale_powers(pool, d->log_m, v, &d->m_inv, shift, 1); /* coefficient i times shift^i / m */
-    ntt_gs(pool, d->log_m, roots, 0, v);                      /* values at shift * psi^i, natural order */
-}
-
 cuzk_status poly_compute_h(pool_t *pool, const domain_t *d, h_form form, fr_t *a, fr_t *b, fr_t *c, size_t n,
                            cuzk_error *err)
 {
@@ -66,37 +58,33 @@ cuzk_status poly_compute_h(pool_t *pool, const domain_t *d, h_form form, fr_t *a
     if (form != H_FORM_BELLPERSON && form != H_FORM_SNARKJS)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "poly_compute_h: unknown form %d", (int)form);
     size_t m = d->m;
-    for (size_t i = n; i < m; i++) {
-        fr_set_zero(&a[i]);
-        fr_set_zero(&b[i]);
-        fr_set_zero(&c[i]);
-    }
+    /* Zero is all-zero limbs in Montgomery form too. */
+    memset(a + n, 0, (m - n) * sizeof(fr_t));
+    memset(b + n, 0, (m - n) * sizeof(fr_t));
+    memset(c + n, 0, (m - n) * sizeof(fr_t));
 
     if (form == H_FORM_SNARKJS) {
         fr_t inc;
         poly_snarkjs_root_of_unity(&inc, d->log_m + 1);
         pointwise(pool, m, c, a, b, NULL); /* buildABC1: c = a*b */
-        to_coset(pool, d, POLY_ROOTS_SNARKJS, &inc, a);
-        to_coset(pool, d, POLY_ROOTS_SNARKJS, &inc, b);
-        to_coset(pool, d, POLY_ROOTS_SNARKJS, &inc, c);
+        ntt_to_coset(pool, d->log_m, POLY_ROOTS_SNARKJS, &inc, a);
+        ntt_to_coset(pool, d->log_m, POLY_ROOTS_SNARKJS, &inc, b);
+        ntt_to_coset(pool, d->log_m, POLY_ROOTS_SNARKJS, &inc, c);
         pointwise(pool, m, a, a, b, c);
         return CUZK_OK;
     }
 
-    to_coset(pool, d, POLY_ROOTS_CUZK, &d->g, a);
-    to_coset(pool, d, POLY_ROOTS_CUZK, &d->g, b);
-    to_coset(pool, d, POLY_ROOTS_CUZK, &d->g, c);
+    ntt_to_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, a);
+    ntt_to_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, b);
+    ntt_to_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, c);
     pointwise(pool, m, a, a, b, c);
-    /* Back to coefficients, folding 1/m and 1/Z(g) = 1/(g^m - 1) into the g^-i scaling. */
-    fr_t z, one, scale;
+    /* Back to coefficients, with 1/Z(g) = 1/(g^m - 1) folded into the scaling. */
+    fr_t z, one;
     uint64_t e = m;
     fr_pow(&z, &d->g, &e, 1);
     fr_set_one(&one);
     fr_sub(&z, &z, &one);
     fr_inv(&z, &z);
-    fr_mul(&scale, &z, &d->m_inv);
-    ntt_ct(pool, d->log_m, POLY_ROOTS_CUZK, 1, a);
-    poly_scale_powers(pool, d->log_m, a, &scale, &d->g_inv, 1);
-    ntt_bitrev(pool, d->log_m, a, NULL);
+    ntt_from_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, &z, a);
     return CUZK_OK;
 }

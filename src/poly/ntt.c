@@ -130,121 +130,6 @@ static inline void bfly_gs(fr_t *x, fr_t *y, const fr_t *z)
     fr_mul(y, &t, z);
 }
 
-/* ---- levels inside one contiguous block ---- */
-
-typedef struct ntt_job {
-    fr_t *a;
-    const ntt_tw *tw;
-    int gs;          /* 0: ntt_ct, 1: ntt_gs */
-    size_t block;    /* block phase: elements per block */
-    unsigned k;      /* pass phase: levels in this pass */
-    size_t k0;       /* pass phase: segments at the first (coarsest) level of this pass */
-    size_t rstride;  /* pass phase: distance between tile rows */
-    size_t ntiles;   /* pass phase: column tiles per segment */
-} ntt_job;
-
-static void block_levels(void *ctxp, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    const ntt_job *job = ctxp;
-    const ntt_tw *tw = job->tw;
-    size_t B = job->block;
-    for (size_t b = begin; b < end; b++) {
-        fr_t *x = job->a + b * B;
-        for (size_t step = 0; (B >> 1 >> step) >= 1; step++) {
-            /* ct: segments shrink from B to 2; gs: they grow from 2 to B. */
-            size_t S = job->gs ? (size_t)2 << step : B >> step;
-            size_t h = S / 2, nseg = B / S, s0 = b * nseg;
-            for (size_t q = 0; q < nseg; q++) {
-                fr_t z;
-                tw_get(&z, tw, s0 + q);
-                fr_t *u = x + q * S;
-                if (job->gs)
-                    for (size_t j = 0; j < h; j++) bfly_gs(&u[j], &u[j + h], &z);
-                else
-                    for (size_t j = 0; j < h; j++) bfly_ct(&u[j], &u[j + h], &z);
-            }
-        }
-    }
-}
-
-/* ---- passes of several coarse levels over gathered tiles ---- */
-
-static void pass_tiles(void *ctxp, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    const ntt_job *job = ctxp;
-    unsigned k = job->k;
-    size_t rows = (size_t)1 << k, R = job->rstride, S0 = rows * R;
-    fr_t buf[(1 << NTT_PASS) * NTT_TILE_W];
-    fr_t z[1 << NTT_PASS];
-    size_t last_seg = (size_t)-1;
-    for (size_t task = begin; task < end; task++) {
-        size_t seg = task / job->ntiles, col = (task % job->ntiles) * NTT_TILE_W;
-        fr_t *base = job->a + seg * S0 + col;
-        if (seg != last_seg) {
-            /* z[2^j + q]: level j of this pass, sub-segment q. */
-            for (unsigned j = 0; j < k; j++)
-                for (size_t q = 0; q < ((size_t)1 << j); q++)
-                    tw_get(&z[((size_t)1 << j) + q], job->tw, (seg << j) + q);
-            last_seg = seg;
-        }
-        for (size_t r = 0; r < rows; r++) memcpy(&buf[r * NTT_TILE_W], base + r * R, NTT_TILE_W * sizeof(fr_t));
-        for (unsigned step = 0; step < k; step++) {
-            unsigned j = job->gs ? k - 1 - step : step;
-            size_t hr = rows >> (j + 1); /* half a sub-segment, in rows */
-            for (size_t q = 0; q < ((size_t)1 << j); q++) {
-                const fr_t *zz = &z[((size_t)1 << j) + q];
-                for (size_t r = q * 2 * hr; r < q * 2 * hr + hr; r++) {
-                    fr_t *x = &buf[r * NTT_TILE_W], *y = &buf[(r + hr) * NTT_TILE_W];
-                    if (job->gs)
-                        for (size_t w = 0; w < NTT_TILE_W; w++) bfly_gs(&x[w], &y[w], zz);
-                    else
-                        for (size_t w = 0; w < NTT_TILE_W; w++) bfly_ct(&x[w], &y[w], zz);
-                }
-            }
-        }
-        for (size_t r = 0; r < rows; r++) memcpy(base + r * R, &buf[r * NTT_TILE_W], NTT_TILE_W * sizeof(fr_t));
-    }
-}
-
-/* Runs the coarse levels (segments larger than NTT_BLOCK) in passes, then the
- * block levels; gs runs the same levels in the opposite order. */
-static void ntt_run(pool_t *pool, const ntt_tw *tw, fr_t *a, int gs)
-{
-    size_t m = tw->m;
-    if (m < 2) return;
-    unsigned coarse = tw->log_m > NTT_LOG_BLOCK ? tw->log_m - NTT_LOG_BLOCK : 0;
-    unsigned npass = (coarse + NTT_PASS - 1) / NTT_PASS;
-    ntt_job job = {.a = a, .tw = tw, .gs = gs, .block = m < NTT_BLOCK ? m : NTT_BLOCK};
-    if (gs) pool_parallel_for(pool, m / job.block, 1, block_levels, &job);
-    for (unsigned p = 0; p < npass; p++) {
-        unsigned idx = gs ? npass - 1 - p : p;
-        /* Split the coarse levels as evenly as possible: pass idx covers [first, first + k). */
-        unsigned first = coarse * idx / npass, k = coarse * (idx + 1) / npass - first;
-        job.k = k;
-        job.k0 = (size_t)1 << first;
-        job.rstride = (m >> first) >> k;
-        job.ntiles = job.rstride / NTT_TILE_W;
-        pool_parallel_for(pool, job.k0 * job.ntiles, 1, pass_tiles, &job);
-    }
-    if (!gs) pool_parallel_for(pool, m / job.block, 1, block_levels, &job);
-}
-
-void ntt_ct(pool_t *pool, unsigned log_m, poly_roots chain, int inverse, fr_t *a)
-{
-    ntt_tw tw;
-    tw_init(&tw, log_m, chain, inverse);
-    ntt_run(pool, &tw, a, 0);
-}
-
-void ntt_gs(pool_t *pool, unsigned log_m, poly_roots chain, int inverse, fr_t *a)
-{
-    ntt_tw tw;
-    tw_init(&tw, log_m, chain, inverse);
-    ntt_run(pool, &tw, a, 1);
-}
-
 /* ---- permutation and scaling ---- */
 
 static inline size_t bit_reverse(size_t x, unsigned bits)
@@ -317,23 +202,201 @@ static void scale_range(void *ctxp, size_t begin, size_t end, unsigned worker)
     }
 }
 
-void poly_scale_powers(pool_t *pool, unsigned log_m, fr_t *a, const fr_t *c, const fr_t *s, int bitrev)
+static void scale_init(scale_job *job, unsigned log_m, fr_t *a, const fr_t *c, const fr_t *s, int bitrev)
 {
-    scale_job job = {.a = a, .log_m = log_m, .bitrev = bitrev, .c = *c, .s = *s};
-    job.log_l = log_m < SCALE_LOG_L ? log_m : SCALE_LOG_L;
-    size_t L = (size_t)1 << job.log_l;
+    job->a = a;
+    job->log_m = log_m;
+    job->bitrev = bitrev;
+    job->c = *c;
+    job->s = *s;
+    job->log_l = log_m < SCALE_LOG_L ? log_m : SCALE_LOG_L;
+    size_t L = (size_t)1 << job->log_l;
     /* p[k + i] = p[i] * step(k) for powers of two k: step(k) = s^k, or for bit-reversed order
      * u^(L/2k) with u = s^(m/L), since the new bit k of lo lands at bit L/2k of rev(lo). */
     fr_t u = *s;
-    for (unsigned i = job.log_l; i < log_m; i++) fr_sqr(&u, &u); /* s^(m/L) */
-    fr_set_one(&job.p[0]);
+    for (unsigned i = job->log_l; i < log_m; i++) fr_sqr(&u, &u);
+    fr_set_one(&job->p[0]);
     for (size_t k = 1; k < L; k <<= 1) {
         fr_t step;
         uint64_t e = bitrev ? L / (2 * k) : k;
         fr_pow(&step, bitrev ? &u : s, &e, 1);
-        for (size_t i = 0; i < k; i++) fr_mul(&job.p[k + i], &job.p[i], &step);
+        for (size_t i = 0; i < k; i++) fr_mul(&job->p[k + i], &job->p[i], &step);
     }
+}
+
+void poly_scale_powers(pool_t *pool, unsigned log_m, fr_t *a, const fr_t *c, const fr_t *s, int bitrev)
+{
+    scale_job job;
+    scale_init(&job, log_m, a, c, s, bitrev);
     pool_parallel_for(pool, ((size_t)1 << log_m) >> job.log_l, 4, scale_range, &job);
+}
+
+/* ---- levels inside one contiguous block ---- */
+
+typedef struct ntt_job {
+    fr_t *a;
+    const ntt_tw *ct, *gs; /* block phase: ct levels, then mid, then gs levels; either may be NULL */
+    const scale_job *mid;
+    size_t block;    /* block phase: elements per block */
+    const ntt_tw *tw; /* pass phase: the twiddles of this pass */
+    int pass_gs;      /* pass phase: 0 ct, 1 gs */
+    unsigned k;       /* pass phase: levels in this pass */
+    size_t k0;        /* pass phase: segments at the first (coarsest) level of this pass */
+    size_t rstride;   /* pass phase: distance between tile rows */
+    size_t ntiles;    /* pass phase: column tiles per segment */
+} ntt_job;
+
+static void levels_in_block(fr_t *x, size_t b, size_t B, const ntt_tw *tw, int gs)
+{
+    for (size_t step = 0; (B >> 1 >> step) >= 1; step++) {
+        /* ct: segments shrink from B to 2; gs: they grow from 2 to B. */
+        size_t S = gs ? (size_t)2 << step : B >> step;
+        size_t h = S / 2, nseg = B / S, s0 = b * nseg;
+        for (size_t q = 0; q < nseg; q++) {
+            fr_t z;
+            tw_get(&z, tw, s0 + q);
+            fr_t *u = x + q * S;
+            if (gs)
+                for (size_t j = 0; j < h; j++) bfly_gs(&u[j], &u[j + h], &z);
+            else
+                for (size_t j = 0; j < h; j++) bfly_ct(&u[j], &u[j + h], &z);
+        }
+    }
+}
+
+/* One block stays in cache through the fine ct levels, the scaling and the fine gs levels. */
+static void block_range(void *ctxp, size_t begin, size_t end, unsigned worker)
+{
+    const ntt_job *job = ctxp;
+    size_t B = job->block;
+    for (size_t b = begin; b < end; b++) {
+        fr_t *x = job->a + b * B;
+        if (job->ct) levels_in_block(x, b, B, job->ct, 0);
+        if (job->mid) {
+            size_t per = B >> job->mid->log_l;
+            scale_range((void *)job->mid, b * per, (b + 1) * per, worker);
+        }
+        if (job->gs) levels_in_block(x, b, B, job->gs, 1);
+    }
+}
+
+/* ---- passes of several coarse levels over gathered tiles ---- */
+
+static void pass_tiles(void *ctxp, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    const ntt_job *job = ctxp;
+    unsigned k = job->k;
+    size_t rows = (size_t)1 << k, R = job->rstride, S0 = rows * R;
+    fr_t buf[(1 << NTT_PASS) * NTT_TILE_W];
+    fr_t z[1 << NTT_PASS];
+    size_t last_seg = (size_t)-1;
+    for (size_t task = begin; task < end; task++) {
+        size_t seg = task / job->ntiles, col = (task % job->ntiles) * NTT_TILE_W;
+        fr_t *base = job->a + seg * S0 + col;
+        if (seg != last_seg) {
+            /* z[2^j + q]: level j of this pass, sub-segment q. */
+            for (unsigned j = 0; j < k; j++)
+                for (size_t q = 0; q < ((size_t)1 << j); q++)
+                    tw_get(&z[((size_t)1 << j) + q], job->tw, (seg << j) + q);
+            last_seg = seg;
+        }
+        for (size_t r = 0; r < rows; r++) memcpy(&buf[r * NTT_TILE_W], base + r * R, NTT_TILE_W * sizeof(fr_t));
+        for (unsigned step = 0; step < k; step++) {
+            unsigned j = job->pass_gs ? k - 1 - step : step;
+            size_t hr = rows >> (j + 1); /* half a sub-segment, in rows */
+            for (size_t q = 0; q < ((size_t)1 << j); q++) {
+                const fr_t *zz = &z[((size_t)1 << j) + q];
+                for (size_t r = q * 2 * hr; r < q * 2 * hr + hr; r++) {
+                    fr_t *x = &buf[r * NTT_TILE_W], *y = &buf[(r + hr) * NTT_TILE_W];
+                    if (job->pass_gs)
+                        for (size_t w = 0; w < NTT_TILE_W; w++) bfly_gs(&x[w], &y[w], zz);
+                    else
+                        for (size_t w = 0; w < NTT_TILE_W; w++) bfly_ct(&x[w], &y[w], zz);
+                }
+            }
+        }
+        for (size_t r = 0; r < rows; r++) memcpy(base + r * R, &buf[r * NTT_TILE_W], NTT_TILE_W * sizeof(fr_t));
+    }
+}
+
+static void coarse_passes(pool_t *pool, ntt_job *job, const ntt_tw *tw, int gs)
+{
+    unsigned coarse = tw->log_m > NTT_LOG_BLOCK ? tw->log_m - NTT_LOG_BLOCK : 0;
+    unsigned npass = (coarse + NTT_PASS - 1) / NTT_PASS;
+    job->tw = tw;
+    job->pass_gs = gs;
+    for (unsigned p = 0; p < npass; p++) {
+        unsigned idx = gs ? npass - 1 - p : p;
+        /* Split the coarse levels as evenly as possible: pass idx covers [first, first + k). */
+        unsigned first = coarse * idx / npass, k = coarse * (idx + 1) / npass - first;
+        job->k = k;
+        job->k0 = (size_t)1 << first;
+        job->rstride = (tw->m >> first) >> k;
+        job->ntiles = job->rstride / NTT_TILE_W;
+        pool_parallel_for(pool, job->k0 * job->ntiles, 1, pass_tiles, job);
+    }
+}
+
+/* ct (natural -> bit-reversed), then mid scaling in bit-reversed order, then gs
+ * (bit-reversed -> natural); any of the three may be NULL. The coarse levels
+ * (segments larger than NTT_BLOCK) run in tiled passes; the fine levels of
+ * both transforms and the scaling share one pass over each block. */
+static void ntt_run(pool_t *pool, unsigned log_m, fr_t *a, const ntt_tw *ct, const scale_job *mid, const ntt_tw *gs)
+{
+    size_t m = (size_t)1 << log_m;
+    ntt_job job = {.a = a, .ct = ct, .gs = gs, .mid = mid, .block = m < NTT_BLOCK ? m : NTT_BLOCK};
+    if (m < 2) {
+        if (mid) scale_range((void *)mid, 0, 1, 0);
+        return;
+    }
+    if (ct) coarse_passes(pool, &job, ct, 0);
+    pool_parallel_for(pool, m / job.block, 1, block_range, &job);
+    if (gs) coarse_passes(pool, &job, gs, 1);
+}
+
+void ntt_ct(pool_t *pool, unsigned log_m, poly_roots chain, int inverse, fr_t *a)
+{
+    ntt_tw tw;
+    tw_init(&tw, log_m, chain, inverse);
+    ntt_run(pool, log_m, a, &tw, NULL, NULL);
+}
+
+void ntt_gs(pool_t *pool, unsigned log_m, poly_roots chain, int inverse, fr_t *a)
+{
+    ntt_tw tw;
+    tw_init(&tw, log_m, chain, inverse);
+    ntt_run(pool, log_m, a, NULL, NULL, &tw);
+}
+
+void ntt_to_coset(pool_t *pool, unsigned log_m, poly_roots roots, const fr_t *shift, fr_t *v)
+{
+    /* m * coefficients (bit-reversed); coefficient i times shift^i / m; values at shift * psi^i. */
+    ntt_tw ct, gs;
+    scale_job mid;
+    fr_t m_inv;
+    fr_from_u64(&m_inv, (uint64_t)1 << log_m);
+    fr_inv(&m_inv, &m_inv);
+    tw_init(&ct, log_m, roots, 1);
+    tw_init(&gs, log_m, roots, 0);
+    scale_init(&mid, log_m, v, &m_inv, shift, 1);
+    ntt_run(pool, log_m, v, &ct, &mid, &gs);
+}
+
+void ntt_from_coset(pool_t *pool, unsigned log_m, poly_roots roots, const fr_t *shift, const fr_t *c, fr_t *v)
+{
+    /* m * coefficients of the shifted polynomial (bit-reversed); times c shift^-i / m; natural order. */
+    ntt_tw ct;
+    scale_job mid;
+    fr_t k, shift_inv;
+    fr_from_u64(&k, (uint64_t)1 << log_m);
+    fr_inv(&k, &k);
+    fr_mul(&k, &k, c);
+    fr_inv(&shift_inv, shift);
+    tw_init(&ct, log_m, roots, 1);
+    scale_init(&mid, log_m, v, &k, &shift_inv, 1);
+    ntt_run(pool, log_m, v, &ct, &mid, NULL);
+    ntt_bitrev(pool, log_m, v, NULL);
 }
 
 /* ---- domains and the public transforms ---- */
@@ -379,9 +442,7 @@ void ntt_coset_forward(pool_t *pool, const domain_t *d, const fr_t *shift, fr_t 
 
 void ntt_coset_inverse(pool_t *pool, const domain_t *d, const fr_t *shift, fr_t *a)
 {
-    fr_t shift_inv;
-    fr_inv(&shift_inv, shift);
-    ntt_ct(pool, d->log_m, POLY_ROOTS_CUZK, 1, a);
-    ntt_bitrev(pool, d->log_m, a, NULL);
-    poly_scale_powers(pool, d->log_m, a, &d->m_inv, &shift_inv, 0);
+    fr_t one;
+    fr_set_one(&one);
+    ntt_from_coset(pool, d->log_m, POLY_ROOTS_CUZK, shift, &one, a);
 }

@@ -24,7 +24,8 @@ typedef struct domain {
 /* Smallest power-of-two domain with at least n points. Fails if n > 2^POLY_MAX_LOG. */
 cuzk_status domain_for_size(domain_t *d, size_t n, cuzk_error *err);
 
-/* In place, length d->m. Forward: coefficients -> values at omega^i. */
+/* In place, length d->m, with the roots of fr_root_of_unity(d->log_m) (d->omega as domain_for_size sets it).
+ * Forward: coefficients -> values at omega^i. */
 void ntt_forward(pool_t *pool, const domain_t *d, fr_t *a);
 /* Values at omega^i -> coefficients (includes the 1/m factor). */
 void ntt_inverse(pool_t *pool, const domain_t *d, fr_t *a);
@@ -55,6 +56,13 @@ void ntt_bitrev(pool_t *pool, unsigned log_m, fr_t *a, const fr_t *scale);
 /* a[i] *= c * s^e(i) for i < 2^log_m, where e(i) = i, or rev(i) when bitrev != 0. */
 void poly_scale_powers(pool_t *pool, unsigned log_m, fr_t *a, const fr_t *c, const fr_t *s, int bitrev);
 
+/* The coset steps of poly_compute_h, each one transform with the scaling fused into its cache blocks.
+ * ntt_to_coset: values at psi^i -> values at shift * psi^i (natural order in and out).
+ * ntt_from_coset: values at shift * psi^i -> c times the coefficients (natural order in and out).
+ * Both use about 200 KiB of the caller's stack for twiddle and scaling tables. */
+void ntt_to_coset(pool_t *pool, unsigned log_m, poly_roots roots, const fr_t *shift, fr_t *v);
+void ntt_from_coset(pool_t *pool, unsigned log_m, poly_roots roots, const fr_t *shift, const fr_t *c, fr_t *v);
+
 /* The two forms of H that provers consume. */
 typedef enum h_form {
     H_FORM_BELLPERSON, /* coefficients of (a*b - c)/Z, first m-1 of them (bellperson .params) */
@@ -63,7 +71,11 @@ typedef enum h_form {
 
 /* a, b, c: per-constraint evaluations, length n <= d->m, each a buffer of d->m
  * elements (the tail beyond n is overwritten). On return, a holds the H scalars
- * of the requested form (m-1 or m of them); b and c are scratch. */
+ * of the requested form (m-1 or m of them); b and c are scratch.
+ * H_FORM_SNARKJS does exactly what snarkjs' groth16 prover does (details in h.c):
+ * it ignores c's input and uses c_i = a_i * b_i, and it works with snarkjs'
+ * roots of unity (POLY_ROOTS_SNARKJS), so only d->log_m matters; the values are
+ * at inc * w^i, i = 0 .. m-1, with w = snarkjs' m-th root and inc its 2m-th root. */
 cuzk_status poly_compute_h(pool_t *pool, const domain_t *d, h_form form, fr_t *a, fr_t *b, fr_t *c, size_t n,
                            cuzk_error *err);
 
