@@ -24,7 +24,9 @@
  * (synthetic_info_get reports exact figures for any k.)
  *
  * Memory: exactly sized arrays, no growth: 8 bytes per non-zero, 24 bytes per row, 32 bytes per variable
- * (about 13 GiB at k = 27 with the witness). Generation runs the units over the pool. */
+ * (about 13 GiB at k = 27 with the witness). Generation runs the units over the pool and costs about 90 ns of
+ * CPU per constraint (measured at k = 20 and 24 on one core, first touch of the memory included); witness-only
+ * about 25 ns. */
 #ifndef CUZK_CIRCUITS_SYNTHETIC_H
 #define CUZK_CIRCUITS_SYNTHETIC_H
 
