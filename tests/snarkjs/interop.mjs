@@ -8,8 +8,9 @@
 //   node interop.mjs fixtures <dir>
 //       setup with x = 3, a = 4, b = 5 in a temporary directory, then copies the five files the unit tests read
 //       (circuit.zkey, witness.wtns and the three JSON files) into <dir>: how tests/snarkjs/fixtures was made.
-//   node interop.mjs verify <verification_key.json> <public.json> <proof.json>
-//       Prints VALID and exits 0, or INVALID and exits 1 (2 on any error).
+//   node interop.mjs verify <verification_key.json> <public.json> <proof.json> [<public.json> <proof.json> ...]
+//       snarkjs groth16 verify for each (public, proof) pair: one line VALID or INVALID per pair, in order.
+//       Exits 0 when all are valid, 1 when one is not, 2 on any error.
 //
 // Everything is done through the snarkjs API in one process (loading the curve once keeps it fast).
 import { execFileSync } from "node:child_process";
@@ -59,13 +60,17 @@ async function fixtures(out) {
     }
 }
 
-async function verify(vkPath, publicPath, proofPath) {
+async function verify(vkPath, ...pairs) {
     const vk = JSON.parse(readFileSync(vkPath, "utf8"));
-    const pub = JSON.parse(readFileSync(publicPath, "utf8"));
-    const proof = JSON.parse(readFileSync(proofPath, "utf8"));
-    const ok = await snarkjs.groth16.verify(vk, pub, proof);
-    console.log(ok ? "VALID" : "INVALID");
-    return ok ? 0 : 1;
+    let rc = 0;
+    for (let i = 0; i < pairs.length; i += 2) {
+        const pub = JSON.parse(readFileSync(pairs[i], "utf8"));
+        const proof = JSON.parse(readFileSync(pairs[i + 1], "utf8"));
+        const ok = await snarkjs.groth16.verify(vk, pub, proof);
+        console.log(ok ? "VALID" : "INVALID");
+        if (!ok) rc = 1;
+    }
+    return rc;
 }
 
 const [cmd, ...args] = process.argv.slice(2);
@@ -73,9 +78,9 @@ try {
     let rc = 0;
     if (cmd === "setup" && args.length === 4) await setup(...args);
     else if (cmd === "fixtures" && args.length === 1) await fixtures(args[0]);
-    else if (cmd === "verify" && args.length === 3) rc = await verify(...args);
+    else if (cmd === "verify" && args.length >= 3 && args.length % 2 === 1) rc = await verify(...args);
     else {
-        console.error("usage: interop.mjs setup <dir> <x> <a> <b> | fixtures <dir> | verify <vk.json> <public.json> <proof.json>");
+        console.error("usage: interop.mjs setup <dir> <x> <a> <b> | fixtures <dir> | verify <vk.json> (<public.json> <proof.json>)...");
         rc = 2;
     }
     process.exit(rc);
