@@ -142,34 +142,65 @@ static inline size_t bit_reverse(size_t x, unsigned bits)
     return bits ? (size_t)(v >> (64 - bits)) : 0;
 }
 
+/* Index i = (hi, mid, lo) with hi and lo of BITREV_B bits maps to (rev lo, rev mid, rev hi):
+ * swapping whole tiles (all hi, lo for one mid and its reverse) reads and writes
+ * runs of 2^BITREV_B adjacent elements instead of single scattered ones. */
+#define BITREV_B 5
+
 typedef struct bitrev_job {
     fr_t *a;
     unsigned log_m;
     const fr_t *scale;
 } bitrev_job;
 
+static inline void swap_scale(fr_t *a, size_t i, size_t j, const fr_t *scale)
+{
+    /* Each element is scaled by exactly one call: i < j swaps and scales both, i == j scales one. */
+    if (i > j) return;
+    if (i < j) {
+        fr_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        if (scale) fr_mul(&a[j], &a[j], scale);
+    }
+    if (scale) fr_mul(&a[i], &a[i], scale);
+}
+
 static void bitrev_range(void *ctxp, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
     const bitrev_job *job = ctxp;
-    fr_t *a = job->a;
-    for (size_t i = begin; i < end; i++) {
-        size_t j = bit_reverse(i, job->log_m);
-        if (j < i) continue; /* the pair belongs to index j */
-        if (j > i) {
-            fr_t t = a[i];
-            a[i] = a[j];
-            a[j] = t;
-            if (job->scale) fr_mul(&a[j], &a[j], job->scale);
+    unsigned n = job->log_m;
+    if (n < 2 * BITREV_B) {
+        for (size_t i = begin; i < end; i++) swap_scale(job->a, i, bit_reverse(i, n), job->scale);
+        return;
+    }
+    unsigned nmid = n - 2 * BITREV_B;
+    size_t T = (size_t)1 << BITREV_B;
+    for (size_t mid = begin; mid < end; mid++) {
+        size_t mr = bit_reverse(mid, nmid);
+        if (mr < mid) continue; /* the pair of tiles belongs to mr */
+        for (size_t hi = 0; hi < T; hi++) {
+            size_t rhi = bit_reverse(hi, BITREV_B);
+            for (size_t lo = 0; lo < T; lo++) {
+                size_t i = hi << (n - BITREV_B) | mid << BITREV_B | lo;
+                size_t j = bit_reverse(lo, BITREV_B) << (n - BITREV_B) | mr << BITREV_B | rhi;
+                if (mid == mr)
+                    swap_scale(job->a, i, j, job->scale);
+                else
+                    swap_scale(job->a, i < j ? i : j, i < j ? j : i, job->scale);
+            }
         }
-        if (job->scale) fr_mul(&a[i], &a[i], job->scale);
     }
 }
 
 void ntt_bitrev(pool_t *pool, unsigned log_m, fr_t *a, const fr_t *scale)
 {
     bitrev_job job = {.a = a, .log_m = log_m, .scale = scale};
-    pool_parallel_for(pool, (size_t)1 << log_m, 4096, bitrev_range, &job);
+    if (log_m < 2 * BITREV_B)
+        pool_parallel_for(pool, (size_t)1 << log_m, 4096, bitrev_range, &job);
+    else
+        pool_parallel_for(pool, (size_t)1 << (log_m - 2 * BITREV_B), 4, bitrev_range, &job);
 }
 
 #define SCALE_LOG_L 10
