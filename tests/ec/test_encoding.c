@@ -236,7 +236,8 @@ static int g2_y_largest(const g2_affine_t *p) { return fp2_is_lexicographically_
         for (int i = 0; i < 8; i++) {                                                                          \
             G##_x_without_point(b, rng);                                                                       \
             b[0] |= (uint8_t)(0x80 | (i & 1 ? 0x20 : 0));                                                      \
-            EXPECT_REJECT(G##_from_compressed(&q, b, 0, &err_), CUZK_ERR_NO_SQUARE_ROOT, #G " compressed x without y"); \
+            EXPECT_REJECT(G##_from_compressed(&q, b, 0, &err_), CUZK_ERR_NO_SQUARE_ROOT,                       \
+                          #G " compressed x without y");                                                       \
         }                                                                                                      \
         /* On the curve, outside the subgroup: rejected only when asked. */                                    \
         for (int i = 0; i < 8; i++) {                                                                          \

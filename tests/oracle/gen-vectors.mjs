@@ -106,7 +106,8 @@ function main() {
     const NP = opts.pairingCount;
     const version = JSON.parse(readFileSync(new URL('./node_modules/@noble/curves/package.json', import.meta.url)))
         .version;
-    const lines = [`# cuzk BLS12-381 vectors: seed ${opts.seed} count ${N} pairing-count ${NP} @noble/curves ${version}`];
+    const header = `# cuzk BLS12-381 vectors: seed ${opts.seed} count ${N} pairing-count ${NP}`;
+    const lines = [`${header} @noble/curves ${version}`];
     const out = (...tok) => lines.push(tok.join(' '));
 
     const fpEdge = edgeValues(P);

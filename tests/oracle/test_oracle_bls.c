@@ -74,7 +74,10 @@ static void expect(op_stat_t *op, int ok, const char *what, const uint8_t *got, 
 }
 
 /* Exact-length hex. */
-static int parse_hex(uint8_t *out, size_t n, const char *tok) { return strlen(tok) == 2 * n ? hex_decode(out, n, tok) : -1; }
+static int parse_hex(uint8_t *out, size_t n, const char *tok)
+{
+    return strlen(tok) == 2 * n ? hex_decode(out, n, tok) : -1;
+}
 
 static int parse_fp(fp_t *r, const char *tok)
 {
