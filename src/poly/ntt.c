@@ -55,7 +55,8 @@ static void chain_root(fr_t *r, int chain, int inverse, unsigned log_n)
 
 /* lo[chain][inverse][s] = psi_{2^(T+1)}^brv_T(s) for s < 2^T: read-only after its one-time initialisation. */
 static fr_t ntt_lo_tables[2][2][NTT_LO];
-static pthread_once_t ntt_lo_once[2][2] = {{PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT}, {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT}};
+static pthread_once_t ntt_lo_once[2][2] = {{PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT},
+                                           {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT}};
 
 /* z[s] = psi^brv_c(s) for s < count = 2^c, psi a primitive 2^log_root-th root.
  * z[k + i] = z[i] * psi^brv_c(k) for i < k: the new top bit of s becomes bit
@@ -71,8 +72,11 @@ static void fill_brv_powers(fr_t *z, size_t count, int chain, int inverse, unsig
     }
 }
 
-#define DEFINE_LO_INIT(c, inv)                                                                                       \
-    static void ntt_lo_init_##c##_##inv(void) { fill_brv_powers(ntt_lo_tables[c][inv], NTT_LO, c, inv, NTT_LOG_LO + 1); }
+#define DEFINE_LO_INIT(c, inv)                                                                                         \
+    static void ntt_lo_init_##c##_##inv(void)                                                                          \
+    {                                                                                                                  \
+        fill_brv_powers(ntt_lo_tables[c][inv], NTT_LO, c, inv, NTT_LOG_LO + 1);                                        \
+    }
 DEFINE_LO_INIT(0, 0)
 DEFINE_LO_INIT(0, 1)
 DEFINE_LO_INIT(1, 0)
