@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
@@ -150,8 +153,9 @@ cuzk_status wtns_parse(wtns *out, const uint8_t *buf, size_t len, cuzk_error *er
     if ((st = snarkjs_binfile_section(&bf, 2, &v, &vsize, "wtns", err)) != CUZK_OK) return st;
     size_t voff = (size_t)(v - buf);
     if (vsize != (uint64_t)n * FR_BYTES)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "wtns: section 2 at offset %zu: %zu bytes for %u values (need %llu)",
-                              voff, vsize, n, (unsigned long long)n * FR_BYTES);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT,
+                              "wtns: section 2 at offset %zu: %zu bytes for %u values (need %llu)", voff, vsize, n,
+                              (unsigned long long)n * FR_BYTES);
     fr_t *vals = malloc((n ? n : 1) * sizeof *vals);
     if (!vals) return cuzk_error_set(err, CUZK_ERR_NOMEM, "wtns: %u values", n);
     for (uint32_t i = 0; i < n; i++) {

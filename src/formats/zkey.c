@@ -173,16 +173,18 @@ static cuzk_status read_groth_header(zkey_reader *rd, zkey *z)
     size_t off = (size_t)(p - rd->buf);
     uint64_t q[FP_LIMBS], r[FR_LIMBS];
     if (rd32(p) != FP_BYTES)
-        return cuzk_error_set(rd->err, CUZK_ERR_FORMAT, "zkey: groth16 header at offset %zu: n8q = %u, BLS12-381 needs %d",
-                              off, rd32(p), FP_BYTES);
+        return cuzk_error_set(rd->err, CUZK_ERR_FORMAT,
+                              "zkey: groth16 header at offset %zu: n8q = %u, BLS12-381 needs %d", off, rd32(p),
+                              FP_BYTES);
     rd_limbs(q, p + 4, FP_LIMBS);
     if (memcmp(q, FP_MODULUS, sizeof q) != 0)
         return cuzk_error_set(rd->err, CUZK_ERR_FORMAT, "zkey: groth16 header at offset %zu: q is not BLS12-381's p",
                               off + 4);
     p += 4 + FP_BYTES;
     if (rd32(p) != FR_BYTES)
-        return cuzk_error_set(rd->err, CUZK_ERR_FORMAT, "zkey: groth16 header at offset %zu: n8r = %u, BLS12-381 needs %d",
-                              off + 4 + FP_BYTES, rd32(p), FR_BYTES);
+        return cuzk_error_set(rd->err, CUZK_ERR_FORMAT,
+                              "zkey: groth16 header at offset %zu: n8r = %u, BLS12-381 needs %d", off + 4 + FP_BYTES,
+                              rd32(p), FR_BYTES);
     rd_limbs(r, p + 4, FR_LIMBS);
     if (memcmp(r, FR_MODULUS, sizeof r) != 0)
         return cuzk_error_set(rd->err, CUZK_ERR_FORMAT, "zkey: groth16 header at offset %zu: r is not BLS12-381's r",
@@ -193,8 +195,9 @@ static cuzk_status read_groth_header(zkey_reader *rd, zkey *z)
     z->domain_size = rd32(p + 8);
     size_t coff = (size_t)(p - rd->buf);
     if (z->n_public >= z->n_vars)
-        return cuzk_error_set(rd->err, CUZK_ERR_FORMAT, "zkey: groth16 header at offset %zu: nPublic %u needs more than %u variables",
-                              coff + 4, z->n_public, z->n_vars);
+        return cuzk_error_set(rd->err, CUZK_ERR_FORMAT,
+                              "zkey: groth16 header at offset %zu: nPublic %u needs more than %u variables", coff + 4,
+                              z->n_public, z->n_vars);
     uint32_t m = z->domain_size;
     if (m == 0 || (m & (m - 1)) != 0 || m > ((uint32_t)1 << POLY_MAX_LOG))
         return cuzk_error_set(rd->err, CUZK_ERR_FORMAT,

@@ -16,6 +16,7 @@
 #include "formats/wtns.h"
 #include "formats/zkey.h"
 #include "testutil.h"
+#include "util/pool.h"
 
 static char fixture_dir[1024];
 
@@ -142,6 +143,16 @@ static void test_fixture(rng_t *rng)
         CHECK(zkey_prove(NULL, &z, w.values, w.n, &r, &s, &p2, &err) == CUZK_OK);
         CHECK(snarkjs_verify(&jvk, &p2, pub, npub, &err) == CUZK_ERR_INVALID_PROOF);
         w.values[5].l[0] ^= 1;
+        /* The same through a thread pool (parallel point decoding, NTTs and MSMs). */
+        pool_t *pool;
+        if (pool_create(&pool, 3, &err) == CUZK_OK) {
+            zkey zp;
+            CHECK(zkey_read(pool, &zp, fixture("circuit.zkey"), 0, &err) == CUZK_OK);
+            CHECK(zkey_prove(pool, &zp, w.values, w.n, &r, &s, &p2, &err) == CUZK_OK);
+            CHECK(g1_affine_eq(&p2.a, &proof.a) && g2_affine_eq(&p2.b, &proof.b) && g1_affine_eq(&p2.c, &proof.c));
+            zkey_free(&zp);
+            pool_destroy(pool);
+        }
         /* Argument checks. */
         CHECK(zkey_prove(NULL, &z, w.values, w.n - 1, &r, &s, &p2, &err) == CUZK_ERR_INVALID_ARG);
         fr_t w0 = w.values[0];
