@@ -1,0 +1,270 @@
+/* Device discovery, contexts, resident buffers, error mapping, and the
+ * arithmetic test hooks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "g1.cuh"
+#include "gpu_impl.cuh"
+
+cuzk_status gpu_fail(cuzk_error *err, cudaError_t e, const char *what, const char *file, int line)
+{
+    (void)cudaGetLastError();
+    cuzk_status code = e == cudaErrorMemoryAllocation ? CUZK_ERR_NOMEM : CUZK_ERR_GPU;
+    return cuzk_error_set(err, code, "gpu: %s failed at %s:%d: %s (%s)", what, file, line, cudaGetErrorString(e),
+                          cudaGetErrorName(e));
+}
+
+extern "C" int gpu_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+extern "C" cuzk_status gpu_device_get_info(int device, gpu_device_info *info, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    cudaDeviceProp prop;
+    size_t free_b = 0, total_b = 0;
+    if (info == NULL || device < 0 || device >= gpu_device_count())
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu: no device %d (found %d)", device, gpu_device_count());
+    GPU_TRY(cudaGetDeviceProperties(&prop, device));
+    GPU_TRY(cudaSetDevice(device));
+    GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
+    memset(info, 0, sizeof *info);
+    snprintf(info->name, sizeof info->name, "%s", prop.name);
+    info->sm_count = prop.multiProcessorCount;
+    info->cc_major = prop.major;
+    info->cc_minor = prop.minor;
+    info->total_mem = total_b;
+    info->free_mem = free_b;
+    info->l2_bytes = (size_t)prop.l2CacheSize;
+done:
+    return st;
+}
+
+cuzk_status gpu_ctx_enter(gpu_ctx *ctx, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    if (ctx == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu: NULL context");
+    GPU_TRY(cudaSetDevice(ctx->device));
+done:
+    return st;
+}
+
+extern "C" cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    gpu_ctx *ctx = NULL;
+    cudaMemPool_t pool;
+    uint64_t keep = UINT64_MAX;
+    int count = gpu_device_count();
+    if (out == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ctx_create: NULL out");
+    *out = NULL;
+    if (device < 0 || device >= count)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ctx_create: no device %d (found %d)", device, count);
+    ctx = (gpu_ctx *)calloc(1, sizeof *ctx);
+    if (ctx == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_ctx_create: out of host memory");
+    ctx->device = device;
+    GPU_TRY(cudaSetDevice(device));
+    GPU_TRY(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device));
+    GPU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    GPU_TRY(cudaEventCreate(&ctx->ev_start));
+    GPU_TRY(cudaEventCreate(&ctx->ev_stop));
+    /* Keep freed pool memory cached: later calls then allocate without touching the driver. */
+    GPU_TRY(cudaDeviceGetDefaultMemPool(&pool, device));
+    GPU_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    *out = ctx;
+    return CUZK_OK;
+done:
+    gpu_ctx_destroy(ctx);
+    return st;
+}
+
+extern "C" void gpu_ctx_destroy(gpu_ctx *ctx)
+{
+    if (ctx == NULL) return;
+    if (cudaSetDevice(ctx->device) == cudaSuccess) {
+        if (ctx->stream) cudaStreamSynchronize(ctx->stream);
+        if (ctx->ev_start) cudaEventDestroy(ctx->ev_start);
+        if (ctx->ev_stop) cudaEventDestroy(ctx->ev_stop);
+        if (ctx->stream) cudaStreamDestroy(ctx->stream);
+    }
+    (void)cudaGetLastError();
+    free(ctx);
+}
+
+extern "C" double gpu_ctx_last_ms(const gpu_ctx *ctx)
+{
+    return ctx ? ctx->last_ms : 0.0;
+}
+
+int gpu_is_device_ptr(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void **dev, void **owned, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    void *d = NULL;
+    *owned = NULL;
+    if (bytes == 0 || gpu_is_device_ptr(p)) {
+        *dev = p;
+        return CUZK_OK;
+    }
+    GPU_TRY(cudaMallocAsync(&d, bytes, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(d, p, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    *dev = d;
+    *owned = d;
+    return CUZK_OK;
+done:
+    if (d) cudaFreeAsync(d, ctx->stream);
+    return st;
+}
+
+extern "C" cuzk_status gpu_buf_upload(gpu_ctx *ctx, gpu_buf **out, const void *host, size_t bytes, cuzk_error *err)
+{
+    cuzk_status st = gpu_ctx_enter(ctx, err);
+    gpu_buf *b = NULL;
+    if (st != CUZK_OK) return st;
+    if (out == NULL || (host == NULL && bytes > 0))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_buf_upload: NULL argument");
+    *out = NULL;
+    b = (gpu_buf *)calloc(1, sizeof *b);
+    if (b == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_buf_upload: out of host memory");
+    b->ctx = ctx;
+    b->bytes = bytes;
+    /* A long-lived buffer: plain allocation, outside the pool the per-call temporaries cycle through. */
+    GPU_TRY(cudaMalloc(&b->ptr, bytes ? bytes : 1));
+    if (bytes) GPU_TRY(cudaMemcpyAsync(b->ptr, host, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+    *out = b;
+    return CUZK_OK;
+done:
+    if (st == CUZK_ERR_NOMEM) cuzk_error_prefix(err, "gpu_buf_upload of %zu bytes: ", bytes);
+    gpu_buf_free(b);
+    return st;
+}
+
+extern "C" void gpu_buf_free(gpu_buf *buf)
+{
+    if (buf == NULL) return;
+    if (buf->ptr && cudaSetDevice(buf->ctx->device) == cudaSuccess) {
+        cudaStreamSynchronize(buf->ctx->stream);
+        cudaFree(buf->ptr);
+    }
+    (void)cudaGetLastError();
+    free(buf);
+}
+
+extern "C" const void *gpu_buf_ptr(const gpu_buf *buf)
+{
+    return buf ? buf->ptr : NULL;
+}
+
+extern "C" size_t gpu_buf_size(const gpu_buf *buf)
+{
+    return buf ? buf->bytes : 0;
+}
+
+/* ---- test hooks ---- */
+
+template <class C> __global__ void debug_mul_kernel(mont_t<C> *out, const mont_t<C> *a, const mont_t<C> *b, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    mont_t<C> r;
+    mont_mul<C>(r, a[i], b[i]);
+    out[i] = r;
+}
+
+__global__ void debug_g1_add_kernel(g1_xyzz_d *out, const g1_aff_d *a, const g1_aff_d *b, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    /* Odd i through the full XYZZ addition, even i through the mixed one, so one call checks both. */
+    g1_xyzz_d r, t;
+    g1_xyzz_from_aff(r, a[i]);
+    if (i & 1) {
+        g1_xyzz_from_aff(t, b[i]);
+        g1_xyzz_add(r, t);
+    } else {
+        g1_xyzz_madd(r, b[i], false);
+    }
+    out[i] = r;
+}
+
+/* Runs one elementwise kernel over host arrays: in0, in1 (elem_in bytes each) -> out (elem_out bytes). */
+template <class Launch>
+static cuzk_status debug_run(gpu_ctx *ctx, void *out, size_t elem_out, const void *in0, const void *in1,
+                             size_t elem_in, size_t n, Launch launch, cuzk_error *err)
+{
+    cuzk_status st = gpu_ctx_enter(ctx, err);
+    void *d_out = NULL, *d_a = NULL, *d_b = NULL;
+    if (st != CUZK_OK) return st;
+    if (n == 0) return CUZK_OK;
+    GPU_TRY(cudaMallocAsync(&d_out, n * elem_out, ctx->stream));
+    GPU_TRY(cudaMallocAsync(&d_a, n * elem_in, ctx->stream));
+    GPU_TRY(cudaMallocAsync(&d_b, n * elem_in, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(d_a, in0, n * elem_in, cudaMemcpyHostToDevice, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(d_b, in1, n * elem_in, cudaMemcpyHostToDevice, ctx->stream));
+    launch(d_out, d_a, d_b, (unsigned)((n + 127) / 128), ctx->stream);
+    GPU_LAUNCHED("debug kernel");
+    GPU_TRY(cudaMemcpyAsync(out, d_out, n * elem_out, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+done:
+    if (d_out) cudaFreeAsync(d_out, ctx->stream);
+    if (d_a) cudaFreeAsync(d_a, ctx->stream);
+    if (d_b) cudaFreeAsync(d_b, ctx->stream);
+    return st;
+}
+
+extern "C" cuzk_status gpu_debug_fp_mul(gpu_ctx *ctx, fp_t *out, const fp_t *a, const fp_t *b, size_t n,
+                                        cuzk_error *err)
+{
+    return debug_run(
+        ctx, out, sizeof *out, a, b, sizeof *a, n,
+        [n](void *o, void *x, void *y, unsigned blocks, cudaStream_t s) {
+            debug_mul_kernel<fp_cfg><<<blocks, 128, 0, s>>>((fp_d *)o, (const fp_d *)x, (const fp_d *)y, n);
+        },
+        err);
+}
+
+extern "C" cuzk_status gpu_debug_fr_mul(gpu_ctx *ctx, fr_t *out, const fr_t *a, const fr_t *b, size_t n,
+                                        cuzk_error *err)
+{
+    return debug_run(
+        ctx, out, sizeof *out, a, b, sizeof *a, n,
+        [n](void *o, void *x, void *y, unsigned blocks, cudaStream_t s) {
+            debug_mul_kernel<fr_cfg><<<blocks, 128, 0, s>>>((fr_d *)o, (const fr_d *)x, (const fr_d *)y, n);
+        },
+        err);
+}
+
+extern "C" cuzk_status gpu_debug_g1_add(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *a, const g1_affine_t *b,
+                                        size_t n, cuzk_error *err)
+{
+    cuzk_status st;
+    g1_xyzz_t *tmp = (g1_xyzz_t *)malloc(n ? n * sizeof *tmp : 1);
+    if (tmp == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_debug_g1_add: out of host memory");
+    st = debug_run(
+        ctx, tmp, sizeof *tmp, a, b, sizeof *a, n,
+        [n](void *o, void *x, void *y, unsigned blocks, cudaStream_t s) {
+            debug_g1_add_kernel<<<blocks, 128, 0, s>>>((g1_xyzz_d *)o, (const g1_aff_d *)x, (const g1_aff_d *)y, n);
+        },
+        err);
+    if (st == CUZK_OK)
+        for (size_t i = 0; i < n; i++) g1_xyzz_to_jac(&out[i], &tmp[i]);
+    free(tmp);
+    return st;
+}

@@ -1,0 +1,89 @@
+/* The CUDA backend's C API: device discovery, a per-worker context (one
+ * device, one stream, the device's memory pool), device-resident buffers,
+ * G1 multi-scalar multiplication and batch addition.
+ *
+ * Plain C (callable from C11); only the .cu files of src/gpu include CUDA headers. When
+ * cuzk is built without a CUDA compiler every function reports
+ * CUZK_ERR_UNSUPPORTED ("built without CUDA") and gpu_device_count finds 0.
+ *
+ * Layouts: points and scalars are exactly the CPU structs of src/ec/g1.h and
+ * src/ff/fr.h (Montgomery form, 64-bit little-endian limbs), on the host or
+ * already on the device. Every pointer argument named "bases" or "scalars"
+ * may be host memory (pageable or pinned) or device memory of the context's
+ * device (a gpu_buf's gpu_buf_ptr, or memory another kernel wrote): the
+ * backend asks CUDA which it is and copies only host memory.
+ *
+ * Threads: a context is used by one thread at a time (one per GPU worker);
+ * several contexts may share a device and run concurrently. */
+#ifndef CUZK_GPU_GPU_H
+#define CUZK_GPU_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" { /* the cuzk headers below are plain C too */
+#endif
+
+#include "cuzk/status.h"
+#include "ec/g1.h"
+#include "ff/fr.h"
+
+typedef struct gpu_device_info {
+    char name[256];
+    int sm_count;
+    int cc_major, cc_minor;
+    size_t total_mem; /* bytes */
+    size_t free_mem;  /* bytes, at the time of the call */
+    size_t l2_bytes;
+} gpu_device_info;
+
+/* Number of usable CUDA devices; 0 when there are none, no driver, or no CUDA build (never an error). */
+int gpu_device_count(void);
+cuzk_status gpu_device_get_info(int device, gpu_device_info *info, cuzk_error *err);
+
+typedef struct gpu_ctx gpu_ctx;
+
+/* A context on one device: its own stream and events, allocations from the device's default memory pool
+ * (kept cached between calls, so the hot path never calls cudaMalloc/cudaFree). */
+cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err);
+void gpu_ctx_destroy(gpu_ctx *ctx);
+/* Device time in milliseconds of the last successful gpu_msm_g1 / gpu_batch_add_g1 on ctx, measured with
+ * CUDA events from the first upload to the result being ready (host copies of inputs included). */
+double gpu_ctx_last_ms(const gpu_ctx *ctx);
+
+/* A device buffer, e.g. bases kept resident across many MSMs (upload once, prove many partitions). */
+typedef struct gpu_buf gpu_buf;
+cuzk_status gpu_buf_upload(gpu_ctx *ctx, gpu_buf **out, const void *host, size_t bytes, cuzk_error *err);
+/* Frees the buffer (after the context's queued work that uses it). NULL is allowed. */
+void gpu_buf_free(gpu_buf *buf);
+/* The device address, to pass as "bases" or "scalars". */
+const void *gpu_buf_ptr(const gpu_buf *buf);
+size_t gpu_buf_size(const gpu_buf *buf);
+
+/* out = sum_{i<n} scalars[i] * bases[i] (Pippenger on the device). n may be 0 (result infinity); n < 2^31.
+ * Infinity among the bases is allowed. Returns CUZK_ERR_NOMEM when device memory runs out, CUZK_ERR_GPU
+ * for any other CUDA failure, each with a message. */
+cuzk_status gpu_msm_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars, size_t n,
+                       cuzk_error *err);
+/* gpu_msm_g1 with the window size forced to c bits (2..24; 0 chooses from n and the SM count). */
+cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
+                              size_t n, unsigned c, cuzk_error *err);
+/* Window size gpu_msm_g1 uses for n points on ctx's device. */
+unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n);
+
+/* out = sum of bases[i] over i < n with bit i of mask set (bit i = word i/64, bit i%64; mask on the host). */
+cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask, size_t n,
+                             cuzk_error *err);
+
+/* Test hooks for the device arithmetic (host arrays of n elements): out[i] = a[i] * b[i] in Fp or Fr, and
+ * out[i] = a[i] + b[i] as G1 points (affine inputs, XYZZ device addition incl. doubling and infinity). */
+cuzk_status gpu_debug_fp_mul(gpu_ctx *ctx, fp_t *out, const fp_t *a, const fp_t *b, size_t n, cuzk_error *err);
+cuzk_status gpu_debug_fr_mul(gpu_ctx *ctx, fr_t *out, const fr_t *a, const fr_t *b, size_t n, cuzk_error *err);
+cuzk_status gpu_debug_g1_add(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *a, const g1_affine_t *b, size_t n,
+                             cuzk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,50 @@
+/* Internals shared by the backend's .cu files: the context, CUDA error
+ * mapping, stream-ordered allocation helpers. */
+#ifndef CUZK_GPU_IMPL_CUH
+#define CUZK_GPU_IMPL_CUH
+
+#include <cuda_runtime.h>
+
+#include "gpu/gpu.h"
+
+struct gpu_ctx {
+    int device;
+    int sm_count;
+    cudaStream_t stream;
+    cudaEvent_t ev_start, ev_stop;
+    double last_ms;
+};
+
+struct gpu_buf {
+    gpu_ctx *ctx;
+    void *ptr;
+    size_t bytes;
+};
+
+/* Maps a CUDA error to a status with a message naming the call site; out-of-memory becomes CUZK_ERR_NOMEM.
+ * The sticky error state is cleared where CUDA allows (cudaGetLastError). */
+cuzk_status gpu_fail(cuzk_error *err, cudaError_t e, const char *what, const char *file, int line);
+
+#define GPU_TRY(call)                                                          \
+    do {                                                                       \
+        cudaError_t gpu_e_ = (call);                                           \
+        if (gpu_e_ != cudaSuccess) {                                           \
+            st = gpu_fail(err, gpu_e_, #call, __FILE__, __LINE__);             \
+            goto done;                                                         \
+        }                                                                      \
+    } while (0)
+
+/* After a kernel launch: launch configuration errors. */
+#define GPU_LAUNCHED(name) GPU_TRY(cudaGetLastError())
+
+/* Makes the context's device current for this thread. */
+cuzk_status gpu_ctx_enter(gpu_ctx *ctx, cuzk_error *err);
+
+/* Where a pointer lives: 1 device memory usable by ctx, 0 host memory. */
+int gpu_is_device_ptr(const void *p);
+
+/* Device copy of a host-or-device array: *dev points at the data on the device; *owned is what the caller must
+ * cudaFreeAsync (NULL when p was already device memory). */
+cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void **dev, void **owned, cuzk_error *err);
+
+#endif

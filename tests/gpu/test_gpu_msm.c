@@ -1,0 +1,332 @@
+/* GPU backend: device field and curve arithmetic, G1 MSM and batch addition against the CPU (msm_g1,
+ * batch_add_g1, and naive sums of scalar multiplications), on fresh random data. Skips (77) without a GPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+#include "msm/msm.h"
+#include "testutil.h"
+
+static rng_t rng;
+static pool_t *pool;
+static gpu_ctx *ctx;
+
+/* Distinct bases without one scalar multiplication each: a walk with random steps. */
+static void make_bases(g1_affine_t *out, size_t n)
+{
+    g1_jac_t step[8], cur;
+    g1_jac_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    CHECK(tmp != NULL);
+    if (tmp == NULL) return;
+    for (int i = 0; i < 8; i++) g1_random(&step[i], &rng);
+    g1_random(&cur, &rng);
+    for (size_t i = 0; i < n; i++) {
+        g1_jac_add(&cur, &cur, &step[rng_next(&rng) % 8]);
+        tmp[i] = cur;
+    }
+    g1_batch_to_affine(out, tmp, n);
+    free(tmp);
+}
+
+static void naive(g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, size_t n)
+{
+    g1_jac_set_inf(r);
+    for (size_t i = 0; i < n; i++) {
+        g1_jac_t p;
+        g1_jac_from_affine(&p, &bases[i]);
+        g1_jac_mul_fr(&p, &p, &scalars[i]);
+        g1_jac_add(r, r, &p);
+    }
+}
+
+/* Compares the GPU MSM (window c, 0 = default) with want. */
+static void check_msm(const char *what, const g1_affine_t *bases, const fr_t *scalars, size_t n, unsigned c,
+                      const g1_jac_t *want)
+{
+    g1_jac_t got;
+    cuzk_error err = {0};
+    memset(&got, 0x5a, sizeof got); /* poison: a result that was never written cannot pass */
+    cuzk_status st = gpu_msm_g1_window(ctx, &got, bases, scalars, n, c, &err);
+    CHECK_MSG(st == CUZK_OK, "%s n=%zu c=%u: %s", what, n, c, err.msg);
+    if (st == CUZK_OK) CHECK_MSG(g1_jac_eq(&got, want), "%s: n=%zu c=%u: GPU MSM differs from the CPU", what, n, c);
+}
+
+static void test_field(void)
+{
+    enum { N = 1000 };
+    fp_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), *o = malloc(N * sizeof *o);
+    fr_t *ra = malloc(N * sizeof *ra), *rb = malloc(N * sizeof *rb), *ro = malloc(N * sizeof *ro);
+    cuzk_error err = {0};
+    CHECK(a && b && o && ra && rb && ro);
+    if (a && b && o && ra && rb && ro) {
+        for (int i = 0; i < N; i++) {
+            fp_random(&a[i], &rng);
+            fp_random(&b[i], &rng);
+            fr_random(&ra[i], &rng);
+            fr_random(&rb[i], &rng);
+        }
+        /* Edges: 0, 1, p-1 (and r-1) as operands. */
+        fp_set_zero(&a[0]);
+        fp_set_one(&a[1]);
+        fp_set_one(&a[2]);
+        fp_neg(&a[2], &a[2]);
+        fp_set_one(&b[3]);
+        fp_neg(&b[3], &b[3]);
+        a[3] = b[3];
+        fr_set_zero(&ra[0]);
+        fr_set_one(&ra[1]);
+        fr_set_one(&ra[2]);
+        fr_neg(&ra[2], &ra[2]);
+        rb[2] = ra[2];
+        CHECK_MSG(gpu_debug_fp_mul(ctx, o, a, b, N, &err) == CUZK_OK, "fp mul: %s", err.msg);
+        CHECK_MSG(gpu_debug_fr_mul(ctx, ro, ra, rb, N, &err) == CUZK_OK, "fr mul: %s", err.msg);
+        int bad_fp = 0, bad_fr = 0;
+        for (int i = 0; i < N; i++) {
+            fp_t w;
+            fr_t v;
+            fp_mul(&w, &a[i], &b[i]);
+            fr_mul(&v, &ra[i], &rb[i]);
+            bad_fp += !fp_eq(&w, &o[i]);
+            bad_fr += !fr_eq(&v, &ro[i]);
+        }
+        CHECK_MSG(bad_fp == 0, "%d of %d device Fp products differ", bad_fp, N);
+        CHECK_MSG(bad_fr == 0, "%d of %d device Fr products differ", bad_fr, N);
+    }
+    free(a);
+    free(b);
+    free(o);
+    free(ra);
+    free(rb);
+    free(ro);
+}
+
+static void test_point_add(void)
+{
+    enum { N = 64 };
+    g1_affine_t a[N], b[N];
+    g1_jac_t out[N];
+    cuzk_error err = {0};
+    make_bases(a, N);
+    make_bases(b, N);
+    /* Edges: doubling, P + (-P), infinity on either side, both infinity. */
+    for (int i = 0; i < 8; i++) {
+        b[i] = a[i]; /* i = 0..7: doubling (even: mixed, odd: full) */
+        g1_affine_neg(&b[8 + i], &a[8 + i]);
+    }
+    g1_affine_set_inf(&a[16]);
+    g1_affine_set_inf(&a[17]);
+    g1_affine_set_inf(&b[18]);
+    g1_affine_set_inf(&b[19]);
+    g1_affine_set_inf(&a[20]);
+    g1_affine_set_inf(&b[20]);
+    g1_affine_set_inf(&a[21]);
+    g1_affine_set_inf(&b[21]);
+    CHECK_MSG(gpu_debug_g1_add(ctx, out, a, b, N, &err) == CUZK_OK, "g1 add: %s", err.msg);
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        g1_jac_t pa, want;
+        g1_jac_from_affine(&pa, &a[i]);
+        g1_jac_add_affine(&want, &pa, &b[i]);
+        if (!g1_jac_eq(&want, &out[i])) {
+            if (bad < 5) fprintf(stderr, "device G1 addition wrong at case %d\n", i);
+            bad++;
+        }
+    }
+    CHECK_MSG(bad == 0, "%d of %d device G1 additions differ", bad, N);
+}
+
+static void test_msm_random(void)
+{
+    static const size_t sizes[] = {1, 2, 3, 31, 32, 33, 100, 1000, 4097, 20000, 65536 + 3};
+    size_t nmax = 65536 + 3;
+    g1_affine_t *bases = malloc(nmax * sizeof *bases);
+    fr_t *scalars = malloc(nmax * sizeof *scalars);
+    CHECK(bases && scalars);
+    if (bases && scalars) {
+        make_bases(bases, nmax);
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            size_t n = sizes[k];
+            g1_jac_t want;
+            for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
+            if (n <= 100)
+                naive(&want, bases, scalars, n);
+            else
+                msm_g1(pool, &want, bases, scalars, NULL, n);
+            check_msm("random", bases, scalars, n, 0, &want);
+        }
+        /* Every window width, including ones far from the default, on one input. */
+        size_t n = 777;
+        g1_jac_t want;
+        for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
+        msm_g1(pool, &want, bases, scalars, NULL, n);
+        static const unsigned widths[] = {2, 3, 5, 7, 8, 11, 13, 16, 17, 21};
+        for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++)
+            check_msm("window sweep", bases, scalars, n, widths[k], &want);
+
+        /* Bases kept on the device: same answer, and twice in a row. */
+        gpu_buf *buf = NULL;
+        cuzk_error err = {0};
+        n = 20000;
+        for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
+        msm_g1(pool, &want, bases, scalars, NULL, n);
+        CHECK_MSG(gpu_buf_upload(ctx, &buf, bases, n * sizeof *bases, &err) == CUZK_OK, "upload: %s", err.msg);
+        if (buf) {
+            check_msm("resident bases", (const g1_affine_t *)gpu_buf_ptr(buf), scalars, n, 0, &want);
+            check_msm("resident bases again", (const g1_affine_t *)gpu_buf_ptr(buf), scalars, n, 0, &want);
+        }
+        gpu_buf_free(buf);
+    }
+    free(bases);
+    free(scalars);
+}
+
+static void test_msm_edges(void)
+{
+    size_t n = 5000, big = 1 << 17;
+    g1_affine_t *bases = malloc(big * sizeof *bases);
+    fr_t *scalars = malloc(big * sizeof *scalars);
+    uint64_t *ones = malloc((big + 63) / 64 * 8);
+    g1_jac_t want, sum;
+    CHECK(bases && scalars && ones);
+    if (bases && scalars && ones) {
+        make_bases(bases, big);
+        memset(ones, 0xff, (big + 63) / 64 * 8);
+
+        for (size_t i = 0; i < n; i++) fr_set_zero(&scalars[i]);
+        g1_jac_set_inf(&want);
+        check_msm("all-zero scalars", bases, scalars, n, 0, &want);
+
+        batch_add_g1(pool, &sum, bases, ones, n);
+        for (size_t i = 0; i < n; i++) fr_set_one(&scalars[i]);
+        check_msm("all-one scalars", bases, scalars, n, 0, &sum);
+
+        for (size_t i = 0; i < n; i++) fr_neg(&scalars[i], &scalars[i]);
+        g1_jac_neg(&want, &sum);
+        check_msm("all r-1 scalars", bases, scalars, n, 0, &want);
+
+        /* One bucket of 2^17 entries: the segmented sum must take several levels. */
+        batch_add_g1(pool, &sum, bases, ones, big);
+        fr_t seven;
+        fr_from_u64(&seven, 7);
+        for (size_t i = 0; i < big; i++) scalars[i] = seven;
+        g1_jac_mul_fr(&want, &sum, &seven);
+        check_msm("one huge bucket", bases, scalars, big, 0, &want);
+        check_msm("one huge bucket, c=9", bases, scalars, big, 9, &want);
+
+        /* Mixed kinds of scalars: 0, 1, r-1, small, full width. */
+        for (size_t i = 0; i < n; i++) {
+            switch (rng_next(&rng) % 6) {
+            case 0: fr_set_zero(&scalars[i]); break;
+            case 1: fr_set_one(&scalars[i]); break;
+            case 2:
+                fr_set_one(&scalars[i]);
+                fr_neg(&scalars[i], &scalars[i]);
+                break;
+            case 3: fr_from_u64(&scalars[i], rng_next(&rng) % 1000); break;
+            default: fr_random(&scalars[i], &rng);
+            }
+        }
+        msm_g1(pool, &want, bases, scalars, NULL, n);
+        check_msm("mixed scalars", bases, scalars, n, 0, &want);
+
+        /* Repeated bases: one point everywhere, so equal points meet in buckets (doubling inside madd). */
+        g1_affine_t *rep = malloc(n * sizeof *rep);
+        CHECK(rep != NULL);
+        if (rep) {
+            fr_t total;
+            fr_set_zero(&total);
+            for (size_t i = 0; i < n; i++) {
+                rep[i] = bases[7];
+                fr_from_u64(&scalars[i], 1 + rng_next(&rng) % 50);
+                fr_add(&total, &total, &scalars[i]);
+            }
+            g1_jac_from_affine(&want, &bases[7]);
+            g1_jac_mul_fr(&want, &want, &total);
+            check_msm("repeated bases", rep, scalars, n, 0, &want);
+            for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
+            for (size_t i = 0; i < n; i++) rep[i] = bases[i % 3];
+            msm_g1(pool, &want, rep, scalars, NULL, n);
+            check_msm("three repeated bases", rep, scalars, n, 0, &want);
+            free(rep);
+        }
+
+        /* Infinity among the bases. */
+        for (size_t i = 0; i < n; i++) {
+            fr_random(&scalars[i], &rng);
+            if (i % 7 == 3) g1_affine_set_inf(&bases[i]);
+        }
+        msm_g1(pool, &want, bases, scalars, NULL, n);
+        check_msm("infinity among bases", bases, scalars, n, 0, &want);
+    }
+    free(bases);
+    free(scalars);
+    free(ones);
+}
+
+static void test_batch_add(void)
+{
+    static const size_t sizes[] = {1, 63, 64, 65, 1000, 100003};
+    size_t nmax = 100003;
+    g1_affine_t *bases = malloc(nmax * sizeof *bases);
+    uint64_t *mask = malloc((nmax + 63) / 64 * 8);
+    CHECK(bases && mask);
+    if (bases && mask) {
+        make_bases(bases, nmax);
+        g1_affine_set_inf(&bases[10]);
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            size_t n = sizes[k];
+            for (size_t w = 0; w < (nmax + 63) / 64; w++) mask[w] = rng_next(&rng);
+            if (k == 0) mask[0] = 1;
+            g1_jac_t want, got;
+            cuzk_error err = {0};
+            batch_add_g1(pool, &want, bases, mask, n);
+            memset(&got, 0x5a, sizeof got);
+            cuzk_status st = gpu_batch_add_g1(ctx, &got, bases, mask, n, &err);
+            CHECK_MSG(st == CUZK_OK, "batch add n=%zu: %s", n, err.msg);
+            if (st == CUZK_OK) CHECK_MSG(g1_jac_eq(&got, &want), "batch add n=%zu differs from the CPU", n);
+        }
+    }
+    free(bases);
+    free(mask);
+}
+
+static void test_errors(void)
+{
+    cuzk_error err = {0};
+    g1_jac_t out;
+    fr_t s;
+    fr_set_one(&s);
+    CHECK(gpu_msm_g1(ctx, &out, NULL, &s, 1, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(gpu_msm_g1_window(ctx, &out, &G1_GENERATOR, &s, 1, 30, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(gpu_msm_g1(ctx, &out, NULL, NULL, 0, &err) == CUZK_OK && g1_jac_is_inf(&out));
+    gpu_ctx *none = NULL;
+    CHECK(gpu_ctx_create(&none, gpu_device_count(), &err) == CUZK_ERR_INVALID_ARG && none == NULL);
+}
+
+int main(void)
+{
+    int ndev = gpu_device_count();
+    if (ndev == 0) {
+        printf("SKIP test_gpu_msm: no CUDA device (or built without CUDA)\n");
+        return 77;
+    }
+    test_seed(&rng, "test_gpu_msm");
+    cuzk_error err = {0};
+    gpu_device_info info;
+    if (gpu_device_get_info(0, &info, &err) == CUZK_OK)
+        printf("device 0: %s, %d SMs, cc %d.%d, %.1f GiB\n", info.name, info.sm_count, info.cc_major, info.cc_minor,
+               (double)info.total_mem / (1u << 30));
+    if (pool_create(&pool, 2, &err) != CUZK_OK || gpu_ctx_create(&ctx, 0, &err) != CUZK_OK) {
+        fprintf(stderr, "set-up failed: %s\n", err.msg);
+        return 1;
+    }
+    test_field();
+    test_point_add();
+    test_msm_random();
+    test_msm_edges();
+    test_batch_add();
+    test_errors();
+    gpu_ctx_destroy(ctx);
+    pool_destroy(pool);
+    return test_finish("test_gpu_msm");
+}
