@@ -178,4 +178,20 @@ void groth16_proofs_write(uint8_t *out, const groth16_proof *proofs, size_t n);
 /* len must be exactly n * 192 (else CUZK_ERR_FORMAT); errors name the partition. */
 cuzk_status groth16_proofs_read(groth16_proof *proofs, size_t n, const uint8_t *in, size_t len, cuzk_error *err);
 
+/* ==== engine: prove_start from precomputed a, b, c (src/groth16/abc.c; appended by the engine engineer) ==== */
+#ifndef CUZK_GROTH16_ABC_DECLS
+#define CUZK_GROTH16_ABC_DECLS
+/* groth16_prove_start without the a/b/c evaluation, for pipelines whose synthesis stage already computed
+ * them: a, b, c hold num_constraints evaluations each in buffers of m elements (m the power-of-two domain
+ * of num_constraints); they are scratch and hold nothing useful on return, so the caller may free them as
+ * soon as this returns. inputs (inputs[0] == 1) and aux are borrowed by pending until prove_finish, as
+ * density is. Sizes of params are checked as groth16_prove_start checks them. timings->eval_abc_ms is
+ * left untouched. */
+cuzk_status groth16_prove_start_abc(pool_t *pool, const groth16_params *params, size_t num_constraints, fr_t *a,
+                                    fr_t *b, fr_t *c, const fr_t *inputs, size_t num_inputs, const fr_t *aux,
+                                    size_t num_aux, const r1cs_density *density, groth16_pending *pending,
+                                    groth16_timings *timings, cuzk_error *err);
+#endif
+/* ==== end of the engine block ==== */
+
 #endif

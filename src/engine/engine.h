@@ -1,0 +1,200 @@
+/* The proving engine: requests of N partitions, proved independently through a pipeline and reassembled in
+ * order.
+ *
+ *   submit ──► scheduler (priority, then age; lowest partition first)
+ *          ──► synthesis workers (partition_workers threads): witness, then a, b, c = A·w, B·w, C·w;
+ *              a worker starts a partition only when its working set (witness + a/b/c) fits the memory
+ *              budget, and holds its permit (the worker itself) until the hand-off succeeds
+ *          ──► bounded hand-off channel, capacity max(synthesis_lookahead, partition_workers)
+ *          ──► prover workers (gpu_workers per device): backend prove_start; a, b, c freed at once
+ *          ──► finish workers: backend prove_finish (B_G2, blinding, assembly), self-verification
+ *          ──► the job's proofs, in partition order
+ *
+ * The engine never knows which hardware runs a partition: a backend is the small table of functions below
+ * (the seam of DESIGN.md). engine_backend_cpu is the reference backend.
+ *
+ * Memory: every large buffer the engine holds is reserved in one engine_mem (mem.h) before it exists; the
+ * peak of the accounting never exceeds the budget. A partition that can never fit fails its job with
+ * CUZK_ERR_NOMEM instead of waiting forever.
+ *
+ * Failures are per job: a synthesis error, a backend error or an allocation failure in one partition fails
+ * that job (its other partitions are dropped and their memory released) and the engine keeps serving.
+ *
+ * Observability: one TIMELINE line per event (see engine_config.timeline) and Prometheus text metrics
+ * (engine_metrics_write).
+ *
+ * Threads: every function may be called from any thread, except that engine_destroy must not race with
+ * the others, and timeline/fault callbacks must not call back into the engine. */
+#ifndef CUZK_ENGINE_ENGINE_H
+#define CUZK_ENGINE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuzk/status.h"
+#include "engine/mem.h"
+#include "groth16/groth16.h"
+#include "r1cs/r1cs.h"
+#include "util/pool.h"
+
+/* ---- circuits ---- */
+
+/* Synthesis of one partition: fill *witness with a finalized system holding the values (witness-only mode
+ * is the intended one: no matrices) for partition `partition` of a request whose payload is `payload`.
+ * Called on a synthesis worker, concurrently for different partitions; must be thread-safe. On failure
+ * *witness must be left empty (r1cs_free-safe) and err filled. */
+typedef cuzk_status (*engine_synth_fn)(void *synth_ctx, const void *payload, unsigned partition, r1cs *witness,
+                                       cuzk_error *err);
+
+/* A circuit the engine can prove: parameters, the compiled shape (a/b/c are evaluated against it), the
+ * synthesis function and what engine_circuit_init derives from them. Must outlive every job using it. */
+typedef struct engine_circuit {
+    char name[64];
+    const groth16_params *params; /* borrowed */
+    const r1cs *shape;            /* borrowed: finalized, with matrices */
+    engine_synth_fn synthesize;
+    void *synth_ctx;
+    /* derived */
+    r1cs_density density;
+    groth16_pvk pvk;
+    size_t m;               /* FFT domain size */
+    uint64_t witness_bytes; /* accounted per partition from synthesis to prove_finish */
+    uint64_t abc_bytes;     /* accounted per partition from synthesis to the end of prove_start */
+} engine_circuit;
+
+cuzk_status engine_circuit_init(engine_circuit *c, const char *name, const groth16_params *params, const r1cs *shape,
+                                engine_synth_fn synthesize, void *synth_ctx, cuzk_error *err);
+void engine_circuit_free(engine_circuit *c);
+
+/* ---- the backend seam ---- */
+
+/* What prove_start receives. inputs/aux stay valid until prove_finish (or discard) returns; a, b, c (m
+ * elements each, num_constraints of them meaningful) are scratch the backend may overwrite and are freed by
+ * the engine as soon as prove_start returns. */
+typedef struct engine_partition {
+    uint64_t job_id;
+    unsigned index;
+    const engine_circuit *circuit;
+    const fr_t *inputs, *aux;
+    size_t num_inputs, num_aux, num_constraints;
+    fr_t *a, *b, *c;
+} engine_partition;
+
+typedef struct engine_backend engine_backend;
+struct engine_backend {
+    const char *name;
+    void *ctx;
+    /* Everything that needs the accelerator (H and the G1 MSMs); returns once a, b, c are no longer needed.
+     * device: an entry of engine_config.devices; worker: the prover worker's global index. On success
+     * *handle carries what prove_finish needs. */
+    cuzk_status (*prove_start)(engine_backend *be, int device, unsigned worker, const engine_partition *p,
+                               void **handle, cuzk_error *err);
+    /* The CPU remainder (B_G2, blinding with fresh r, s, assembly). Consumes handle, success or not. */
+    cuzk_status (*prove_finish)(engine_backend *be, void *handle, groth16_proof *proof, cuzk_error *err);
+    /* Drops a handle without finishing it (cancelled or failed job). */
+    void (*discard)(engine_backend *be, void *handle);
+    void (*destroy)(engine_backend *be);
+};
+
+/* The reference backend: groth16_prove_start_abc on start_pool, groth16_prove_finish on finish_pool (either
+ * may be NULL: the calling worker's thread). Pools are borrowed. */
+cuzk_status engine_backend_cpu_create(pool_t *start_pool, pool_t *finish_pool, engine_backend **out,
+                                      cuzk_error *err);
+/* Calls be->destroy; NULL is allowed. */
+void engine_backend_destroy(engine_backend *be);
+
+/* ---- configuration ---- */
+
+/* One TIMELINE line (with its newline) per event; see engine_config.timeline. */
+typedef void (*engine_timeline_fn)(void *ctx, const char *line);
+
+/* Test hook: return non-zero to make the operation fail as if out of memory. */
+typedef enum engine_fault_point { ENGINE_FAULT_ALLOC_ABC = 1 } engine_fault_point;
+typedef int (*engine_fault_fn)(void *ctx, engine_fault_point point, uint64_t job_id, unsigned partition);
+
+typedef struct engine_config {
+    engine_backend *backend;         /* borrowed; required */
+    const int *devices;              /* device ids; NULL: one device, id 0 */
+    size_t num_devices;
+    unsigned gpu_workers;            /* prover workers per device; 0: 2 */
+    unsigned partition_workers;      /* synthesis workers (and permits); 0: 2 */
+    unsigned synthesis_lookahead;    /* 0: 1; the hand-off holds max(this, partition_workers) partitions */
+    unsigned finish_workers;         /* 0: 1 */
+    uint64_t host_budget;            /* bytes of host + pinned memory; 0: unlimited */
+    pool_t *synth_pool;              /* for the a/b/c evaluation; NULL: the synthesis worker's thread */
+    int no_verify;                   /* skip self-verification (benchmarks only) */
+    /* Timeline: each event as one line
+     *   TIMELINE t_ms=<since engine start> ev=<EVENT> job=<id> part=<index or -1> worker=<id or -1> [k=v ...]
+     * EVENT: QUEUE (parts= prio=), SYNTH_START, SYNTH_END (synth_ms=), HANDOFF (wait_ms=), GPU_PICKUP,
+     * GPU_START (gpu=), GPU_END (gpu= gpu_ms=), FINISH_START, FINISH_END (finish_ms=), JOB_END (status=
+     * total_ms=), FAIL (the partition's failure, status=). Written to the FILE and/or passed to the callback. */
+    FILE *timeline;
+    engine_timeline_fn timeline_cb;
+    void *timeline_ctx;
+    engine_fault_fn fault;
+    void *fault_ctx;
+} engine_config;
+
+typedef struct engine engine;
+
+cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *err);
+/* Cancels every job, waits for the workers to stop and frees everything (including unclaimed results). */
+void engine_destroy(engine *e);
+
+/* ---- jobs ---- */
+
+typedef enum engine_priority {
+    ENGINE_PRIO_LOW = 1,
+    ENGINE_PRIO_NORMAL = 2,
+    ENGINE_PRIO_HIGH = 3,
+    ENGINE_PRIO_CRITICAL = 4
+} engine_priority;
+
+typedef struct engine_request {
+    const engine_circuit *circuit;
+    const void *payload; /* passed to circuit->synthesize; borrowed until engine_wait returns */
+    unsigned partitions; /* >= 1 */
+    engine_priority priority;
+} engine_request;
+
+cuzk_status engine_submit(engine *e, const engine_request *req, uint64_t *job_id, cuzk_error *err);
+
+/* Cancels a queued or running job: its queued partitions never start, those in the hand-off channel or
+ * waiting for prove_finish are dropped at once, those in synthesis or prove_start are dropped when that
+ * step returns; memory is released as each is dropped. Returns 1 if the job was found and not yet over. */
+int engine_cancel(engine *e, uint64_t job_id);
+
+typedef struct engine_result {
+    cuzk_status status; /* CUZK_OK, CUZK_ERR_CANCELLED, or the first failure of a partition */
+    cuzk_error error;
+    unsigned partitions;
+    groth16_proof *proofs; /* partitions entries, in order; NULL unless status is CUZK_OK */
+    int verified;          /* every proof passed self-verification (0 when it was switched off) */
+    double queue_ms;       /* submit to the first synthesis start */
+    double total_ms;       /* submit to the end */
+    double synth_ms, gpu_ms, finish_ms; /* sums over partitions */
+} engine_result;
+
+/* Blocks until the job is over (and every partition of it has left the pipeline, so its memory is
+ * released), fills *out and forgets the job (one waiter per job). Returns out->status, with err filled
+ * like out->error; CUZK_ERR_INVALID_ARG for an unknown id. */
+cuzk_status engine_wait(engine *e, uint64_t job_id, engine_result *out, cuzk_error *err);
+void engine_result_free(engine_result *r);
+
+/* ---- observability ---- */
+
+typedef struct engine_stats {
+    uint64_t jobs_submitted, jobs_completed, jobs_failed, jobs_cancelled;
+    uint64_t partitions_proved, partitions_failed;
+    unsigned jobs_active, synth_active, handoff_len, provers_active, finish_pending;
+    engine_mem_stats mem;
+} engine_stats;
+
+void engine_get_stats(engine *e, engine_stats *out);
+/* Counters, gauges and histograms (synthesis, prover, finish and job milliseconds) in Prometheus text format. */
+void engine_metrics_write(engine *e, FILE *f);
+/* Milliseconds since the engine was created (the timeline's clock). */
+double engine_now_ms(const engine *e);
+
+#endif

@@ -1,0 +1,72 @@
+#include "engine/mem.h"
+
+#include <string.h>
+
+cuzk_status engine_mem_init(engine_mem *m, uint64_t host_limit, uint64_t device_limit, cuzk_error *err)
+{
+    memset(m, 0, sizeof(*m));
+    if (pthread_mutex_init(&m->mu, NULL) != 0)
+        return cuzk_error_set(err, CUZK_ERR_INTERNAL, "engine: cannot create the memory budget's mutex");
+    m->host_limit = host_limit;
+    m->device_limit = device_limit;
+    return CUZK_OK;
+}
+
+void engine_mem_destroy(engine_mem *m) { pthread_mutex_destroy(&m->mu); }
+
+static uint64_t limit_of(const engine_mem *m, engine_mem_kind kind)
+{
+    return kind == ENGINE_MEM_DEVICE ? m->device_limit : m->host_limit;
+}
+
+/* Bytes that count against the limit of kind (host and pinned share one). */
+static uint64_t used_of(const engine_mem *m, engine_mem_kind kind)
+{
+    return kind == ENGINE_MEM_DEVICE ? m->in_use[ENGINE_MEM_DEVICE]
+                                     : m->in_use[ENGINE_MEM_HOST] + m->in_use[ENGINE_MEM_PINNED];
+}
+
+int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
+{
+    pthread_mutex_lock(&m->mu);
+    uint64_t limit = limit_of(m, kind), used = used_of(m, kind);
+    int ok = limit == 0 || (bytes <= limit && used <= limit - bytes);
+    if (ok) {
+        m->in_use[kind] += bytes;
+        if (m->in_use[kind] > m->peak[kind]) m->peak[kind] = m->in_use[kind];
+        uint64_t host = m->in_use[ENGINE_MEM_HOST] + m->in_use[ENGINE_MEM_PINNED];
+        if (host > m->host_peak) m->host_peak = host;
+    } else {
+        m->refused++;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return ok;
+}
+
+void engine_mem_release(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
+{
+    pthread_mutex_lock(&m->mu);
+    m->in_use[kind] = m->in_use[kind] >= bytes ? m->in_use[kind] - bytes : 0;
+    pthread_mutex_unlock(&m->mu);
+}
+
+int engine_mem_fits_at_all(const engine_mem *m, engine_mem_kind kind, uint64_t bytes)
+{
+    uint64_t limit = limit_of(m, kind); /* limits never change after init */
+    return limit == 0 || bytes <= limit;
+}
+
+void engine_mem_get_stats(engine_mem *m, engine_mem_stats *out)
+{
+    pthread_mutex_lock(&m->mu);
+    out->host_limit = m->host_limit;
+    out->device_limit = m->device_limit;
+    for (int k = 0; k < ENGINE_MEM_KINDS; k++) {
+        out->in_use[k] = m->in_use[k];
+        out->peak[k] = m->peak[k];
+    }
+    out->host_in_use = m->in_use[ENGINE_MEM_HOST] + m->in_use[ENGINE_MEM_PINNED];
+    out->host_peak = m->host_peak;
+    out->refused = m->refused;
+    pthread_mutex_unlock(&m->mu);
+}

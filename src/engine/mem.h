@@ -1,0 +1,48 @@
+/* The memory accounting layer: one budget for the large host buffers (pageable and pinned) that the engine
+ * holds, with bytes in use and peak per kind. The engine takes every partition's working set through it
+ * before synthesis starts, so the budget is never exceeded; the tests and the benchmark read the peak from
+ * here. Device memory is counted separately (its own limit, 0 = unlimited) because it is a different pool.
+ *
+ * What is counted is what the caller reserves: the estimate of a buffer's size taken before the buffer
+ * exists, released (possibly in parts) when it is freed. Small allocations (MSM buckets, job records) are
+ * not counted. Thread-safe. */
+#ifndef CUZK_ENGINE_MEM_H
+#define CUZK_ENGINE_MEM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/status.h"
+
+typedef enum engine_mem_kind { ENGINE_MEM_HOST = 0, ENGINE_MEM_PINNED = 1, ENGINE_MEM_DEVICE = 2 } engine_mem_kind;
+#define ENGINE_MEM_KINDS 3
+
+typedef struct engine_mem {
+    pthread_mutex_t mu;
+    uint64_t host_limit;   /* host + pinned; 0 = unlimited */
+    uint64_t device_limit; /* 0 = unlimited */
+    uint64_t in_use[ENGINE_MEM_KINDS], peak[ENGINE_MEM_KINDS];
+    uint64_t host_peak;    /* peak of host + pinned together (what the budget bounds) */
+    uint64_t refused;      /* reservations that did not fit */
+} engine_mem;
+
+cuzk_status engine_mem_init(engine_mem *m, uint64_t host_limit, uint64_t device_limit, cuzk_error *err);
+void engine_mem_destroy(engine_mem *m);
+/* Takes bytes of kind if they fit under the limit: 1 if taken, 0 if not (nothing changes then). */
+int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+/* Gives back bytes taken earlier (any split of a reservation). Releasing more than is in use is a bug;
+ * the count is clamped at zero. */
+void engine_mem_release(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+/* Whether bytes of kind could ever fit (when nothing else is reserved). */
+int engine_mem_fits_at_all(const engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+
+typedef struct engine_mem_stats {
+    uint64_t host_limit, device_limit;
+    uint64_t in_use[ENGINE_MEM_KINDS], peak[ENGINE_MEM_KINDS];
+    uint64_t host_in_use, host_peak; /* host + pinned */
+    uint64_t refused;
+} engine_mem_stats;
+void engine_mem_get_stats(engine_mem *m, engine_mem_stats *out);
+
+#endif
