@@ -171,7 +171,8 @@ static void job_maybe_end(engine *e, job *j)
     else if (j->state == JOB_CANCELLED) e->jobs_cancelled++;
     else e->jobs_failed++;
     hist_add(&e->h[H_JOB], j->t_end - j->t_submit);
-    timeline(e, "JOB_END", j->id, -1, -1, "status=%s total_ms=%.3f", status_word(j->state), j->t_end - j->t_submit);
+    timeline(e, "JOB_END", j->id, -1, -1, "status=%s verified=%d total_ms=%.3f", status_word(j->state),
+             j->state == JOB_OK && !e->cfg.no_verify, j->t_end - j->t_submit);
     pthread_cond_broadcast(&e->cv_done);
 }
 
@@ -325,7 +326,9 @@ static void *synth_main(void *arg)
         e->synth_active++;
         double t0 = engine_now_ms(e);
         if (j->next_part == 1) j->t_first = t0;
-        timeline(e, "SYNTH_START", j->id, (int)p->index, w, NULL);
+        /* Reservations are the only way accounted memory grows, so the largest mem= of these lines is the peak. */
+        timeline(e, "SYNTH_START", j->id, (int)p->index, w, "mem=%llu",
+                 (unsigned long long)engine_mem_host_in_use(&e->mem));
         pthread_mutex_unlock(&e->mu);
 
         cuzk_error err;

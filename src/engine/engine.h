@@ -126,9 +126,11 @@ typedef struct engine_config {
     int no_verify;                   /* skip self-verification (benchmarks only) */
     /* Timeline: each event as one line
      *   TIMELINE t_ms=<since engine start> ev=<EVENT> job=<id> part=<index or -1> worker=<id or -1> [k=v ...]
-     * EVENT: QUEUE (parts= prio=), SYNTH_START, SYNTH_END (synth_ms=), HANDOFF (wait_ms=), GPU_PICKUP,
-     * GPU_START (gpu=), GPU_END (gpu= gpu_ms=), FINISH_START, FINISH_END (finish_ms=), JOB_END (status=
-     * total_ms=), FAIL (the partition's failure, status=). Written to the FILE and/or passed to the callback. */
+     * EVENT: QUEUE (parts= prio=), SYNTH_START (mem=: accounted host bytes after its reservation), SYNTH_END
+     * (synth_ms=), HANDOFF (wait_ms=: time blocked on a full channel), GPU_PICKUP (gpu=), GPU_START (gpu=),
+     * GPU_END (gpu= gpu_ms=), FINISH_START, FINISH_END (finish_ms=, verification included), JOB_END
+     * (status=ok|failed|cancelled verified=0|1 total_ms=), FAIL (a partition's failure, status=).
+     * Written to the FILE and/or passed to the callback. */
     FILE *timeline;
     engine_timeline_fn timeline_cb;
     void *timeline_ctx;

@@ -70,3 +70,11 @@ void engine_mem_get_stats(engine_mem *m, engine_mem_stats *out)
     out->refused = m->refused;
     pthread_mutex_unlock(&m->mu);
 }
+
+uint64_t engine_mem_host_in_use(engine_mem *m)
+{
+    pthread_mutex_lock(&m->mu);
+    uint64_t v = m->in_use[ENGINE_MEM_HOST] + m->in_use[ENGINE_MEM_PINNED];
+    pthread_mutex_unlock(&m->mu);
+    return v;
+}

@@ -44,5 +44,7 @@ typedef struct engine_mem_stats {
     uint64_t refused;
 } engine_mem_stats;
 void engine_mem_get_stats(engine_mem *m, engine_mem_stats *out);
+/* Host + pinned bytes in use now. */
+uint64_t engine_mem_host_in_use(engine_mem *m);
 
 #endif
