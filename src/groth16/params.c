@@ -120,7 +120,7 @@ static void decode_fail(decode_ctx *c, size_t i, size_t point_bytes, const char 
 {
     pthread_mutex_lock(&c->mu);
     if (i < c->bad) {
-        c->bad = i;
+        __atomic_store_n(&c->bad, i, __ATOMIC_RELAXED);
         cuzk_error_set(&c->err, CUZK_ERR_FORMAT, "%s: %s[%zu] at offset %zu: %s", c->file, c->name, i,
                        c->base_off + i * point_bytes, why);
     }

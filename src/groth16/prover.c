@@ -119,7 +119,8 @@ cuzk_status groth16_prove_start(pool_t *pool, const groth16_params *params, cons
 cuzk_status groth16_prove_finish(pool_t *pool, const groth16_pending *pending, const fr_t *r_in, const fr_t *s_in,
                                  groth16_proof *proof, groth16_timings *timings, cuzk_error *err)
 {
-    if (!pending || !pending->params || !proof) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: NULL argument");
+    if (!pending || !pending->params || !proof)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: NULL argument");
     if ((r_in == NULL) != (s_in == NULL))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: give both r and s, or neither");
     const groth16_params *pp = pending->params;

@@ -19,9 +19,10 @@ cuzk_status groth16_random_fr(fr_t *r, cuzk_error *err)
 
 /* Fixed-base scalar multiplication by the generator: a table T[j][d-1] = d * 2^(w*j) * G (affine) turns each
  * multiplication into one mixed addition per w-bit window, instead of ~255 doublings plus additions. */
-#define FB_MAX_SUBBLOCK 128
+/* Scalars per batch of affine additions: larger blocks amortise the inversion further. */
+#define FB_BLOCK 1024
 
-#define DEFINE_FIXED_BASE(G)                                                                                      \
+#define DEFINE_FIXED_BASE(G, F)                                                                                      \
     typedef struct G##_fb {                                                                                       \
         unsigned w, nwin;                                                                                         \
         size_t per; /* 2^w - 1 entries per window */                                                             \
@@ -74,47 +75,123 @@ cuzk_status groth16_random_fr(fr_t *r, cuzk_error *err)
         return CUZK_OK;                                                                                           \
     }                                                                                                             \
                                                                                                                   \
-    static void G##_fb_mul(const G##_fb *fb, G##_jac_t *r, const fr_t *s)                                         \
-    {                                                                                                             \
-        uint64_t k[FR_LIMBS];                                                                                     \
-        fr_from_mont(k, s);                                                                                       \
-        G##_jac_set_inf(r);                                                                                       \
-        for (unsigned j = 0; j < fb->nwin; j++) {                                                                 \
-            unsigned bit = j * fb->w, limb = bit / 64, sh = bit % 64;                                             \
-            uint64_t d = k[limb] >> sh;                                                                           \
-            if (sh + fb->w > 64 && limb + 1 < FR_LIMBS) d |= k[limb + 1] << (64 - sh);                            \
-            d &= fb->per;                                                                                         \
-            if (d) G##_jac_add_affine(r, r, &fb->t[j * fb->per + d - 1]);                                         \
-        }                                                                                                         \
-    }                                                                                                             \
-                                                                                                                  \
-    typedef struct G##_fb_job {                                                                                   \
-        const G##_fb *fb;                                                                                         \
-        const fr_t *s;                                                                                            \
-        G##_affine_t *out;                                                                                        \
-    } G##_fb_job;                                                                                                 \
-                                                                                                                  \
-    static void G##_fb_job_run(void *ctx, size_t begin, size_t end, unsigned worker)                              \
-    {                                                                                                             \
-        (void)worker;                                                                                             \
-        G##_fb_job *job = ctx;                                                                                    \
-        G##_jac_t tmp[FB_MAX_SUBBLOCK];                                                                           \
-        for (size_t i = begin; i < end; i += FB_MAX_SUBBLOCK) {                                                   \
-            size_t k = end - i < FB_MAX_SUBBLOCK ? end - i : FB_MAX_SUBBLOCK;                                     \
-            for (size_t t = 0; t < k; t++) G##_fb_mul(job->fb, &tmp[t], &job->s[i + t]);                          \
-            G##_batch_to_affine(job->out + i, tmp, k);                                                            \
-        }                                                                                                         \
-    }                                                                                                             \
-                                                                                                                  \
-    /* out[i] = s[i] * G for i < n, in parallel. */                                                               \
-    static void G##_fb_mul_many(pool_t *pool, const G##_fb *fb, const fr_t *s, size_t n, G##_affine_t *out)       \
-    {                                                                                                             \
-        G##_fb_job job = {fb, s, out};                                                                            \
-        pool_parallel_for(pool, n, 64, G##_fb_job_run, &job);                                                     \
+    /* out[i] = s[i] * G for a block of n <= FB_BLOCK scalars, window by window: every accumulator of the    \
+     * block takes its table entry by an affine addition, and one inversion serves the whole block. The     \
+     * additions never meet equal or opposite x: after window j an accumulator holds (k mod 2^(w j)) G and   \
+     * the entry is d 2^(w j) G with k mod 2^(w j) + d 2^(w j) <= k < r. */                                  \
+    typedef struct G##_fb_scratch {                                                                           \
+        uint64_t (*k)[FR_LIMBS];                                                                              \
+        int *inf;                                                                                             \
+        size_t *idx;                                                                                          \
+        const G##_affine_t **add;                                                                             \
+        F##_t *dx, *pre;                                                                                      \
+    } G##_fb_scratch;                                                                                         \
+                                                                                                              \
+    static void G##_fb_block(const G##_fb *fb, G##_fb_scratch *sc, const fr_t *s, size_t n, G##_affine_t *out) \
+    {                                                                                                         \
+        uint64_t(*k)[FR_LIMBS] = sc->k;                                                                       \
+        int *inf = sc->inf;                                                                                   \
+        size_t *idx = sc->idx;                                                                                \
+        const G##_affine_t **add = sc->add;                                                                   \
+        F##_t *dx = sc->dx, *pre = sc->pre;                                                                   \
+        for (size_t i = 0; i < n; i++) {                                                                      \
+            fr_from_mont(k[i], &s[i]);                                                                        \
+            inf[i] = 1;                                                                                       \
+        }                                                                                                     \
+        for (unsigned j = 0; j < fb->nwin; j++) {                                                             \
+            unsigned bit = j * fb->w, limb = bit / 64, sh = bit % 64;                                         \
+            size_t cnt = 0;                                                                                   \
+            for (size_t i = 0; i < n; i++) {                                                                  \
+                uint64_t d = k[i][limb] >> sh;                                                                \
+                if (sh + fb->w > 64 && limb + 1 < FR_LIMBS) d |= k[i][limb + 1] << (64 - sh);                 \
+                d &= fb->per;                                                                                 \
+                if (!d) continue;                                                                             \
+                const G##_affine_t *e = &fb->t[j * fb->per + d - 1];                                          \
+                if (inf[i]) {                                                                                 \
+                    out[i] = *e;                                                                              \
+                    inf[i] = 0;                                                                               \
+                    continue;                                                                                 \
+                }                                                                                             \
+                F##_sub(&dx[cnt], &e->x, &out[i].x);                                                          \
+                pre[cnt] = cnt ? pre[cnt - 1] : dx[cnt];                                                      \
+                if (cnt) F##_mul(&pre[cnt], &pre[cnt], &dx[cnt]);                                             \
+                idx[cnt] = i;                                                                                 \
+                add[cnt] = e;                                                                                 \
+                cnt++;                                                                                        \
+            }                                                                                                 \
+            if (!cnt) continue;                                                                               \
+            F##_t inv, lam, t, x3;                                                                            \
+            F##_inv(&inv, &pre[cnt - 1]);                                                                     \
+            for (size_t c = cnt; c-- > 0;) {                                                                  \
+                G##_affine_t *a = &out[idx[c]];                                                               \
+                if (c) {                                                                                      \
+                    F##_mul(&t, &inv, &pre[c - 1]);                                                           \
+                    F##_mul(&inv, &inv, &dx[c]);                                                              \
+                } else {                                                                                      \
+                    t = inv;                                                                                  \
+                }                                                                                             \
+                F##_sub(&lam, &add[c]->y, &a->y);                                                             \
+                F##_mul(&lam, &lam, &t);                                                                      \
+                F##_sqr(&x3, &lam);                                                                           \
+                F##_sub(&x3, &x3, &a->x);                                                                     \
+                F##_sub(&x3, &x3, &add[c]->x);                                                                \
+                F##_sub(&t, &a->x, &x3);                                                                      \
+                F##_mul(&t, &t, &lam);                                                                        \
+                F##_sub(&a->y, &t, &a->y);                                                                    \
+                a->x = x3;                                                                                    \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (size_t i = 0; i < n; i++)                                                                        \
+            if (inf[i]) G##_affine_set_inf(&out[i]);                                                          \
+    }                                                                                                         \
+                                                                                                              \
+    typedef struct G##_fb_job {                                                                               \
+        const G##_fb *fb;                                                                                     \
+        G##_fb_scratch *scratch; /* one per worker */                                                         \
+        const fr_t *s;                                                                                        \
+        G##_affine_t *out;                                                                                    \
+    } G##_fb_job;                                                                                             \
+                                                                                                              \
+    static void G##_fb_job_run(void *ctx, size_t begin, size_t end, unsigned worker)                          \
+    {                                                                                                         \
+        G##_fb_job *job = ctx;                                                                                \
+        for (size_t i = begin; i < end; i += FB_BLOCK)                                                        \
+            G##_fb_block(job->fb, &job->scratch[worker], job->s + i, end - i < FB_BLOCK ? end - i : FB_BLOCK, \
+                         job->out + i);                                                                       \
+    }                                                                                                         \
+                                                                                                              \
+    /* out[i] = s[i] * G for i < n, in parallel. */                                                           \
+    static cuzk_status G##_fb_mul_many(pool_t *pool, const G##_fb *fb, const fr_t *s, size_t n,               \
+                                       G##_affine_t *out, cuzk_error *err)                                    \
+    {                                                                                                         \
+        unsigned nw = pool ? pool_size(pool) : 1;                                                             \
+        G##_fb_scratch *sc = calloc(nw, sizeof(*sc));                                                         \
+        int ok = sc != NULL;                                                                                  \
+        for (unsigned w = 0; ok && w < nw; w++) {                                                             \
+            sc[w].k = malloc(FB_BLOCK * sizeof(*sc[w].k));                                                    \
+            sc[w].inf = malloc(FB_BLOCK * sizeof(int));                                                       \
+            sc[w].idx = malloc(FB_BLOCK * sizeof(size_t));                                                    \
+            sc[w].add = malloc(FB_BLOCK * sizeof(*sc[w].add));                                                \
+            sc[w].dx = malloc(FB_BLOCK * sizeof(F##_t));                                                      \
+            sc[w].pre = malloc(FB_BLOCK * sizeof(F##_t));                                                     \
+            ok = sc[w].k && sc[w].inf && sc[w].idx && sc[w].add && sc[w].dx && sc[w].pre;                     \
+        }                                                                                                     \
+        if (ok) {                                                                                             \
+            G##_fb_job job = {fb, sc, s, out};                                                                \
+            pool_parallel_for(pool, n, FB_BLOCK, G##_fb_job_run, &job);                                       \
+        }                                                                                                     \
+        for (unsigned w = 0; sc && w < nw; w++) {                                                             \
+            /* the scalars derive from the trapdoors */                                                       \
+            if (sc[w].k) explicit_bzero(sc[w].k, FB_BLOCK * sizeof(*sc[w].k));                                \
+            free(sc[w].k), free(sc[w].inf), free(sc[w].idx), free(sc[w].add), free(sc[w].dx), free(sc[w].pre); \
+        }                                                                                                     \
+        free(sc);                                                                                             \
+        return ok ? CUZK_OK                                                                                   \
+                  : cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate fixed-base scratch");         \
     }
 
-DEFINE_FIXED_BASE(g1)
-DEFINE_FIXED_BASE(g2)
+DEFINE_FIXED_BASE(g1, fp)
+DEFINE_FIXED_BASE(g2, fp2)
 
 /* Evaluations at tau of the QAP polynomial of every variable for one matrix: p[col] = sum_rows coeff * L_row. */
 typedef struct qap_ctx {
@@ -176,7 +253,8 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
     if (!cs->finalized || cs->witness_only || cs->num_inputs == 0 || cs->A.rows != cs->num_constraints ||
         cs->B.rows != cs->num_constraints || cs->C.rows != cs->num_constraints)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                              "setup: the r1cs is not a finalized shape (%zu inputs, %zu constraints, %zu/%zu/%zu rows)",
+                              "setup: the r1cs is not a finalized shape "
+                              "(%zu inputs, %zu constraints, %zu/%zu/%zu rows)",
                               cs->num_inputs, cs->num_constraints, cs->A.rows, cs->B.rows, cs->C.rows);
     if (fr_is_zero(&tw->alpha) || fr_is_zero(&tw->beta) || fr_is_zero(&tw->gamma) || fr_is_zero(&tw->delta) ||
         fr_is_zero(&tw->tau))
@@ -235,9 +313,10 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
             goto done;
         }
         for (size_t i = 0; i + 1 < m; i++) fr_mul(&hs[i], &lag[i], &coeff);
-        g1_fb_mul_many(pool, &fb1, hs, m - 1, p.h);
+        st = g1_fb_mul_many(pool, &fb1, hs, m - 1, p.h, err);
         explicit_bzero(hs, (m > 1 ? m - 1 : 1) * sizeof(fr_t));
         free(hs);
+        if (st != CUZK_OK) goto done;
         p.h_len = m - 1;
     }
 
@@ -261,32 +340,35 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
             goto done;
         }
     }
-    g1_fb_mul_many(pool, &fb1, ext, n_in, p.vk.ic);
-    p.vk.ic_len = n_in;
-    g1_fb_mul_many(pool, &fb1, ext + n_in, n_aux, p.l);
-    p.l_len = n_aux;
-
     /* a, b_g1, b_g2 without the identity points (zero evaluations), as bellperson filters them. */
-    p.a_len = compact_nonzero(at, at, n_var);
-    g1_fb_mul_many(pool, &fb1, at, p.a_len, p.a);
-    p.b_g1_len = p.b_g2_len = compact_nonzero(bt, bt, n_var);
-    g1_fb_mul_many(pool, &fb1, bt, p.b_g1_len, p.b_g1);
-    g2_fb_mul_many(pool, &fb2, bt, p.b_g2_len, p.b_g2);
+    size_t na = compact_nonzero(at, at, n_var), nb = compact_nonzero(bt, bt, n_var);
+    fr_t s1[3] = {tw->alpha, tw->beta, tw->delta}, s2[3] = {tw->beta, tw->gamma, tw->delta};
+    g1_affine_t v1[3];
+    g2_affine_t v2[3];
+    if ((st = g1_fb_mul_many(pool, &fb1, ext, n_in, p.vk.ic, err)) != CUZK_OK ||
+        (st = g1_fb_mul_many(pool, &fb1, ext + n_in, n_aux, p.l, err)) != CUZK_OK ||
+        (st = g1_fb_mul_many(pool, &fb1, at, na, p.a, err)) != CUZK_OK ||
+        (st = g1_fb_mul_many(pool, &fb1, bt, nb, p.b_g1, err)) != CUZK_OK ||
+        (st = g2_fb_mul_many(pool, &fb2, bt, nb, p.b_g2, err)) != CUZK_OK ||
+        (st = g1_fb_mul_many(NULL, &fb1, s1, 3, v1, err)) != CUZK_OK ||
+        (st = g2_fb_mul_many(NULL, &fb2, s2, 3, v2, err)) != CUZK_OK) {
+        explicit_bzero(s1, sizeof(s1));
+        explicit_bzero(s2, sizeof(s2));
+        goto done;
+    }
+    p.vk.ic_len = n_in;
+    p.l_len = n_aux;
+    p.a_len = na;
+    p.b_g1_len = p.b_g2_len = nb;
 
-    g1_jac_t j1;
-    g2_jac_t j2;
-    g1_fb_mul(&fb1, &j1, &tw->alpha);
-    g1_jac_to_affine(&p.vk.alpha_g1, &j1);
-    g1_fb_mul(&fb1, &j1, &tw->beta);
-    g1_jac_to_affine(&p.vk.beta_g1, &j1);
-    g1_fb_mul(&fb1, &j1, &tw->delta);
-    g1_jac_to_affine(&p.vk.delta_g1, &j1);
-    g2_fb_mul(&fb2, &j2, &tw->beta);
-    g2_jac_to_affine(&p.vk.beta_g2, &j2);
-    g2_fb_mul(&fb2, &j2, &tw->gamma);
-    g2_jac_to_affine(&p.vk.gamma_g2, &j2);
-    g2_fb_mul(&fb2, &j2, &tw->delta);
-    g2_jac_to_affine(&p.vk.delta_g2, &j2);
+    explicit_bzero(s1, sizeof(s1));
+    explicit_bzero(s2, sizeof(s2));
+    p.vk.alpha_g1 = v1[0];
+    p.vk.beta_g1 = v1[1];
+    p.vk.delta_g1 = v1[2];
+    p.vk.beta_g2 = v2[0];
+    p.vk.gamma_g2 = v2[1];
+    p.vk.delta_g2 = v2[2];
     p.h_form = H_FORM_BELLPERSON;
     *out = p;
     memset(&p, 0, sizeof(p));
