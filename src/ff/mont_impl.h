@@ -16,6 +16,32 @@
 
 typedef unsigned __int128 mont_u128;
 
+/* GCC's SLP vectorizer turns the limb selects into SSE code that reloads
+ * freshly stored limbs (a store-forwarding stall on every add). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
+
+/* Add/subtract with carry: the x86 intrinsics compile to ADC/SBB chains; elsewhere 128-bit arithmetic. */
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#define MONT_ADDC(c, x, y, out) ((c) = _addcarry_u64((unsigned char)(c), (x), (y), (unsigned long long *)(out)))
+#define MONT_SUBB(b, x, y, out) ((b) = _subborrow_u64((unsigned char)(b), (x), (y), (unsigned long long *)(out)))
+#else
+#define MONT_ADDC(c, x, y, out)                                                                                    \
+    do {                                                                                                           \
+        mont_u128 s_ = (mont_u128)(x) + (y) + (c);                                                                 \
+        *(out) = (uint64_t)s_;                                                                                     \
+        (c) = (uint64_t)(s_ >> 64);                                                                                \
+    } while (0)
+#define MONT_SUBB(b, x, y, out)                                                                                    \
+    do {                                                                                                           \
+        mont_u128 d_ = (mont_u128)(x) - (y) - (b);                                                                 \
+        *(out) = (uint64_t)d_;                                                                                     \
+        (b) = (uint64_t)(d_ >> 64) & 1;                                                                            \
+    } while (0)
+#endif
+
 /* The assembly path needs BMI2 (MULX) and ADX (ADCX/ADOX), checked at run time. */
 #if defined(__x86_64__) && !defined(CUZK_NO_ASM)
 #include "ff/cpu.h"
@@ -43,50 +69,35 @@ static inline int mont_geq_mod(const uint64_t *a)
     return 1;
 }
 
-static inline void mont_sub_mod(uint64_t *a)
+/* a - p if a >= p, without branches (a < 2p). */
+static inline void mont_reduce_once(uint64_t *r, const uint64_t *a)
 {
-    uint64_t borrow = 0;
+    uint64_t d[MONT_N], borrow = 0;
     MONT_UNROLL
-    for (int i = 0; i < MONT_N; i++) {
-        mont_u128 d = (mont_u128)a[i] - mont_mod[i] - borrow;
-        a[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
+    for (int i = 0; i < MONT_N; i++) MONT_SUBB(borrow, a[i], mont_mod[i], &d[i]);
+    uint64_t keep = 0 - (uint64_t)borrow; /* all ones when a < p */
+    MONT_UNROLL
+    for (int i = 0; i < MONT_N; i++) r[i] = (a[i] & keep) | (d[i] & ~keep);
 }
 
 void MONT_FN(add)(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
-    uint64_t t[MONT_N];
-    uint64_t carry = 0;
-    for (int i = 0; i < MONT_N; i++) {
-        mont_u128 s = (mont_u128)a->l[i] + b->l[i] + carry;
-        t[i] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-    }
-    if (mont_geq_mod(t)) mont_sub_mod(t);
-    memcpy(r->l, t, sizeof t);
+    uint64_t t[MONT_N], carry = 0;
+    MONT_UNROLL
+    for (int i = 0; i < MONT_N; i++) MONT_ADDC(carry, a->l[i], b->l[i], &t[i]);
+    mont_reduce_once(r->l, t); /* a + b < 2p: never a carry out of the top limb */
 }
 
 void MONT_FN(dbl)(MONT_T *r, const MONT_T *a) { MONT_FN(add)(r, a, a); }
 
 void MONT_FN(sub)(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
-    uint64_t t[MONT_N];
-    uint64_t borrow = 0;
-    for (int i = 0; i < MONT_N; i++) {
-        mont_u128 d = (mont_u128)a->l[i] - b->l[i] - borrow;
-        t[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
-    if (borrow) {
-        uint64_t carry = 0;
-        for (int i = 0; i < MONT_N; i++) {
-            mont_u128 s = (mont_u128)t[i] + mont_mod[i] + carry;
-            t[i] = (uint64_t)s;
-            carry = (uint64_t)(s >> 64);
-        }
-    }
-    memcpy(r->l, t, sizeof t);
+    uint64_t t[MONT_N], borrow = 0, carry = 0;
+    MONT_UNROLL
+    for (int i = 0; i < MONT_N; i++) MONT_SUBB(borrow, a->l[i], b->l[i], &t[i]);
+    uint64_t mask = 0 - (uint64_t)borrow; /* add p back when a < b, without a branch */
+    MONT_UNROLL
+    for (int i = 0; i < MONT_N; i++) MONT_ADDC(carry, t[i], mont_mod[i] & mask, &r->l[i]);
 }
 
 void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
@@ -101,21 +112,6 @@ void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
         r->l[i] = (uint64_t)d;
         borrow = (uint64_t)(d >> 64) & 1;
     }
-}
-
-/* a - p if a >= p, without branches (a < 2p). */
-static inline void mont_reduce_once(uint64_t *r, const uint64_t *a)
-{
-    uint64_t d[MONT_N], borrow = 0;
-    MONT_UNROLL
-    for (int i = 0; i < MONT_N; i++) {
-        mont_u128 x = (mont_u128)a[i] - mont_mod[i] - borrow;
-        d[i] = (uint64_t)x;
-        borrow = (uint64_t)(x >> 64) & 1;
-    }
-    uint64_t keep = 0 - borrow; /* all ones when a < p */
-    MONT_UNROLL
-    for (int i = 0; i < MONT_N; i++) r[i] = (a[i] & keep) | (d[i] & ~keep);
 }
 
 /* CIOS multiplication without the extra carry word (the modulus has spare bits). */
