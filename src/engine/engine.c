@@ -86,6 +86,8 @@ struct engine {
 
 /* ---- time, timeline, metrics ---- */
 
+engine_mem *engine_memory(engine *e) { return &e->mem; }
+
 double engine_now_ms(const engine *e)
 {
     struct timespec ts;

@@ -196,6 +196,8 @@ typedef struct engine_stats {
 void engine_get_stats(engine *e, engine_stats *out);
 /* Counters, gauges and histograms (synthesis, prover, finish and job milliseconds) in Prometheus text format. */
 void engine_metrics_write(engine *e, FILE *f);
+/* The engine's memory accounting, for other holders of large buffers that share its budget (residency.h). */
+engine_mem *engine_memory(engine *e);
 /* Milliseconds since the engine was created (the timeline's clock). */
 double engine_now_ms(const engine *e);
 

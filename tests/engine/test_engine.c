@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "engine/residency.h"
 #include "testutil.h"
 
 /* ---- a small circuit whose public inputs depend on (job tag, partition) ----
@@ -576,6 +577,56 @@ static void test_destroy_busy(void)
     engine_backend_destroy(be);
 }
 
+/* Residency: hot sets are never evicted, warm ones go least recently used first, all within the budget. */
+static int g_loads;
+static cuzk_status load_chain_params(void *ctx, groth16_params *out, cuzk_error *err)
+{
+    (void)ctx;
+    __atomic_add_fetch(&g_loads, 1, __ATOMIC_RELAXED);
+    return groth16_setup(NULL, &g_shape, out, err);
+}
+
+static void test_residency(void)
+{
+    cuzk_error err;
+    uint64_t one = engine_params_bytes(&g_params);
+    engine_mem mem;
+    CHECK(engine_mem_init(&mem, one * 2 + one / 2, 0, &err) == CUZK_OK);
+    engine_residency *r;
+    CHECK(engine_residency_create(&r, &mem, &err) == CUZK_OK);
+    CHECK(engine_residency_add(r, "a", load_chain_params, NULL, &err) == CUZK_OK);
+    CHECK(engine_residency_add(r, "b", load_chain_params, NULL, &err) == CUZK_OK);
+    CHECK(engine_residency_add(r, "c", load_chain_params, NULL, &err) == CUZK_OK);
+    CHECK(engine_residency_add(r, "a", load_chain_params, NULL, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_COLD);
+    CHECK(engine_residency_state_of(r, "zz") == ENGINE_PARAMS_UNKNOWN);
+    const groth16_params *pa, *pb, *pc;
+    CHECK(engine_residency_acquire(r, "a", &pa, &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK);
+    CHECK(pa->h_len == g_params.h_len && pb->l_len == g_params.l_len);
+    CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_HOT);
+    CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_ERR_NOMEM); /* both others are in use */
+    CHECK(engine_residency_evict(r, "a") == 0);
+    engine_residency_release(r, "a");
+    CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_WARM);
+    CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_OK); /* evicts a */
+    CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_COLD);
+    engine_residency_release(r, "b");
+    engine_residency_release(r, "c");
+    CHECK(engine_residency_preload(r, "a", &err) == CUZK_OK); /* evicts b, the least recently used */
+    CHECK(engine_residency_state_of(r, "b") == ENGINE_PARAMS_COLD);
+    CHECK(engine_residency_state_of(r, "c") == ENGINE_PARAMS_WARM);
+    CHECK(engine_residency_evict(r, "c") == 1);
+    engine_mem_stats s;
+    engine_mem_get_stats(&mem, &s);
+    CHECK(s.host_in_use == one && s.host_peak <= s.host_limit);
+    CHECK(g_loads == 5); /* a, b, c (refused after loading: its size is known only then), c, a */
+    engine_residency_destroy(r);
+    engine_mem_get_stats(&mem, &s);
+    CHECK(s.host_in_use == 0);
+    engine_mem_destroy(&mem);
+}
+
 int main(void)
 {
     rng_t rng;
@@ -591,6 +642,7 @@ int main(void)
     test_backpressure();
     test_faults();
     test_destroy_busy();
+    test_residency();
     fixture_free();
     return test_finish("test_engine");
 }
