@@ -132,6 +132,15 @@ typedef struct groth16_pending {
 cuzk_status groth16_prove_start(pool_t *pool, const groth16_params *params, const r1cs *cs, const fr_t *inputs,
                                 const fr_t *aux, const r1cs_density *density, groth16_pending *pending,
                                 groth16_timings *timings, cuzk_error *err);
+/* groth16_prove_start without the a/b/c evaluation, for pipelines whose synthesis stage already computed
+ * them (groth16_prove_start evaluates a/b/c and calls it): a, b, c hold num_constraints evaluations each in
+ * buffers of m elements (m the power-of-two domain of num_constraints); they are scratch and hold nothing
+ * useful on return, so the caller may free them as soon as this returns. inputs (inputs[0] == 1), aux and
+ * density are borrowed by pending until prove_finish. timings->eval_abc_ms is left untouched. */
+cuzk_status groth16_prove_start_abc(pool_t *pool, const groth16_params *params, size_t num_constraints, fr_t *a,
+                                    fr_t *b, fr_t *c, const fr_t *inputs, size_t num_inputs, const fr_t *aux,
+                                    size_t num_aux, const r1cs_density *density, groth16_pending *pending,
+                                    groth16_timings *timings, cuzk_error *err);
 /* B_G2 MSM, blinding with r, s (both given, or both NULL to draw them from os_random) and assembly:
  *   A = alpha + a + r·delta,  B = beta + b_g2 + s·delta,
  *   C = s·a + r·b_g1 + r·s·delta + s·alpha + r·beta + h + l   (bellperson's formula). */
@@ -177,21 +186,5 @@ cuzk_status groth16_proof_read(groth16_proof *proof, const uint8_t in[GROTH16_PR
 void groth16_proofs_write(uint8_t *out, const groth16_proof *proofs, size_t n);
 /* len must be exactly n * 192 (else CUZK_ERR_FORMAT); errors name the partition. */
 cuzk_status groth16_proofs_read(groth16_proof *proofs, size_t n, const uint8_t *in, size_t len, cuzk_error *err);
-
-/* ==== engine: prove_start from precomputed a, b, c (src/groth16/abc.c; appended by the engine engineer) ==== */
-#ifndef CUZK_GROTH16_ABC_DECLS
-#define CUZK_GROTH16_ABC_DECLS
-/* groth16_prove_start without the a/b/c evaluation, for pipelines whose synthesis stage already computed
- * them: a, b, c hold num_constraints evaluations each in buffers of m elements (m the power-of-two domain
- * of num_constraints); they are scratch and hold nothing useful on return, so the caller may free them as
- * soon as this returns. inputs (inputs[0] == 1) and aux are borrowed by pending until prove_finish, as
- * density is. Sizes of params are checked as groth16_prove_start checks them. timings->eval_abc_ms is
- * left untouched. */
-cuzk_status groth16_prove_start_abc(pool_t *pool, const groth16_params *params, size_t num_constraints, fr_t *a,
-                                    fr_t *b, fr_t *c, const fr_t *inputs, size_t num_inputs, const fr_t *aux,
-                                    size_t num_aux, const r1cs_density *density, groth16_pending *pending,
-                                    groth16_timings *timings, cuzk_error *err);
-#endif
-/* ==== end of the engine block ==== */
 
 #endif

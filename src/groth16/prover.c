@@ -6,10 +6,9 @@
 #include "msm/msm.h"
 
 /* The size relations bellperson (and supraseal's entry assertions) rely on. */
-static cuzk_status check_shapes(const groth16_params *p, const r1cs *cs, const r1cs_density *dn, const domain_t *d,
-                                cuzk_error *err)
+static cuzk_status check_shapes(const groth16_params *p, size_t n_in, size_t n_aux, size_t n, const r1cs_density *dn,
+                                const domain_t *d, cuzk_error *err)
 {
-    size_t n_in = cs->num_inputs, n_aux = cs->num_aux;
     if (p->vk.ic_len != n_in)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: vk has %zu ic points, circuit has %zu inputs",
                               p->vk.ic_len, n_in);
@@ -29,8 +28,70 @@ static cuzk_status check_shapes(const groth16_params *p, const r1cs *cs, const r
     size_t want_h = p->h_form == H_FORM_BELLPERSON ? d->m - 1 : d->m;
     if (p->h_len != want_h)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                              "prove: params have %zu h points, domain of %zu constraints needs %zu", p->h_len,
-                              cs->num_constraints, want_h);
+                              "prove: params have %zu h points, domain of %zu constraints needs %zu", p->h_len, n,
+                              want_h);
+    return CUZK_OK;
+}
+
+static cuzk_status check_start_args(const groth16_params *params, size_t n, const fr_t *inputs, size_t n_in,
+                                    const fr_t *aux, size_t n_aux, const r1cs_density *density,
+                                    const groth16_pending *pending, domain_t *d, cuzk_error *err)
+{
+    if (!params || !inputs || (!aux && n_aux) || !density || !pending)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: NULL argument");
+    if (n_in == 0 || !fr_is_one(&inputs[0]))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: input 0 must be the constant one");
+    cuzk_status st = domain_for_size(d, n, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "prove: ");
+    return check_shapes(params, n_in, n_aux, n, density, d, err);
+}
+
+cuzk_status groth16_prove_start_abc(pool_t *pool, const groth16_params *params, size_t num_constraints, fr_t *a,
+                                    fr_t *b, fr_t *c, const fr_t *inputs, size_t num_inputs, const fr_t *aux,
+                                    size_t num_aux, const r1cs_density *density, groth16_pending *pending,
+                                    groth16_timings *timings, cuzk_error *err)
+{
+    domain_t d;
+    if (!a || !b || !c) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: NULL a, b or c");
+    cuzk_status st = check_start_args(params, num_constraints, inputs, num_inputs, aux, num_aux, density, pending, &d,
+                                      err);
+    if (st != CUZK_OK) return st;
+
+    double t0 = groth16_now_ms();
+    st = poly_compute_h(pool, &d, params->h_form, a, b, c, num_constraints, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "prove: ");
+    double t1 = groth16_now_ms();
+
+    memset(pending, 0, sizeof(*pending));
+    pending->params = params;
+    pending->inputs = inputs;
+    pending->aux = aux;
+    pending->num_inputs = num_inputs;
+    pending->num_aux = num_aux;
+    pending->density = density;
+
+    msm_g1(pool, &pending->h, params->h, a, NULL, params->h_len);
+    double t2 = groth16_now_ms();
+    msm_g1(pool, &pending->l, params->l, aux, NULL, num_aux);
+    double t3 = groth16_now_ms();
+    /* A: inputs are fully dense (the input constraints guarantee it); aux follow the A density. */
+    g1_jac_t part;
+    msm_g1(pool, &pending->a, params->a, inputs, NULL, num_inputs);
+    msm_g1(pool, &part, params->a + num_inputs, aux, density->a_aux, num_aux);
+    g1_jac_add(&pending->a, &pending->a, &part);
+    double t4 = groth16_now_ms();
+    msm_g1(pool, &pending->b_g1, params->b_g1, inputs, density->b_input, num_inputs);
+    msm_g1(pool, &part, params->b_g1 + density->b_input_count, aux, density->b_aux, num_aux);
+    g1_jac_add(&pending->b_g1, &pending->b_g1, &part);
+    double t5 = groth16_now_ms();
+
+    if (timings) {
+        timings->h_ms = t1 - t0;
+        timings->msm_h_ms = t2 - t1;
+        timings->msm_l_ms = t3 - t2;
+        timings->msm_a_ms = t4 - t3;
+        timings->msm_b_g1_ms = t5 - t4;
+    }
     return CUZK_OK;
 }
 
@@ -38,82 +99,32 @@ cuzk_status groth16_prove_start(pool_t *pool, const groth16_params *params, cons
                                 const fr_t *aux, const r1cs_density *density, groth16_pending *pending,
                                 groth16_timings *timings, cuzk_error *err)
 {
-    if (!params || !cs || !inputs || (!aux && cs->num_aux) || !density || !pending)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: NULL argument");
+    if (!cs) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: NULL argument");
     if (!cs->finalized || cs->witness_only)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: the r1cs is not a finalized shape");
-    if (cs->num_inputs == 0 || !fr_is_one(&inputs[0]))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: input 0 must be the constant one");
     domain_t d;
-    cuzk_status st = domain_for_size(&d, cs->num_constraints, err);
-    if (st != CUZK_OK) return cuzk_error_prefix(err, "prove: ");
-    if ((st = check_shapes(params, cs, density, &d, err)) != CUZK_OK) return st;
+    cuzk_status st = check_start_args(params, cs->num_constraints, inputs, cs->num_inputs, aux, cs->num_aux,
+                                      density, pending, &d, err);
+    if (st != CUZK_OK) return st;
 
-    groth16_timings tm;
-    memset(&tm, 0, sizeof(tm));
-    size_t m = d.m, n_in = cs->num_inputs, n_aux = cs->num_aux;
+    size_t m = d.m;
     fr_t *a = malloc(m * sizeof(fr_t)), *b = malloc(m * sizeof(fr_t)), *c = malloc(m * sizeof(fr_t));
     if (!a || !b || !c) {
-        free(a);
-        free(b);
-        free(c);
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "prove: cannot allocate a, b, c for a domain of %zu", m);
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "prove: cannot allocate a, b, c for a domain of %zu", m);
+    } else {
+        double t0 = groth16_now_ms();
+        st = r1cs_eval_abc(pool, cs, inputs, aux, a, b, c, err);
+        if (timings) timings->eval_abc_ms = groth16_now_ms() - t0;
+        if (st == CUZK_OK)
+            st = groth16_prove_start_abc(pool, params, cs->num_constraints, a, b, c, inputs, cs->num_inputs, aux,
+                                         cs->num_aux, density, pending, timings, err);
+        else
+            cuzk_error_prefix(err, "prove: ");
     }
-
-    double t0 = groth16_now_ms();
-    st = r1cs_eval_abc(pool, cs, inputs, aux, a, b, c, err);
-    double t1 = groth16_now_ms();
-    tm.eval_abc_ms = t1 - t0;
-    if (st == CUZK_OK) st = poly_compute_h(pool, &d, params->h_form, a, b, c, cs->num_constraints, err);
-    double t2 = groth16_now_ms();
-    tm.h_ms = t2 - t1;
+    free(a);
     free(b);
     free(c);
-    if (st != CUZK_OK) {
-        free(a);
-        return cuzk_error_prefix(err, "prove: ");
-    }
-
-    memset(pending, 0, sizeof(*pending));
-    pending->params = params;
-    pending->inputs = inputs;
-    pending->aux = aux;
-    pending->num_inputs = n_in;
-    pending->num_aux = n_aux;
-    pending->density = density;
-
-    msm_g1(pool, &pending->h, params->h, a, NULL, params->h_len);
-    free(a);
-    double t3 = groth16_now_ms();
-    tm.msm_h_ms = t3 - t2;
-
-    msm_g1(pool, &pending->l, params->l, aux, NULL, n_aux);
-    double t4 = groth16_now_ms();
-    tm.msm_l_ms = t4 - t3;
-
-    /* A: inputs are fully dense (the input constraints guarantee it); aux follow the A density. */
-    g1_jac_t part;
-    msm_g1(pool, &pending->a, params->a, inputs, NULL, n_in);
-    msm_g1(pool, &part, params->a + n_in, aux, density->a_aux, n_aux);
-    g1_jac_add(&pending->a, &pending->a, &part);
-    double t5 = groth16_now_ms();
-    tm.msm_a_ms = t5 - t4;
-
-    msm_g1(pool, &pending->b_g1, params->b_g1, inputs, density->b_input, n_in);
-    msm_g1(pool, &part, params->b_g1 + density->b_input_count, aux, density->b_aux, n_aux);
-    g1_jac_add(&pending->b_g1, &pending->b_g1, &part);
-    double t6 = groth16_now_ms();
-    tm.msm_b_g1_ms = t6 - t5;
-
-    if (timings) {
-        timings->eval_abc_ms = tm.eval_abc_ms;
-        timings->h_ms = tm.h_ms;
-        timings->msm_h_ms = tm.msm_h_ms;
-        timings->msm_l_ms = tm.msm_l_ms;
-        timings->msm_a_ms = tm.msm_a_ms;
-        timings->msm_b_g1_ms = tm.msm_b_g1_ms;
-    }
-    return CUZK_OK;
+    return st;
 }
 
 cuzk_status groth16_prove_finish(pool_t *pool, const groth16_pending *pending, const fr_t *r_in, const fr_t *s_in,
