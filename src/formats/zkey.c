@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "formats/wtns.h"
-#include "msm/msm.h"
 #include "poly/poly.h"
 
 #define ZKEY_G1_BYTES (2 * FP_BYTES)
@@ -378,8 +377,9 @@ cuzk_status zkey_prove(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witn
         fr_t *dst = (k->matrix ? b : a) + k->constraint;
         fr_add(dst, dst, &t);
     }
-    if ((st = poly_compute_h(pool, &d, H_FORM_SNARKJS, a, b, c, m, err)) != CUZK_OK) goto out;
 
+    /* The zkey seen as groth16 parameters (borrowed arrays) with every variable dense: from here on it is the
+     * same prover as for bellperson parameters, H in snarkjs' form. */
     groth16_params params;
     memset(&params, 0, sizeof params);
     params.vk.alpha_g1 = z->alpha_g1;
@@ -401,13 +401,9 @@ cuzk_status zkey_prove(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witn
     params.b_g2 = z->b_g2;
     r1cs_density dn = {.a_aux = dens_aux, .b_input = dens_in, .b_aux = dens_aux,
                        .a_aux_count = n_aux, .b_input_count = n_in, .b_aux_count = n_aux};
-    groth16_pending pending = {.params = &params, .inputs = w, .aux = w + n_in, .num_inputs = n_in,
-                               .num_aux = n_aux, .density = &dn};
-    msm_g1(pool, &pending.h, z->h, a, NULL, m);
-    msm_g1(pool, &pending.a, z->a, w, NULL, z->n_vars);
-    msm_g1(pool, &pending.b_g1, z->b_g1, w, NULL, z->n_vars);
-    msm_g1(pool, &pending.l, z->c, w + n_in, NULL, n_aux);
-    st = groth16_prove_finish(pool, &pending, r, s, proof, NULL, err);
+    groth16_pending pending;
+    st = groth16_prove_start_abc(pool, &params, m, a, b, c, w, n_in, w + n_in, n_aux, &dn, &pending, NULL, err);
+    if (st == CUZK_OK) st = groth16_prove_finish(pool, &pending, r, s, proof, NULL, err);
     if (st != CUZK_OK) cuzk_error_prefix(err, "zkey_prove: ");
 out:
     free(abc);

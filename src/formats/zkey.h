@@ -83,8 +83,9 @@ cuzk_status zkey_vk(const zkey *z, groth16_vk *vk, cuzk_error *err);
  *   a, b = A·w, B·w per constraint from the coefficient section; c = a * b; H = poly_compute_h(H_FORM_SNARKJS);
  *   pi_a = alpha1 + sum w_i A_i + r delta1,  pi_b = beta2 + sum w_i B2_i + s delta2,
  *   pi_c = sum_{private} w_i C_i + sum h_j H_j + s pi_a + r (beta1 + sum w_i B1_i + s delta1) - r s delta1,
- * which is groth16_prove_finish's assembly, reused here. r and s: both given, or both NULL to draw them from the
- * operating system. CUZK_ERR_INVALID_ARG if n_witness != n_vars or w[0] != 1. */
+ * which is bellperson's assembly: the zkey is handed, as borrowed groth16_params with full density and
+ * h_form = H_FORM_SNARKJS, to groth16_prove_start_abc (H and the G1 MSMs) and groth16_prove_finish (B2 MSM,
+ * blinding). r and s: both given, or both NULL to draw them from the operating system. CUZK_ERR_INVALID_ARG if n_witness != n_vars or w[0] != 1. */
 cuzk_status zkey_prove(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r, const fr_t *s,
                        groth16_proof *proof, cuzk_error *err);
 
