@@ -619,7 +619,8 @@ void engine_destroy(engine *e)
 
 cuzk_status engine_submit(engine *e, const engine_request *req, uint64_t *job_id, cuzk_error *err)
 {
-    if (!e || !req || !req->circuit || !job_id) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "submit: NULL argument");
+    if (!e || !req || !req->circuit || !job_id)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "submit: NULL argument");
     if (req->partitions == 0) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "submit: zero partitions");
     if (req->priority < ENGINE_PRIO_LOW || req->priority > ENGINE_PRIO_CRITICAL)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "submit: priority %d outside 1..4", (int)req->priority);

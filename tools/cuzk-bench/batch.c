@@ -228,8 +228,9 @@ static void report(tl_stats *s, int json, long long peak_rss)
     double spp = s->proofs ? span_s / (double)s->proofs : 0;
     double busy = busy_fraction(s);
     if (json) {
-        printf("{\"proofs\":%zu,\"verified\":%zu,\"failed\":%zu,\"cancelled\":%zu,\"wall_s\":%.3f,\"s_per_proof\":%.4f,",
-               s->proofs, s->verified, s->failed, s->cancelled, span_s, spp);
+        printf("{\"proofs\":%zu,\"verified\":%zu,\"failed\":%zu,\"cancelled\":%zu,", s->proofs, s->verified,
+               s->failed, s->cancelled);
+        printf("\"wall_s\":%.3f,\"s_per_proof\":%.4f,", span_s, spp);
         print_summary_json("gpu_ms", &g);
         putchar(',');
         print_summary_json("synth_ms", &sy);
@@ -341,8 +342,8 @@ static void batch_usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench batch --circuit SPEC -n PROOFS -j CONCURRENCY [--partitions P] [--backend cpu|gpu]\n"
-            "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--budget BYTES[K|M|G]]\n"
-            "                        [--threads T] [--timeline FILE] [--json] [--no-verify]\n"
+            "                        [--partition-workers N] [--gpu-workers N] [--lookahead N]\n"
+            "                        [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json] [--no-verify]\n"
             "Sets up SPEC in memory once, then proves PROOFS requests of P partitions (default 2) through the engine\n"
             "with CONCURRENCY requests in flight, and reports s/proof, per-partition prover and synthesis times,\n"
             "prover busy fraction, peak RSS and peak accounted memory. --threads: the prover's thread pool\n"
@@ -463,13 +464,13 @@ int bench_batch(int argc, char **argv)
     b.circuit = &circuit;
     b.partitions = (unsigned)parts;
     b.n = (unsigned)n;
+    char budget_text[32] = "unlimited";
+    if (budget) snprintf(budget_text, sizeof(budget_text), "%.1f MiB", (double)budget / 1048576.0);
     if (!json)
         fprintf(stderr, "batch: %llu proofs x %llu partitions, -j %llu, backend %s, partition workers %llu, "
                         "gpu workers %llu, budget %s%s\n",
                 (unsigned long long)n, (unsigned long long)parts, (unsigned long long)j, backend,
-                (unsigned long long)pw, (unsigned long long)gw, budget ? "" : "unlimited",
-                no_verify ? ", no verification" : "");
-    if (budget && !json) fprintf(stderr, "batch: budget %.1f MiB\n", (double)budget / 1048576.0);
+                (unsigned long long)pw, (unsigned long long)gw, budget_text, no_verify ? ", no verification" : "");
     clients = calloc(j, sizeof(*clients));
     if (!clients) {
         cuzk_error_set(&err, CUZK_ERR_NOMEM, "cannot allocate client threads");
