@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds cuzk and runs every test: a Release build, an ASan+UBSan build, and
-# the fuzz targets for a bounded time. The JavaScript oracles (@noble/curves,
-# snarkjs) come from tests/oracle via npm ci. Ends with one summary line.
+# the fuzz targets for a bounded time. The JavaScript oracles come from npm
+# lockfiles: @noble/curves in tests/oracle, snarkjs and circom2 in
+# tests/snarkjs. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -10,6 +11,7 @@ passed=0
 failed=0
 
 (cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error)
+(cd tests/snarkjs && npm ci --no-audit --no-fund --loglevel=error)
 export CUZK_REQUIRE_ORACLE=1
 
 run_ctest() { # build-dir label
