@@ -9,6 +9,9 @@
 
 #include "circuits/spec.h"
 #include "formats/json.h"
+#include "formats/snarkjs_json.h"
+#include "formats/wtns.h"
+#include "formats/zkey.h"
 #include "groth16/groth16.h"
 #include "util/pool.h"
 
@@ -21,16 +24,20 @@ static const char *USAGE =
     "  setup    --circuit SPEC --params FILE --vk FILE\n"
     "           parameters for one of our circuits from fresh toxic waste (bellperson .params/.vk layout)\n"
     "  prove    --circuit SPEC --params FILE --proof FILE [--public FILE]\n"
-    "           prove the circuit's witness; writes the 192-byte proof and the public inputs as JSON;\n"
-    "           the proof is verified before it is written\n"
+    "           prove the circuit's witness; writes the 192-byte proof and the public inputs as JSON\n"
+    "  prove    --zkey FILE --wtns FILE --proof proof.json [--public public.json]\n"
+    "           prove a snarkjs Groth16 circuit (bls12381); writes snarkjs' proof.json and public.json\n"
+    "           (every proof is verified before it is written)\n"
     "  verify   --vk FILE --proof FILE (--public FILE | --circuit SPEC)\n"
-    "           check a proof (or a concatenation of several with --public giving one array each)\n"
+    "           check a 192-byte proof against a bellperson .vk\n"
+    "  verify   --vk verification_key.json --proof proof.json --public public.json\n"
+    "           check a snarkjs proof (chosen when --vk ends in .json)\n"
     "  inspect  FILE...\n"
-    "           say what a .params, .vk or proof file holds and whether it is valid\n"
+    "           say what a .params, .vk, .zkey, .wtns, proof or snarkjs .json file holds and whether it is valid\n"
     "\n"
     "options:\n"
     "  --threads N   worker threads (default: one per CPU)\n"
-    "  --trusted     skip the subgroup check of the proving bases when loading parameters\n"
+    "  --trusted     skip the subgroup check of the proving bases when loading .params or .zkey\n"
     "  -h, --help    this text\n"
     "\n"
     "SPEC: synthetic:k=K[,seed=S]  the synthetic PoRep-shaped circuit of about 2^K constraints\n"
@@ -39,7 +46,7 @@ static const char *USAGE =
     "Exit status: 0 success or valid proof, 1 invalid proof, 2 bad input or usage, 3 internal error.\n";
 
 typedef struct options {
-    const char *circuit, *params, *vk, *proof, *public_path;
+    const char *circuit, *params, *vk, *proof, *public_path, *zkey, *wtns;
     unsigned threads;
     int trusted;
     int nfiles;
@@ -90,6 +97,8 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--vk") == 0) slot = &o->vk;
         else if (strcmp(a, "--proof") == 0) slot = &o->proof;
         else if (strcmp(a, "--public") == 0) slot = &o->public_path;
+        else if (strcmp(a, "--zkey") == 0) slot = &o->zkey;
+        else if (strcmp(a, "--wtns") == 0) slot = &o->wtns;
         else if (strcmp(a, "--trusted") == 0) {
             o->trusted = 1;
             continue;
@@ -164,81 +173,6 @@ static cuzk_status write_file(const char *path, const void *data, size_t len, cu
     return ok ? CUZK_OK : cuzk_error_set(err, CUZK_ERR_IO, "%s: write failed", path);
 }
 
-static void fr_to_decimal(char *out, size_t outlen, const fr_t *x)
-{
-    uint64_t v[FR_LIMBS];
-    fr_from_mont(v, x);
-    char digits[100];
-    size_t n = 0;
-    for (;;) {
-        unsigned __int128 rem = 0;
-        int nonzero = 0;
-        for (int i = FR_LIMBS - 1; i >= 0; i--) {
-            unsigned __int128 cur = (rem << 64) | v[i];
-            v[i] = (uint64_t)(cur / 10);
-            rem = cur % 10;
-            nonzero |= v[i] != 0;
-        }
-        digits[n++] = (char)('0' + (int)rem);
-        if (!nonzero) break;
-    }
-    size_t k = 0;
-    while (n > 0 && k + 1 < outlen) out[k++] = digits[--n];
-    out[k] = 0;
-}
-
-static cuzk_status write_public(const char *path, const fr_t *inputs, size_t n, cuzk_error *err)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
-    fputs("[", f);
-    for (size_t i = 0; i < n; i++) {
-        char dec[100];
-        fr_to_decimal(dec, sizeof dec, &inputs[i]);
-        fprintf(f, "%s\n \"%s\"", i ? "," : "", dec);
-    }
-    fputs(n ? "\n]\n" : "]\n", f);
-    return fclose(f) == 0 ? CUZK_OK : cuzk_error_set(err, CUZK_ERR_IO, "%s: write failed", path);
-}
-
-/* A JSON array of decimal strings; *out has n entries (malloc). */
-static cuzk_status read_public(const char *path, fr_t **out, size_t *n, cuzk_error *err)
-{
-    uint8_t *text;
-    size_t len;
-    cuzk_status st = read_file(path, &text, &len, err);
-    if (st) return st;
-    json_doc *doc;
-    st = json_parse(&doc, (const char *)text, len, err);
-    free(text);
-    if (st) return cuzk_error_prefix(err, "%s: ", path);
-    const json_value *arr = json_root(doc);
-    if ((st = json_expect(arr, JSON_ARRAY, "public inputs", err))) goto done;
-    *n = arr->len;
-    *out = malloc((arr->len ? arr->len : 1) * sizeof **out);
-    if (!*out) {
-        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < arr->len; i++) {
-        uint64_t limbs[FR_LIMBS];
-        char what[48];
-        snprintf(what, sizeof what, "public input %zu", i);
-        if ((st = json_decimal_limbs(arr->items[i], limbs, FR_LIMBS, what, err))) break;
-        if (fr_to_mont(&(*out)[i], limbs) != 0) {
-            st = cuzk_error_set(err, CUZK_ERR_NOT_CANONICAL, "%s is not below the scalar field modulus", what);
-            break;
-        }
-    }
-    if (st) {
-        free(*out);
-        *out = NULL;
-    }
-done:
-    json_free(doc);
-    return st ? cuzk_error_prefix(err, "%s: ", path) : CUZK_OK;
-}
-
 static cuzk_status build_circuit(pool_t *pool, const char *text, unsigned what, r1cs *cs, cuzk_error *err)
 {
     circuit_spec spec;
@@ -265,9 +199,47 @@ static int cmd_setup(pool_t *pool, const options *o)
     return report("setup", st, &err);
 }
 
+static int cmd_prove_zkey(pool_t *pool, const options *o)
+{
+    if (!need("prove", o->wtns, "--wtns") || !need("prove", o->proof, "--proof")) return EXIT_BAD_INPUT;
+    cuzk_error err;
+    zkey z;
+    wtns w;
+    groth16_vk vk;
+    groth16_proof proof;
+    double t0 = now_s();
+    cuzk_status st = zkey_read(pool, &z, o->zkey, o->trusted ? ZKEY_SKIP_SUBGROUP_CHECK : 0, &err);
+    if (st) return report("prove", st, &err);
+    progress("prove", "zkey loaded", t0);
+    fprintf(stderr, "cuzk prove: %u signals, %u public, domain 2^%u\n", z.n_vars, z.n_public, z.log_domain);
+    st = wtns_read(&w, o->wtns, &err);
+    if (st) {
+        zkey_free(&z);
+        return report("prove", st, &err);
+    }
+    st = zkey_prove(pool, &z, w.values, w.n, NULL, NULL, &proof, &err);
+    if (st == CUZK_OK) {
+        progress("prove", "proved", t0);
+        st = zkey_vk(&z, &vk, &err);
+        if (st == CUZK_OK) {
+            st = snarkjs_verify(&vk, &proof, w.values + 1, z.n_public, &err);
+            groth16_vk_free(&vk);
+            if (st == CUZK_ERR_INVALID_PROOF)
+                st = cuzk_error_set(&err, CUZK_ERR_INTERNAL, "the new proof failed self-verification; not written");
+        }
+    }
+    if (st == CUZK_OK) st = snarkjs_proof_write(o->proof, &proof, &err);
+    if (st == CUZK_OK && o->public_path) st = snarkjs_public_write(o->public_path, w.values + 1, z.n_public, &err);
+    if (st == CUZK_OK) progress("prove", "proof verified and written", t0);
+    wtns_free(&w);
+    zkey_free(&z);
+    return report("prove", st, &err);
+}
+
 static int cmd_prove(pool_t *pool, const options *o)
 {
-    if (!need("prove", o->circuit, "--circuit") || !need("prove", o->params, "--params") ||
+    if (o->zkey) return cmd_prove_zkey(pool, o);
+    if (!need("prove", o->circuit, "--circuit (or --zkey)") || !need("prove", o->params, "--params") ||
         !need("prove", o->proof, "--proof"))
         return EXIT_BAD_INPUT;
     cuzk_error err;
@@ -307,16 +279,50 @@ static int cmd_prove(pool_t *pool, const options *o)
         groth16_proof_write(bytes, &proof);
         st = write_file(o->proof, bytes, sizeof bytes, &err);
     }
-    if (st == CUZK_OK && o->public_path) st = write_public(o->public_path, cs.inputs + 1, cs.num_inputs - 1, &err);
+    if (st == CUZK_OK && o->public_path) st = snarkjs_public_write(o->public_path, cs.inputs + 1, cs.num_inputs - 1, &err);
     if (st == CUZK_OK) progress("prove", "proof verified and written", t0);
     r1cs_free(&cs);
     groth16_params_free(&params);
     return report("prove", st, &err);
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int cmd_verify_snarkjs(const options *o)
+{
+    if (!need("verify", o->public_path, "--public")) return EXIT_BAD_INPUT;
+    cuzk_error err;
+    groth16_vk vk;
+    groth16_proof proof;
+    fr_t *pub = NULL;
+    size_t n_pub = 0;
+    cuzk_status st = snarkjs_vk_read(&vk, o->vk, &err);
+    if (st) return report("verify", st, &err);
+    st = snarkjs_public_read(&pub, &n_pub, o->public_path, &err);
+    if (st == CUZK_OK) {
+        st = snarkjs_proof_read(&proof, o->proof, &err);
+        /* a proof that does not decode is an invalid proof */
+        if (st == CUZK_ERR_FORMAT || st == CUZK_ERR_NOT_ON_CURVE || st == CUZK_ERR_NOT_IN_SUBGROUP) {
+            cuzk_error_prefix(&err, "%s: ", o->proof);
+            st = CUZK_ERR_INVALID_PROOF;
+        }
+    }
+    if (st == CUZK_OK) st = snarkjs_verify(&vk, &proof, pub, n_pub, &err);
+    if (st == CUZK_OK) printf("valid\n");
+    else if (st == CUZK_ERR_INVALID_PROOF) printf("invalid\n");
+    free(pub);
+    groth16_vk_free(&vk);
+    return report("verify", st, &err);
+}
+
 static int cmd_verify(pool_t *pool, const options *o)
 {
     if (!need("verify", o->vk, "--vk") || !need("verify", o->proof, "--proof")) return EXIT_BAD_INPUT;
+    if (ends_with(o->vk, ".json")) return cmd_verify_snarkjs(o);
     if (!o->public_path && !o->circuit) {
         fprintf(stderr, "cuzk verify: --public FILE or --circuit SPEC is required (try 'cuzk --help')\n");
         return EXIT_BAD_INPUT;
@@ -333,7 +339,7 @@ static int cmd_verify(pool_t *pool, const options *o)
     groth16_pvk pvk;
     int have_pvk = 0;
     if (o->public_path) {
-        st = read_public(o->public_path, &inputs, &n_inputs, &err);
+        st = snarkjs_public_read(&inputs, &n_inputs, o->public_path, &err);
     } else {
         r1cs cs;
         st = build_circuit(pool, o->circuit, R1CS_WITNESS, &cs, &err);
@@ -377,12 +383,6 @@ static int cmd_verify(pool_t *pool, const options *o)
     return report("verify", st, &err);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 static int inspect_one(pool_t *pool, const char *path, int trusted)
 {
     cuzk_error err;
@@ -406,6 +406,46 @@ static int inspect_one(pool_t *pool, const char *path, int trusted)
                    vk.ic_len - 1, vk.ic_len);
             groth16_vk_free(&vk);
         }
+    } else if (ends_with(path, ".zkey")) {
+        zkey z;
+        st = zkey_read(pool, &z, path, trusted ? ZKEY_SKIP_SUBGROUP_CHECK : 0, &err);
+        if (st == CUZK_OK) {
+            printf("%s: snarkjs Groth16 zkey (bls12381), valid%s\n  signals %u, public %u, domain 2^%u, "
+                   "coefficients %zu\n",
+                   path, trusted ? " (subgroup checks of the bases skipped)" : "", z.n_vars, z.n_public, z.log_domain,
+                   z.n_coefs);
+            zkey_free(&z);
+        }
+    } else if (ends_with(path, ".wtns")) {
+        wtns w;
+        st = wtns_read(&w, path, &err);
+        if (st == CUZK_OK) {
+            printf("%s: snarkjs witness, valid\n  %zu values\n", path, w.n);
+            wtns_free(&w);
+        }
+    } else if (ends_with(path, ".json")) {
+        groth16_vk vk;
+        groth16_proof proof;
+        fr_t *pub;
+        size_t n;
+        cuzk_error e2, e3;
+        if ((st = snarkjs_proof_read(&proof, path, &err)) == CUZK_OK) {
+            printf("%s: snarkjs Groth16 proof (bls12381), points on the curve and in their subgroups\n", path);
+        } else if (snarkjs_vk_read(&vk, path, &e2) == CUZK_OK) {
+            printf("%s: snarkjs verification key (bls12381), valid\n  public inputs %zu\n", path, vk.ic_len - 1);
+            groth16_vk_free(&vk);
+            st = CUZK_OK;
+        } else if (snarkjs_public_read(&pub, &n, path, &e3) == CUZK_OK) {
+            printf("%s: public inputs, %zu values below the scalar field modulus\n", path, n);
+            free(pub);
+            st = CUZK_OK;
+        } else {
+            char proof_msg[160];
+            snprintf(proof_msg, sizeof proof_msg, "%.150s", err.msg);
+            st = cuzk_error_set(&err, CUZK_ERR_FORMAT,
+                                "not a snarkjs proof (%.150s), verification key (%.150s) or public inputs (%.150s)",
+                                proof_msg, e2.msg, e3.msg);
+        }
     } else {
         uint8_t *bytes;
         size_t len;
@@ -422,7 +462,8 @@ static int inspect_one(pool_t *pool, const char *path, int trusted)
             free(proofs);
         } else {
             st = cuzk_error_set(&err, CUZK_ERR_FORMAT,
-                                "%s: not recognised (expected a .params or .vk file, or 192-byte proofs)", path);
+                                "%s: not recognised (expected .params, .vk, .zkey, .wtns, .json, or 192-byte proofs)",
+                                path);
         }
         free(bytes);
     }

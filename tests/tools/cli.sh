@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The cuzk command end to end: setup, prove, verify and inspect, for bellperson
+# files and snarkjs files, and the exit codes (0 valid, 1 invalid, 2 bad input).
+# Usage: cli.sh CUZK_BINARY SNARKJS_FIXTURES_DIR
+set -u
+cuzk=$1
+fixtures=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+expect() { # expected-exit-code description command...
+  local want=$1 what=$2
+  shift 2
+  "$@" >"$work/out" 2>&1
+  local got=$?
+  if [ "$got" -eq "$want" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $what: exit $got, expected $want"
+    sed 's/^/    /' "$work/out"
+  fi
+}
+
+spec=synthetic:k=8,seed=5
+expect 0 "setup" "$cuzk" setup --circuit "$spec" --params "$work/c.params" --vk "$work/c.vk" --threads 2
+expect 0 "prove" "$cuzk" prove --circuit "$spec" --params "$work/c.params" --proof "$work/p.bin" --public "$work/pub.json"
+expect 0 "verify with public.json" "$cuzk" verify --vk "$work/c.vk" --proof "$work/p.bin" --public "$work/pub.json"
+expect 0 "verify with the circuit" "$cuzk" verify --vk "$work/c.vk" --proof "$work/p.bin" --circuit "$spec"
+expect 1 "verify against another witness" "$cuzk" verify --vk "$work/c.vk" --proof "$work/p.bin" --circuit synthetic:k=8,seed=6
+# a flipped bit in C's x coordinate
+cp "$work/p.bin" "$work/flip.bin"
+printf '\x01' | dd of="$work/flip.bin" bs=1 seek=191 conv=notrunc status=none
+expect 1 "verify a flipped proof" "$cuzk" verify --vk "$work/c.vk" --proof "$work/flip.bin" --public "$work/pub.json"
+head -c 100 "$work/p.bin" >"$work/short.bin"
+expect 2 "verify a truncated proof file" "$cuzk" verify --vk "$work/c.vk" --proof "$work/short.bin" --public "$work/pub.json"
+head -c 500 "$work/c.vk" >"$work/short.vk"
+expect 2 "verify with a truncated vk" "$cuzk" verify --vk "$work/short.vk" --proof "$work/p.bin" --public "$work/pub.json"
+expect 2 "verify with a missing file" "$cuzk" verify --vk "$work/none.vk" --proof "$work/p.bin" --public "$work/pub.json"
+echo '["1", "2"' >"$work/broken.json"
+expect 2 "verify with malformed public inputs" "$cuzk" verify --vk "$work/c.vk" --proof "$work/p.bin" --public "$work/broken.json"
+expect 2 "unknown option" "$cuzk" prove --bogus
+expect 2 "unknown command" "$cuzk" frobnicate
+expect 0 "help" "$cuzk" --help
+expect 0 "inspect" "$cuzk" inspect "$work/c.params" "$work/c.vk" "$work/p.bin" "$work/pub.json"
+expect 2 "inspect a truncated vk" "$cuzk" inspect "$work/short.vk"
+
+# snarkjs files: the committed fixtures were made by snarkjs itself
+expect 0 "prove a zkey" "$cuzk" prove --zkey "$fixtures/circuit.zkey" --wtns "$fixtures/witness.wtns" \
+  --proof "$work/proof.json" --public "$work/public.json"
+expect 0 "verify our snarkjs proof" "$cuzk" verify --vk "$fixtures/verification_key.json" --proof "$work/proof.json" \
+  --public "$work/public.json"
+expect 0 "verify snarkjs' proof" "$cuzk" verify --vk "$fixtures/verification_key.json" \
+  --proof "$fixtures/snarkjs_proof.json" --public "$fixtures/snarkjs_public.json"
+sed 's/"\([0-9]*\)"$/"1\1"/' "$work/public.json" >"$work/public2.json"
+if cmp -s "$work/public.json" "$work/public2.json"; then
+  failed=$((failed + 1))
+  echo "FAIL: could not alter public.json"
+fi
+expect 1 "verify with a changed public input" "$cuzk" verify --vk "$fixtures/verification_key.json" \
+  --proof "$work/proof.json" --public "$work/public2.json"
+expect 0 "inspect snarkjs files" "$cuzk" inspect "$fixtures/circuit.zkey" "$fixtures/witness.wtns" \
+  "$fixtures/verification_key.json" "$work/proof.json"
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
