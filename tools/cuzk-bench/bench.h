@@ -11,7 +11,12 @@
 #include <stdint.h>
 
 int bench_micro(int argc, char **argv);
+int bench_ntt(int argc, char **argv);
 int bench_msm(int argc, char **argv);
+int bench_batch(int argc, char **argv);
+int bench_timeline(int argc, char **argv);
+int bench_gpu_ntt(int argc, char **argv);
+int bench_gpu_msm(int argc, char **argv);
 
 /* Helpers shared by the subcommands (defined in main.c). */
 

@@ -17,7 +17,12 @@ typedef struct bench_command {
 /* One line per subcommand. */
 static const bench_command COMMANDS[] = {
     {"micro", bench_micro, "single-thread cost of field, curve and pairing operations"},
+    {"ntt", bench_ntt, "forward NTT and the H computation (both forms) on CPU threads"},
     {"msm", bench_msm, "multi-scalar multiplication on CPU threads (G1 or G2)"},
+    {"batch", bench_batch, "the proving engine in-process: N proofs, throughput and per-stage statistics"},
+    {"timeline", bench_timeline, "the batch statistics recomputed from a saved TIMELINE log"},
+    {"gpu-ntt", bench_gpu_ntt, "device NTT and H computation, timed with CUDA events"},
+    {"gpu-msm", bench_gpu_msm, "G1 MSM on the GPU, timed with CUDA events"},
 };
 
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
@@ -27,7 +32,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: cuzk-bench <command> [options]\n"
                "       cuzk-bench <command> --help\n\n"
                "commands:\n");
-    for (size_t i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    for (size_t i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     fprintf(f, "\nExit status: 0 success, 1 a benchmark failed, 2 usage error.\n");
 }
 
