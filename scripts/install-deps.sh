@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing cuzk needs on a Debian/Ubuntu machine.
+# The core library, the GPU backend and cuzk-bench need only a C compiler and
+# CMake (and the CUDA toolkit for the GPU); the rest is for tests and the daemon.
 # The CUDA toolkit is optional: the GPU backend is built when nvcc is found.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-pkgs=(build-essential cmake clang libclang-rt-14-dev)
+# gRPC core, protobuf-c and pkg-config: the optional daemon (built when they are found).
+pkgs=(build-essential cmake clang libclang-rt-14-dev pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
