@@ -13,6 +13,7 @@
 int bench_micro(int argc, char **argv);
 int bench_ntt(int argc, char **argv);
 int bench_msm(int argc, char **argv);
+int bench_prove(int argc, char **argv);
 int bench_batch(int argc, char **argv);
 int bench_timeline(int argc, char **argv);
 int bench_gpu_ntt(int argc, char **argv);

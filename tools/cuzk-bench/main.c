@@ -19,6 +19,7 @@ static const bench_command COMMANDS[] = {
     {"micro", bench_micro, "single-thread cost of field, curve and pairing operations"},
     {"ntt", bench_ntt, "forward NTT and the H computation (both forms) on CPU threads"},
     {"msm", bench_msm, "multi-scalar multiplication on CPU threads (G1 or G2)"},
+    {"prove", bench_prove, "one whole CPU proof of the synthetic circuit, per stage"},
     {"batch", bench_batch, "the proving engine in-process: N proofs, throughput and per-stage statistics"},
     {"timeline", bench_timeline, "the batch statistics recomputed from a saved TIMELINE log"},
     {"gpu-ntt", bench_gpu_ntt, "device NTT and H computation, timed with CUDA events"},
