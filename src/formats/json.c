@@ -12,6 +12,7 @@ typedef struct arena_block {
 
 struct json_doc {
     arena_block *blocks;
+    size_t next_cap; /* blocks double from 4 KiB to 1 MiB: small documents stay small */
     json_value *root;
 };
 
@@ -20,7 +21,9 @@ static void *arena_alloc(json_doc *doc, size_t n)
     n = (n + 15) & ~(size_t)15;
     arena_block *b = doc->blocks;
     if (!b || b->cap - b->used < n) {
-        size_t cap = n > (1u << 20) ? n : (1u << 20);
+        if (doc->next_cap == 0) doc->next_cap = 4096;
+        size_t cap = n > doc->next_cap ? n : doc->next_cap;
+        if (doc->next_cap < (1u << 20)) doc->next_cap *= 2;
         b = malloc(sizeof *b + cap);
         if (!b) return NULL;
         b->next = doc->blocks;
