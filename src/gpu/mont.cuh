@@ -112,10 +112,10 @@ template <class C> MONT_DEV bool mont_eq(const mont_t<C> &a, const mont_t<C> &b)
 template <class C> MONT_DEV void mont_final_sub(mont_t<C> &r, const uint32_t t[C::N])
 {
     uint32_t s[C::N], borrow;
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(C::p(0)));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(C::p(0)));
 #pragma unroll
-    for (int i = 1; i < C::N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(t[i]), "r"(C::p(i)));
-    asm("subc.u32 %0, 0, 0;" : "=r"(borrow));
+    for (int i = 1; i < C::N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(t[i]), "r"(C::p(i)));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
     /* borrow is all ones when t < p: keep t. */
 #pragma unroll
     for (int i = 0; i < C::N; i++) r.v[i] = borrow ? t[i] : s[i];
@@ -125,10 +125,10 @@ template <class C> MONT_DEV void mont_add(mont_t<C> &r, const mont_t<C> &a, cons
 {
     uint32_t t[C::N];
     /* a + b < 2p < 2^(32N): no carry out. */
-    asm("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a.v[0]), "r"(b.v[0]));
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a.v[0]), "r"(b.v[0]));
 #pragma unroll
-    for (int i = 1; i < C::N - 1; i++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(t[i]) : "r"(a.v[i]), "r"(b.v[i]));
-    asm("addc.u32 %0, %1, %2;" : "=r"(t[C::N - 1]) : "r"(a.v[C::N - 1]), "r"(b.v[C::N - 1]));
+    for (int i = 1; i < C::N - 1; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(t[C::N - 1]) : "r"(a.v[C::N - 1]), "r"(b.v[C::N - 1]));
     mont_final_sub<C>(r, t);
 }
 
@@ -140,15 +140,15 @@ template <class C> MONT_DEV void mont_dbl(mont_t<C> &r, const mont_t<C> &a)
 template <class C> MONT_DEV void mont_sub(mont_t<C> &r, const mont_t<C> &a, const mont_t<C> &b)
 {
     uint32_t t[C::N], borrow;
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a.v[0]), "r"(b.v[0]));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a.v[0]), "r"(b.v[0]));
 #pragma unroll
-    for (int i = 1; i < C::N; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(t[i]) : "r"(a.v[i]), "r"(b.v[i]));
-    asm("subc.u32 %0, 0, 0;" : "=r"(borrow));
+    for (int i = 1; i < C::N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(t[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
     /* On borrow add p back (borrow is 0 or all ones, so p & borrow selects). */
-    asm("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(C::p(0) & borrow));
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(C::p(0) & borrow));
 #pragma unroll
-    for (int i = 1; i < C::N - 1; i++) asm("addc.cc.u32 %0, %0, %1;" : "+r"(t[i]) : "r"(C::p(i) & borrow));
-    asm("addc.u32 %0, %0, %1;" : "+r"(t[C::N - 1]) : "r"(C::p(C::N - 1) & borrow));
+    for (int i = 1; i < C::N - 1; i++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[i]) : "r"(C::p(i) & borrow));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(t[C::N - 1]) : "r"(C::p(C::N - 1) & borrow));
 #pragma unroll
     for (int i = 0; i < C::N; i++) r.v[i] = t[i];
 }
@@ -158,10 +158,10 @@ template <class C> MONT_DEV void mont_neg(mont_t<C> &r, const mont_t<C> &a)
 {
     bool z = mont_is_zero<C>(a);
     uint32_t t[C::N];
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(C::p(0)), "r"(a.v[0]));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(C::p(0)), "r"(a.v[0]));
 #pragma unroll
-    for (int i = 1; i < C::N - 1; i++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(t[i]) : "r"(C::p(i)), "r"(a.v[i]));
-    asm("subc.u32 %0, %1, %2;" : "=r"(t[C::N - 1]) : "r"(C::p(C::N - 1)), "r"(a.v[C::N - 1]));
+    for (int i = 1; i < C::N - 1; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(t[i]) : "r"(C::p(i)), "r"(a.v[i]));
+    asm volatile("subc.u32 %0, %1, %2;" : "=r"(t[C::N - 1]) : "r"(C::p(C::N - 1)), "r"(a.v[C::N - 1]));
 #pragma unroll
     for (int i = 0; i < C::N; i++) r.v[i] = z ? 0u : t[i];
 }
@@ -188,24 +188,24 @@ template <class C> MONT_DEV void mont_mul(mont_t<C> &r, const mont_t<C> &a, cons
     for (int i = 0; i < N; i++) {
         uint32_t bi = b.v[i], m;
         /* t += a*b_i: the low halves into limbs 0..N-1, then the high halves into limbs 1..N. */
-        asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
 #pragma unroll
-        for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
-        asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
+        for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
 #pragma unroll
-        for (int j = 1; j < N - 1; j++) asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
-        asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a.v[N - 1]), "r"(bi));
+        for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
+        asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a.v[N - 1]), "r"(bi));
         /* t += p*m with m chosen so that limb 0 becomes zero, then t >>= 32. */
         m = t[0] * C::M0;
-        asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(C::p(0)), "r"(m));
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(C::p(0)), "r"(m));
 #pragma unroll
-        for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(C::p(j)), "r"(m));
-        asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(C::p(0)), "r"(m));
+        for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(C::p(j)), "r"(m));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(C::p(0)), "r"(m));
 #pragma unroll
-        for (int j = 1; j < N - 1; j++) asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(C::p(j)), "r"(m));
-        asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(C::p(N - 1)), "r"(m));
+        for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(C::p(j)), "r"(m));
+        asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(C::p(N - 1)), "r"(m));
 #pragma unroll
         for (int j = 0; j < N; j++) t[j] = t[j + 1];
         t[N] = 0;

@@ -4,7 +4,8 @@
  *  1. digits: each scalar leaves Montgomery form; if s > (r-1)/2 it becomes r - s with the point negated, so
  *     s < 2^254 and signed digits in [-2^(c-1), 2^(c-1)] need no extra window. Per window: key = |digit|
  *     (the bucket), val = point index | sign << 31.
- *  2. per window: radix sort of (key, val) on the low c bits (CUB), then a load-balanced segmented sum: every
+ *  2. all windows at once (key = window * nb + bucket): one radix sort of (key, val) (CUB), then a
+ *     load-balanced segmented sum: every
  *     thread adds a fixed run of K sorted entries, whatever buckets they belong to. Runs wholly inside a chunk
  *     go straight to their bucket; each chunk's first and last run go to a list (2 slots per chunk, still
  *     sorted by bucket) that the same kernel sums again, K to 1, until one thread holds the rest. A bucket of
@@ -14,6 +15,7 @@
  *  4. host: the nwin window sums are combined by Horner (255 doublings are ~0.1 ms on a CPU core but several ms
  *     on one GPU thread).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +41,7 @@ __device__ __forceinline__ bool fr_gt_half(const uint32_t s[8])
     return false;
 }
 
-__global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned nwin, uint32_t *keys,
+__global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned nwin, uint32_t nb, uint32_t *keys,
                            uint32_t *vals)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -72,17 +74,18 @@ __global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned n
             sign = 0;
             carry = 0;
         }
-        keys[(size_t)w * n + i] = key;
+        keys[(size_t)w * n + i] = w * nb + key;
         vals[(size_t)w * n + i] = (uint32_t)i | ((sign ^ neg) << 31);
     }
 }
 
-/* One level of the segmented bucket sum (see the file comment). Level 0 reads sorted (key, val) and gathers
- * affine bases; later levels read (key, XYZZ) slots. In final mode (one chunk) every run is complete. */
+/* One level of the segmented bucket sum (see the file comment). Keys are w * nb + v (window w, bucket v;
+ * v = 0 is the zero digit, whose bucket nobody reads). Level 0 reads sorted (key, val) and gathers affine bases;
+ * later levels read (key, XYZZ) slots. In final mode (one chunk) every run is complete. */
 template <bool FIRST>
 __global__ void __launch_bounds__(THREADS) msm_bucket_sum(const uint32_t *keys, const uint32_t *vals,
                                                           const g1_aff_d *bases, const g1_xyzz_d *pts, size_t len,
-                                                          bool final_level, g1_xyzz_d *buckets,
+                                                          uint32_t nb, bool final_level, g1_xyzz_d *buckets,
                                                           uint32_t *out_keys, g1_xyzz_d *out_pts)
 {
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -99,15 +102,15 @@ __global__ void __launch_bounds__(THREADS) msm_bucket_sum(const uint32_t *keys, 
             if (first_run && !final_level) {
                 out_keys[2 * t] = cur;
                 out_pts[2 * t] = acc;
-            } else if (cur != 0) {
+            } else {
                 buckets[cur] = acc;
             }
             first_run = false;
             cur = k;
             g1_xyzz_inf(acc);
         }
-        if (k == 0) continue;
         if (FIRST) {
+            if (k % nb == 0) continue;
             uint32_t v = vals[i];
             g1_xyzz_madd(acc, bases[v & 0x7fffffffu], (v >> 31) != 0);
         } else {
@@ -115,7 +118,7 @@ __global__ void __launch_bounds__(THREADS) msm_bucket_sum(const uint32_t *keys, 
         }
     }
     if (final_level) {
-        if (cur != 0) buckets[cur] = acc;
+        buckets[cur] = acc;
     } else if (first_run) {
         out_keys[2 * t] = cur;
         out_pts[2 * t] = acc;
@@ -247,6 +250,53 @@ extern "C" unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n)
     return best;
 }
 
+/* Phase timing, printed to stderr when CUZK_GPU_PROFILE is set (events on the context's stream). */
+#define PROF_MAX 12
+typedef struct prof {
+    int on, count;
+    cudaEvent_t ev[PROF_MAX];
+    const char *name[PROF_MAX];
+} prof_t;
+
+static void prof_begin(prof_t *p, gpu_ctx *ctx)
+{
+    memset(p, 0, sizeof *p);
+    p->on = getenv("CUZK_GPU_PROFILE") != NULL;
+    if (!p->on) return;
+    for (int i = 0; i < PROF_MAX; i++)
+        if (cudaEventCreate(&p->ev[i]) != cudaSuccess) p->on = 0;
+    (void)cudaGetLastError();
+    if (p->on && cudaEventRecord(p->ev[0], ctx->stream) == cudaSuccess) p->count = 1;
+}
+
+static void prof_mark(prof_t *p, gpu_ctx *ctx, const char *name)
+{
+    if (!p->on || p->count >= PROF_MAX) return;
+    p->name[p->count] = name;
+    if (cudaEventRecord(p->ev[p->count], ctx->stream) == cudaSuccess) p->count++;
+}
+
+static void prof_report(prof_t *p, size_t n, unsigned c)
+{
+    if (!p->on || p->count < 2) return;
+    cudaEventSynchronize(p->ev[p->count - 1]);
+    fprintf(stderr, "gpu_msm_g1 n=%zu c=%u:", n, c);
+    for (int i = 1; i < p->count; i++) {
+        float ms = 0;
+        cudaEventElapsedTime(&ms, p->ev[i - 1], p->ev[i]);
+        fprintf(stderr, " %s %.2f ms;", p->name[i], ms);
+    }
+    fputc('\n', stderr);
+}
+
+static void prof_end(prof_t *p)
+{
+    if (!p->on) return;
+    for (int i = 0; i < PROF_MAX; i++)
+        if (p->ev[i]) cudaEventDestroy(p->ev[i]);
+    (void)cudaGetLastError();
+}
+
 static void host_finish(g1_jac_t *out, const g1_xyzz_t *win, unsigned nwin, unsigned c)
 {
     g1_jac_t acc, t;
@@ -269,8 +319,10 @@ extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_a
     g1_xyzz_d *buckets = NULL, *lp[2] = {NULL, NULL}, *segs = NULL, *wins = NULL;
     g1_xyzz_t *h_wins = NULL;
     unsigned nwin = 0, M = 1, nseg = 0;
-    size_t nb = 0, cub_bytes = 0, slots = 0;
+    size_t nb = 0, cub_bytes = 0, slots = 0, total = 0;
+    int key_bits = 1;
     float ms = 0;
+    prof_t prof;
 
     if (out == NULL || (n > 0 && (bases == NULL || scalars == NULL)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: NULL argument");
@@ -290,73 +342,83 @@ extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_a
     M = 1;
     while ((size_t)nwin * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
     nseg = (unsigned)((nb - 1 + M - 1) / M);
-    slots = 2 * ((n + MSM_CHUNK - 1) / MSM_CHUNK);
+    slots = 2 * (((size_t)nwin * n + MSM_CHUNK - 1) / MSM_CHUNK);
     h_wins = (g1_xyzz_t *)malloc(nwin * sizeof *h_wins);
     if (h_wins == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_g1: out of host memory");
 
+    prof_begin(&prof, ctx);
     GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
     st = gpu_stage_in(ctx, scalars, n * sizeof(fr_t), &d_scalars, &own_scalars, err);
     if (st != CUZK_OK) goto done;
     st = gpu_stage_in(ctx, bases, n * sizeof(g1_affine_t), &d_bases, &own_bases, err);
     if (st != CUZK_OK) goto done;
 
-    GPU_TRY(cudaMallocAsync((void **)&keys, (size_t)nwin * n * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&vals, (size_t)nwin * n * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&skeys, n * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&svals, n * 4, ctx->stream));
+    total = (size_t)nwin * n;
+    GPU_TRY(cudaMallocAsync((void **)&keys, total * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&vals, total * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&skeys, total * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&svals, total * 4, ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&buckets, (size_t)nwin * nb * sizeof(g1_xyzz_d), ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&segs, (size_t)nwin * nseg * sizeof(g1_xyzz_d), ctx->stream));
     for (int k = 0; k < 2; k++) {
         GPU_TRY(cudaMallocAsync((void **)&lk[k], slots * 4, ctx->stream));
         GPU_TRY(cudaMallocAsync((void **)&lp[k], slots * sizeof(g1_xyzz_d), ctx->stream));
     }
-    GPU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys, skeys, vals, svals, (int)n, 0, (int)c,
+    while (((size_t)1 << key_bits) < (size_t)nwin * nb) key_bits++;
+    GPU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
                                             ctx->stream));
     GPU_TRY(cudaMallocAsync(&cub_tmp, cub_bytes, ctx->stream));
-    /* All-zero bytes are XYZZ infinity (ZZ = 0): untouched buckets read as empty. */
+    /* All-zero bytes are XYZZ infinity (ZZ = 0): buckets no digit reaches read as empty. */
     GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(g1_xyzz_d), ctx->stream));
+    prof_mark(&prof, ctx, "alloc+upload");
 
-    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, n, c, nwin, keys, vals);
+    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, n, c, nwin, (uint32_t)nb, keys,
+                                                           vals);
     GPU_LAUNCHED("msm_digits");
-
-    for (unsigned w = 0; w < nwin; w++) {
-        g1_xyzz_d *wb = buckets + (size_t)w * nb;
-        GPU_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, cub_bytes, keys + (size_t)w * n, skeys,
-                                                vals + (size_t)w * n, svals, (int)n, 0, (int)c, ctx->stream));
-        size_t len = n;
+    prof_mark(&prof, ctx, "digits");
+    GPU_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
+                                            ctx->stream));
+    prof_mark(&prof, ctx, "sort");
+    {
+        size_t len = total;
         bool fin = len <= MSM_CHUNK;
         size_t threads = (len + MSM_CHUNK - 1) / MSM_CHUNK;
         msm_bucket_sum<true><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-            skeys, svals, (const g1_aff_d *)d_bases, NULL, len, fin, wb, lk[0], lp[0]);
+            skeys, svals, (const g1_aff_d *)d_bases, NULL, len, (uint32_t)nb, fin, buckets, lk[0], lp[0]);
         GPU_LAUNCHED("msm_bucket_sum<level 0>");
+        prof_mark(&prof, ctx, "bucket sum level 0");
         int cur = 0;
         len = 2 * threads;
         while (!fin) {
             fin = len <= MSM_CHUNK;
             threads = (len + MSM_CHUNK - 1) / MSM_CHUNK;
             msm_bucket_sum<false><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-                lk[cur], NULL, NULL, lp[cur], len, fin, wb, lk[cur ^ 1], lp[cur ^ 1]);
+                lk[cur], NULL, NULL, lp[cur], len, (uint32_t)nb, fin, buckets, lk[cur ^ 1], lp[cur ^ 1]);
             GPU_LAUNCHED("msm_bucket_sum<level n>");
             cur ^= 1;
             len = 2 * threads;
         }
+        prof_mark(&prof, ctx, "bucket sum levels 1+");
     }
 
     msm_bucket_reduce<<<blocks_for((size_t)nseg * nwin), THREADS, 0, ctx->stream>>>(buckets, nb, M, nseg, nwin,
                                                                                      segs);
     GPU_LAUNCHED("msm_bucket_reduce");
+    prof_mark(&prof, ctx, "bucket reduce");
     st = reduce_groups(ctx, segs, nseg, nwin, &wins, err);
     if (st != CUZK_OK) goto done;
     if (wins != segs) {
         GPU_TRY(cudaFreeAsync(segs, ctx->stream));
         segs = wins;
     }
+    prof_mark(&prof, ctx, "segment reduce");
     GPU_TRY(cudaMemcpyAsync(h_wins, wins, nwin * sizeof *h_wins, cudaMemcpyDeviceToHost, ctx->stream));
     GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
     GPU_TRY(cudaEventSynchronize(ctx->ev_stop));
     GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
     ctx->last_ms = ms;
     host_finish(out, h_wins, nwin, c);
+    prof_report(&prof, n, c);
 
 done:
     if (own_bases) cudaFreeAsync(own_bases, ctx->stream);
@@ -379,6 +441,7 @@ done:
         cuzk_error_prefix(err, "gpu_msm_g1(n=%zu, c=%u): ", n, c);
     }
     free(h_wins);
+    prof_end(&prof);
     return st;
 }
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds cuzk for the GPU (Release, sm_90), runs the GPU tests and the GPU MSM benchmark, and prints a short
+# table at the end. Run it on a machine with an NVIDIA GPU and nvcc:
+#   scripts/gpu-check.sh [build-dir] [max log2 size, default 26]
+# Logs go to $OUT (when set, e.g. on the lent device machine) or to the build directory.
+set -u -o pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$ROOT/build-gpu}
+LOG=${2:-26}
+LOGDIR=${OUT:-$BUILD}
+JOBS=$(nproc 2>/dev/null || echo 2)
+export PATH=$PATH:/usr/local/cuda/bin
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,memory.used --format=csv,noheader 2>/dev/null || echo "nvidia-smi: not available"
+if [ ! -x "$BUILD/tests/test_gpu_msm" ] || [ -z "${CUZK_NO_BUILD:-}" ]; then
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$LOGDIR/cmake.log" 2>&1 &&
+        make -C "$BUILD" -j"$JOBS" >"$LOGDIR/build.log" 2>&1 || {
+        echo "BUILD FAILED (see $LOGDIR/build.log)"
+        tail -20 "$LOGDIR/build.log"
+        exit 1
+    }
+fi
+
+status=0
+tests=()
+for t in "$BUILD"/tests/test_gpu_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    "$t" >"$LOGDIR/$name.log" 2>&1
+    rc=$?
+    case $rc in
+    0) tests+=("$name PASS") ;;
+    77) tests+=("$name SKIP") ;;
+    *) tests+=("$name FAIL(rc=$rc)"); status=1; tail -20 "$LOGDIR/$name.log" ;;
+    esac
+done
+
+bench="$BUILD/cuzk-bench"
+if "$bench" gpu-msm --help >/dev/null 2>&1; then
+    "$bench" gpu-msm --from 16 --log "$LOG" --runs 5 2>&1 | tee "$LOGDIR/gpu-msm.log" || status=1
+else
+    echo "cuzk-bench has no gpu-msm subcommand (not registered in tools/cuzk-bench/main.c)"
+fi
+
+echo
+echo "== gpu-check summary =="
+for t in "${tests[@]}"; do echo "  $t"; done
+[ -f "$LOGDIR/gpu-msm.log" ] && sed -n '/^points/,$p' "$LOGDIR/gpu-msm.log" | sed 's/^/  /'
+exit $status
