@@ -1,0 +1,243 @@
+/* cuzk-bench gpu-ntt: the device NTT and the Groth16 H computation (src/gpu/ntt.cu), timed with CUDA events.
+ *
+ * Per size: the forward and inverse NTT of a vector already on the device, H (bellperson form) from a, b, c
+ * already on the device (kernels alone, then including the device copies of the inputs) and from pageable host
+ * memory (copies in and out included). Each line states its floors: bytes moved (every pass reads and writes
+ * every element once) over the copy bandwidth, and Fr multiplications over the device's measured rate.
+ * --check compares the forward NTT with the CPU's ntt_forward and (up to --check-h-max) H with poly_compute_h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+int bench_gpu_ntt(int argc, char **argv);
+
+#ifdef CUZK_HAVE_GPU
+#include "gpu/gpu_ntt.h"
+
+#define COPY_BW 4.3e12 /* bytes/s, device-to-device copy measured on the H200 (read + write) */
+
+typedef struct opts {
+    unsigned from, to, reps, check, check_h_max;
+    uint64_t seed;
+} opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cuzk-bench gpu-ntt [--log N | --from A --to B] [--reps R] [--check] [--check-h-max N]\n"
+               "                          [--seed S]\n"
+               "  sizes 2^A .. 2^B (default 20 .. 27), R timed runs each after a warm-up (default 7);\n"
+               "  --check compares with the CPU (NTT at every size, H up to 2^N, default 24)\n");
+}
+
+/* Fresh random values without 2^27 calls of fr_random: 2^16 random elements spread by a per-vector stride. */
+static void fill(fr_t *v, size_t n, const fr_t *src, size_t nsrc, uint64_t salt)
+{
+    size_t stride = 2 * (size_t)(salt % 1000) + 1;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = src[(i * stride + salt) & (nsrc - 1)];
+        /* Perturb the limb of lowest weight (stays < r: r's low limb is odd and the values are random). */
+        v[i].l[0] ^= (uint64_t)i << 1;
+        if (v[i].l[3] >= 0x73eda753299d7d48ull) v[i].l[3] = 0x1234;
+    }
+}
+
+static double med(double *v, unsigned n)
+{
+    return bench_median(v, n);
+}
+
+static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const fr_t *src, size_t nsrc,
+                    double mul_rate)
+{
+    cuzk_error err = {0};
+    gpu_ntt_plan *plan = NULL;
+    size_t m = (size_t)1 << L, bytes = m * sizeof(fr_t);
+    double *t = calloc(o->reps, sizeof *t), *t2 = calloc(o->reps, sizeof *t2);
+    fr_t *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *h = malloc(bytes);
+    gpu_buf *dx = NULL, *da = NULL, *db = NULL, *dc = NULL;
+    int rc = 1;
+    if (!t || !t2 || !a || !b || !c || !h) {
+        fprintf(stderr, "gpu-ntt: out of host memory at 2^%u\n", L);
+        goto out;
+    }
+    fill(a, m, src, nsrc, L * 3 + 1);
+    fill(b, m, src, nsrc, L * 3 + 2);
+    fill(c, m, src, nsrc, L * 3 + 3);
+    if (gpu_ntt_plan_create(ctx, L, POLY_ROOTS_CUZK, &plan, &err) != CUZK_OK) goto fail;
+
+    /* NTTs of a device-resident vector. */
+    unsigned passes = gpu_ntt_pass_count(L);
+    double ntt_bytes = 2.0 * passes * (double)bytes;
+    if (gpu_buf_upload(ctx, &dx, a, bytes, &err) != CUZK_OK) goto fail;
+    static const gpu_ntt_kind kinds[2] = {GPU_NTT_FORWARD, GPU_NTT_INVERSE};
+    static const char *names[2] = {"forward NTT", "inverse NTT"};
+    for (int k = 0; k < 2; k++) {
+        for (unsigned r = 0; r <= o->reps; r++) {
+            if (gpu_ntt(plan, kinds[k], NULL, (fr_t *)gpu_buf_ptr(dx), &err) != CUZK_OK) goto fail;
+            if (r) gpu_ntt_last_ms(plan, NULL, &t[r - 1]);
+        }
+        double muls = gpu_ntt_mul_count(L, kinds[k]);
+        printf("2^%-2u %-22s device  median %9.3f ms   floors: %u passes, %6.2f GiB -> %7.3f ms at %.1f TB/s; "
+               "%.3g Fr muls -> %7.3f ms\n",
+               L, names[k], med(t, o->reps), passes, ntt_bytes / (1u << 30), ntt_bytes / COPY_BW * 1e3,
+               COPY_BW / 1e12, muls, muls / mul_rate * 1e3);
+    }
+    gpu_buf_free(dx);
+    dx = NULL;
+
+    /* H, bellperson form: 7 transforms, the pointwise step fused into c's last pass. */
+    double h_bytes = (7.0 * 2 * passes + 2) * (double)bytes;
+    double h_muls = 4 * gpu_ntt_mul_count(L, GPU_NTT_COSET_INVERSE) + 3 * gpu_ntt_mul_count(L, GPU_NTT_FORWARD) +
+                    2.0 * (double)m;
+    if (gpu_buf_upload(ctx, &da, a, bytes, &err) != CUZK_OK || gpu_buf_upload(ctx, &db, b, bytes, &err) != CUZK_OK ||
+        gpu_buf_upload(ctx, &dc, c, bytes, &err) != CUZK_OK)
+        goto fail;
+    for (unsigned r = 0; r <= o->reps; r++) {
+        fr_t *hd = NULL;
+        if (gpu_ntt_h_device(plan, H_FORM_BELLPERSON, gpu_buf_ptr(da), gpu_buf_ptr(db), gpu_buf_ptr(dc), m, &hd,
+                             &err) != CUZK_OK)
+            goto fail;
+        gpu_ntt_h_free(ctx, hd);
+        if (r) gpu_ntt_last_ms(plan, &t2[r - 1], &t[r - 1]);
+    }
+    printf("2^%-2u %-22s device  median %9.3f ms   floors: %6.2f GiB -> %7.3f ms; %.3g Fr muls -> %7.3f ms\n", L,
+           "H (kernels)", med(t, o->reps), h_bytes / (1u << 30), h_bytes / COPY_BW * 1e3, h_muls,
+           h_muls / mul_rate * 1e3);
+    printf("2^%-2u %-22s device  median %9.3f ms   (a, b, c copied device to device first)\n", L, "H (with input copies)",
+           med(t2, o->reps));
+    gpu_buf_free(da);
+    gpu_buf_free(db);
+    gpu_buf_free(dc);
+    da = db = dc = NULL;
+    unsigned hreps = o->reps < 3 ? o->reps : 3;
+    for (unsigned r = 0; r < hreps; r++) {
+        if (gpu_ntt_h(plan, H_FORM_BELLPERSON, a, b, c, m, h, &err) != CUZK_OK) goto fail;
+        gpu_ntt_last_ms(plan, &t[r], NULL);
+    }
+    printf("2^%-2u %-22s host    median %9.3f ms   (pageable a, b, c in and H out, %u runs)\n", L, "H (from host)",
+           med(t, hreps), hreps);
+
+    if (o->check) {
+        domain_t d;
+        fr_t *want = c; /* c is no longer needed */
+        if (domain_for_size(&d, m, &err) != CUZK_OK) goto fail;
+        memcpy(want, a, bytes);
+        ntt_forward(pool, &d, want);
+        memcpy(h, a, bytes);
+        if (gpu_ntt(plan, GPU_NTT_FORWARD, NULL, h, &err) != CUZK_OK) goto fail;
+        int ok = memcmp(h, want, bytes) == 0;
+        printf("2^%-2u check forward NTT against the CPU: %s\n", L, ok ? "equal" : "DIFFERENT");
+        if (!ok) goto out;
+        if (L <= o->check_h_max) {
+            fill(c, m, src, nsrc, L * 3 + 3);
+            if (gpu_ntt_h(plan, H_FORM_BELLPERSON, a, b, c, m, h, &err) != CUZK_OK) goto fail;
+            if (poly_compute_h(pool, &d, H_FORM_BELLPERSON, a, b, c, m, &err) != CUZK_OK) goto fail;
+            ok = memcmp(h, a, (m - 1) * sizeof(fr_t)) == 0;
+            printf("2^%-2u check H (bellperson) against the CPU: %s\n", L, ok ? "equal" : "DIFFERENT");
+            if (!ok) goto out;
+        }
+    }
+    fflush(stdout);
+    rc = 0;
+    goto out;
+fail:
+    fprintf(stderr, "gpu-ntt 2^%u: %s\n", L, err.msg);
+out:
+    gpu_buf_free(dx);
+    gpu_buf_free(da);
+    gpu_buf_free(db);
+    gpu_buf_free(dc);
+    gpu_ntt_plan_destroy(plan);
+    free(t);
+    free(t2);
+    free(a);
+    free(b);
+    free(c);
+    free(h);
+    return rc;
+}
+
+int bench_gpu_ntt(int argc, char **argv)
+{
+    opts o = {.from = 20, .to = 27, .reps = 7, .check = 0, .check_h_max = 24, .seed = 0};
+    for (int i = 1; i < argc; i++) {
+        uint64_t v = 0;
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(arg, "--check") == 0) {
+            o.check = 1;
+            continue;
+        }
+        if (i + 1 >= argc || bench_parse_u64(argv[i + 1], &v) != 0) {
+            fprintf(stderr, "gpu-ntt: %s needs a number\n", arg);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+        if (strcmp(arg, "--log") == 0)
+            o.from = o.to = (unsigned)v;
+        else if (strcmp(arg, "--from") == 0)
+            o.from = (unsigned)v;
+        else if (strcmp(arg, "--to") == 0)
+            o.to = (unsigned)v;
+        else if (strcmp(arg, "--reps") == 0)
+            o.reps = (unsigned)v;
+        else if (strcmp(arg, "--check-h-max") == 0)
+            o.check_h_max = (unsigned)v;
+        else if (strcmp(arg, "--seed") == 0)
+            o.seed = v;
+        else {
+            fprintf(stderr, "gpu-ntt: unknown option %s\n", arg);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (o.from < 3 || o.to > 28 || o.from > o.to || o.reps == 0 || o.reps > 1000) {
+        fprintf(stderr, "gpu-ntt: sizes must satisfy 3 <= from <= to <= 28, reps 1..1000\n");
+        return 2;
+    }
+    if (gpu_device_count() == 0) {
+        fprintf(stderr, "gpu-ntt: no CUDA device\n");
+        return 1;
+    }
+    cuzk_error err = {0};
+    gpu_ctx *ctx = NULL;
+    pool_t *pool = NULL;
+    gpu_device_info info;
+    rng_t rng;
+    enum { NSRC = 1 << 16 };
+    fr_t *src = malloc(NSRC * sizeof *src);
+    int rc = 1;
+    double rate = 0;
+    if (src == NULL) return 1;
+    if (o.seed == 0) o.seed = rng_fresh_seed();
+    rng_seed(&rng, o.seed);
+    for (size_t i = 0; i < NSRC; i++) fr_random(&src[i], &rng);
+    if (gpu_device_get_info(0, &info, &err) != CUZK_OK || gpu_ctx_create(&ctx, 0, &err) != CUZK_OK ||
+        pool_create(&pool, 0, &err) != CUZK_OK || gpu_ntt_mul_rate(ctx, &rate, &err) != CUZK_OK) {
+        fprintf(stderr, "gpu-ntt: %s\n", err.msg);
+        goto out;
+    }
+    printf("gpu-ntt: %s, %d SMs, seed %llu, %u runs per median; Fr mul rate %.3g/s (measured)\n", info.name,
+           info.sm_count, (unsigned long long)o.seed, o.reps, rate);
+    rc = 0;
+    for (unsigned L = o.from; L <= o.to && rc == 0; L++) rc = run_size(ctx, pool, L, &o, src, NSRC, rate);
+out:
+    pool_destroy(pool);
+    gpu_ctx_destroy(ctx);
+    free(src);
+    return rc;
+}
+#else
+int bench_gpu_ntt(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "gpu-ntt: cuzk was built without CUDA\n");
+    return 1;
+}
+#endif
