@@ -24,7 +24,7 @@
 #include "g1.cuh"
 #include "gpu_impl.cuh"
 
-#define MSM_CHUNK 32     /* entries per thread in the segmented sum */
+#define MSM_CHUNK 64     /* entries per thread in the segmented sum: the 2 slots per chunk cost 2/64 extra adds */
 #define REDUCE_FANIN 16  /* inputs per thread in tree reductions */
 #define BATCH_CHUNK 64   /* bases per thread in batch addition */
 #define THREADS 128
