@@ -1,0 +1,1309 @@
+#include "daemon/service.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "circuits/spec.h"
+#include "circuits/synthetic.h"
+#include "cuzk/v1/proving.pb-c.h"
+#include "daemon/log.h"
+#include "engine/engine.h"
+#include "engine/residency.h"
+#include "groth16/groth16.h"
+
+#define MAX_ACTIVE_JOBS 4096    /* jobs not yet ended; beyond that SubmitProof answers RESOURCE_EXHAUSTED */
+#define MAX_FINISHED_JOBS 1024  /* ended jobs kept for AwaitProof; the oldest are forgotten first */
+#define MAX_PARTITIONS 256
+#define MAX_REQUEST_ID 256
+
+#define METHOD_PREFIX "/cuzk.v1.ProvingEngine/"
+
+/* The proof kinds of cuzk.v1.ProofKind, in one table: label for GetStatus queues, metric label. */
+enum { KIND_POREP = 1, KIND_SNAP = 2, KIND_WPOST = 3, KIND_WINNING = 4, KIND_CIRCUIT = 100 };
+static const struct {
+    int kind;
+    const char *label, *metric, *what;
+} KINDS[] = {
+    {KIND_POREP, "porep-c2", "porep_c2", "PoRep C2 (POREP_SEAL_COMMIT)"},
+    {KIND_SNAP, "snap-update", "snap_update", "SnapDeals update (SNAP_DEALS_UPDATE)"},
+    {KIND_WPOST, "window-post", "window_post", "WindowPoSt (WINDOW_POST_PARTITION)"},
+    {KIND_WINNING, "winning-post", "winning_post", "WinningPoSt (WINNING_POST)"},
+    {KIND_CIRCUIT, "circuit", "circuit", "circuit (CIRCUIT_SPEC)"},
+};
+#define NKINDS (sizeof(KINDS) / sizeof(KINDS[0]))
+
+static int kind_index(int kind)
+{
+    for (size_t i = 0; i < NKINDS; i++)
+        if (KINDS[i].kind == kind) return (int)i;
+    return -1;
+}
+
+/* Circuit-id names of the Rust daemon's parameter sets (PreloadSRS / EvictSRS). */
+static const char *const FILECOIN_SRS[] = {"porep-32g", "porep-64g", "wpost-32g", "winning-32g", "snap-32g",
+                                           "snap-64g"};
+
+/* ---- circuits: one entry per canonical spec, parameters held by the residency ---- */
+
+typedef struct circuit_entry {
+    char name[128];
+    circuit_spec spec;
+    r1cs shape;
+    int shape_built;
+    engine_circuit circuit;
+    const groth16_params *circuit_params; /* the params circuit was initialised with, NULL if not */
+    unsigned active;                      /* jobs holding a residency reference */
+    uint64_t bytes;                       /* of the parameters when last loaded */
+    double last_load_ms;
+    pool_t *pool;
+    struct circuit_entry *next;
+} circuit_entry;
+
+/* ---- jobs and waiters ---- */
+
+typedef enum job_state { JOB_PREPARING, JOB_QUEUED, JOB_DONE } job_state;
+
+typedef struct job {
+    char id[MAX_REQUEST_ID + 1];
+    int kind;
+    job_state state;
+    int started; /* the engine began synthesis of a partition */
+    int submitted, cancel_requested;
+    uint64_t engine_id;
+    struct daemon_service *svc;
+    circuit_spec spec;
+    circuit_entry *entry; /* set by the job thread */
+    unsigned partitions;
+    engine_priority prio;
+    double t_submit, t_end;
+    /* result */
+    int status; /* Cuzk__V1__AwaitProofResponse__Status */
+    char error[512];
+    uint8_t *proof;
+    size_t proof_len;
+    int verified;
+    uint64_t queue_ms, srs_ms, synth_ms, gpu_ms, total_ms;
+    struct job *next;
+} job;
+
+typedef struct waiter {
+    void *call;
+    job *j;           /* NULL: a helper's reply (PreloadSRS/EvictSRS), which cannot be dropped */
+    double deadline;  /* seconds on the monotonic clock; 0: none */
+    int prove;        /* answer with a ProveResponse instead of an AwaitProofResponse */
+    struct waiter *next;
+} waiter;
+
+/* A parameter set as GetStatus reports it. */
+typedef struct srs_snap {
+    char name[128];
+    int hot;
+    uint64_t bytes;
+    unsigned refs;
+} srs_snap;
+#define MAX_SRS_SNAP 64
+
+typedef struct pending_delivery {
+    void *call;
+    service_reply reply;
+} pending_delivery;
+
+struct daemon_service {
+    daemon_config cfg;
+    service_deliver_fn deliver;
+    void *deliver_ctx;
+    double t_start;
+
+    pool_t *prove_pool, *synth_pool;
+    engine_backend *backend;
+    engine *eng;
+    engine_residency *res;
+
+    pthread_mutex_t mu; /* jobs, waiters, counters, threads */
+    pthread_cond_t threads_cv;
+    job *jobs; /* newest first */
+    size_t n_active, n_finished;
+    waiter *waiters;
+    unsigned threads;
+    int shutting_down;
+    uint64_t next_anon;
+    uint64_t completed[NKINDS], failed[NKINDS], cancelled[NKINDS];
+    double duration_sum[NKINDS];
+    srs_snap srs[MAX_SRS_SNAP]; /* the last listing GetStatus could take */
+    size_t n_srs;
+
+    pthread_mutex_t reg_mu; /* circuits; held while preparing one (setup may take a while) */
+    circuit_entry *circuits;
+
+    pthread_mutex_t tl_mu; /* the engine ids whose synthesis has started (timeline events) */
+    uint64_t *started_ids;
+    size_t n_started, cap_started;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t ms_of(double seconds)
+{
+    return seconds <= 0 ? 0 : (uint64_t)(seconds * 1000.0 + 0.5);
+}
+
+static void reply_error(service_reply *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void reply_error(service_reply *r, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    memset(r, 0, sizeof(*r));
+    r->code = code;
+    vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+    va_end(ap);
+}
+
+/* Packs a message into r (RPC_OK), or RPC_INTERNAL when out of memory. */
+static void reply_pack(service_reply *r, const ProtobufCMessage *m)
+{
+    memset(r, 0, sizeof(*r));
+    size_t n = protobuf_c_message_get_packed_size(m);
+    r->body = malloc(n ? n : 1);
+    if (!r->body) {
+        reply_error(r, RPC_INTERNAL, "out of memory packing the response");
+        return;
+    }
+    r->len = protobuf_c_message_pack(m, r->body);
+    r->code = RPC_OK;
+}
+
+/* ---- timeline: which jobs have started ---- */
+
+static void on_timeline(void *ctx, const char *line)
+{
+    daemon_service *s = ctx;
+    if (daemon_log_enabled(LOG_TRACE)) daemon_log(LOG_TRACE, "%.*s", (int)strcspn(line, "\n"), line);
+    if (!strstr(line, " ev=SYNTH_START ")) return;
+    const char *j = strstr(line, " job=");
+    if (!j) return;
+    uint64_t id = strtoull(j + 5, NULL, 10);
+    pthread_mutex_lock(&s->tl_mu);
+    int known = 0;
+    for (size_t i = 0; i < s->n_started && !known; i++) known = s->started_ids[i] == id;
+    if (!known) {
+        if (s->n_started == s->cap_started) {
+            size_t nc = s->cap_started ? 2 * s->cap_started : 64;
+            uint64_t *n = realloc(s->started_ids, nc * sizeof(*n));
+            if (n) {
+                s->started_ids = n;
+                s->cap_started = nc;
+            }
+        }
+        if (s->n_started < s->cap_started) s->started_ids[s->n_started++] = id;
+    }
+    pthread_mutex_unlock(&s->tl_mu);
+}
+
+static int started_take(daemon_service *s, uint64_t id, int remove)
+{
+    pthread_mutex_lock(&s->tl_mu);
+    int found = 0;
+    for (size_t i = 0; i < s->n_started; i++) {
+        if (s->started_ids[i] == id) {
+            found = 1;
+            if (remove) s->started_ids[i] = s->started_ids[--s->n_started];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->tl_mu);
+    return found;
+}
+
+/* ---- circuits ---- */
+
+static cuzk_status circuit_synth(void *ctx, const void *payload, unsigned partition, r1cs *wit, cuzk_error *err)
+{
+    (void)payload;
+    (void)partition;
+    const circuit_entry *c = ctx;
+    /* Every partition proves the same statement: the synthetic witness is fixed by (k, seed). */
+    return synthetic_build(NULL, c->spec.k, c->spec.seed, R1CS_WITNESS, wit, err);
+}
+
+static cuzk_status circuit_load(void *ctx, groth16_params *out, cuzk_error *err)
+{
+    circuit_entry *c = ctx;
+    double t0 = now_s();
+    cuzk_status st = groth16_setup(c->pool, &c->shape, out, err);
+    c->last_load_ms = (now_s() - t0) * 1e3;
+    if (st == CUZK_OK) {
+        c->bytes = engine_params_bytes(out);
+        LOGI("parameters of %s set up in memory: %.1f MiB in %.0f ms", c->name, (double)c->bytes / 1048576.0,
+             c->last_load_ms);
+    }
+    return st;
+}
+
+/* Finds or registers the entry of a canonical spec and builds its shape. Under reg_mu. */
+static cuzk_status circuit_get(daemon_service *s, const circuit_spec *spec, circuit_entry **out, cuzk_error *err)
+{
+    char name[128];
+    circuit_spec_format(spec, name, sizeof(name));
+    circuit_entry *c = s->circuits;
+    while (c && strcmp(c->name, name)) c = c->next;
+    if (!c) {
+        c = calloc(1, sizeof(*c));
+        if (!c) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", name);
+        snprintf(c->name, sizeof(c->name), "%s", name);
+        c->spec = *spec;
+        c->pool = s->prove_pool;
+        cuzk_status st = engine_residency_add(s->res, c->name, circuit_load, c, err);
+        if (st != CUZK_OK) {
+            free(c);
+            return st;
+        }
+        c->next = s->circuits;
+        s->circuits = c;
+    }
+    if (!c->shape_built) {
+        double t0 = now_s();
+        cuzk_status st = circuit_spec_build(s->prove_pool, spec, R1CS_MATRICES, &c->shape, err);
+        if (st != CUZK_OK) return cuzk_error_prefix(err, "%s: ", name);
+        c->shape_built = 1;
+        LOGI("circuit %s built: %zu constraints in %.0f ms", name, c->shape.num_constraints, (now_s() - t0) * 1e3);
+    }
+    *out = c;
+    return CUZK_OK;
+}
+
+/* Takes a residency reference and makes sure the engine circuit matches the parameters in memory (a set
+ * evicted and loaded again lives at another address; it can only have moved while no job used it). */
+static cuzk_status circuit_acquire(daemon_service *s, circuit_entry *c, cuzk_error *err)
+{
+    const groth16_params *params;
+    cuzk_status st = engine_residency_acquire(s->res, c->name, &params, err);
+    if (st != CUZK_OK) return st;
+    if (c->circuit_params != params) {
+        if (c->circuit_params) engine_circuit_free(&c->circuit);
+        c->circuit_params = NULL;
+        st = engine_circuit_init(&c->circuit, c->name, params, &c->shape, circuit_synth, c, err);
+        if (st != CUZK_OK) {
+            engine_residency_release(s->res, c->name);
+            return st;
+        }
+        c->circuit_params = params;
+    }
+    c->active++;
+    return CUZK_OK;
+}
+
+static void circuit_release(daemon_service *s, circuit_entry *c)
+{
+    pthread_mutex_lock(&s->reg_mu);
+    c->active--;
+    engine_residency_release(s->res, c->name);
+    pthread_mutex_unlock(&s->reg_mu);
+}
+
+/* ---- job table (under mu) ---- */
+
+static job *job_find(daemon_service *s, const char *id)
+{
+    for (job *j = s->jobs; j; j = j->next)
+        if (!strcmp(j->id, id)) return j;
+    return NULL;
+}
+
+static void job_free(job *j)
+{
+    free(j->proof);
+    free(j);
+}
+
+static void job_unlink(daemon_service *s, job *j)
+{
+    for (job **pp = &s->jobs; *pp; pp = &(*pp)->next) {
+        if (*pp == j) {
+            *pp = j->next;
+            break;
+        }
+    }
+}
+
+/* Forgets the oldest ended jobs nobody waits for beyond MAX_FINISHED_JOBS. */
+static void jobs_trim(daemon_service *s)
+{
+    while (s->n_finished > MAX_FINISHED_JOBS) {
+        job *oldest = NULL;
+        for (job *j = s->jobs; j; j = j->next) {
+            if (j->state != JOB_DONE) continue;
+            int waited = 0;
+            for (waiter *w = s->waiters; w && !waited; w = w->next) waited = w->j == j;
+            if (!waited && (!oldest || j->t_end <= oldest->t_end)) oldest = j;
+        }
+        if (!oldest) return;
+        job_unlink(s, oldest);
+        job_free(oldest);
+        s->n_finished--;
+    }
+}
+
+static void fill_await(Cuzk__V1__AwaitProofResponse *r, const job *j)
+{
+    cuzk__v1__await_proof_response__init(r);
+    r->job_id = (char *)j->id;
+    if (j->state != JOB_DONE) {
+        r->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT;
+        return;
+    }
+    r->status = (Cuzk__V1__AwaitProofResponse__Status)j->status;
+    r->error_message = (char *)j->error;
+    r->proof.data = j->proof;
+    r->proof.len = j->proof_len;
+    r->verified = j->verified;
+    r->queue_wait_ms = j->queue_ms;
+    r->srs_load_ms = j->srs_ms;
+    r->synthesis_ms = j->synth_ms;
+    r->gpu_compute_ms = j->gpu_ms;
+    r->total_ms = j->total_ms;
+}
+
+static void reply_for(service_reply *out, const job *j, int prove)
+{
+    Cuzk__V1__AwaitProofResponse ar;
+    fill_await(&ar, j);
+    if (!prove) {
+        reply_pack(out, &ar.base);
+        return;
+    }
+    Cuzk__V1__ProveResponse pr;
+    cuzk__v1__prove_response__init(&pr);
+    pr.result = &ar;
+    reply_pack(out, &pr.base);
+}
+
+/* Marks j ended (under mu) and collects the replies of its waiters into *out (malloc'd, *n entries). */
+static void job_end_locked(daemon_service *s, job *j, int status, const char *error, pending_delivery **out,
+                           size_t *n)
+{
+    j->state = JOB_DONE;
+    j->status = status;
+    if (error) snprintf(j->error, sizeof(j->error), "%s", error);
+    j->t_end = now_s();
+    j->total_ms = ms_of(j->t_end - j->t_submit);
+    int ki = kind_index(j->kind);
+    if (status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED) {
+        s->completed[ki]++;
+        s->duration_sum[ki] += j->t_end - j->t_submit;
+    } else if (status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED) {
+        s->cancelled[ki]++;
+    } else {
+        s->failed[ki]++;
+    }
+    s->n_active--;
+    s->n_finished++;
+    size_t count = 0;
+    for (waiter *w = s->waiters; w; w = w->next) count += w->j == j;
+    *out = NULL;
+    *n = 0;
+    if (count) {
+        *out = calloc(count, sizeof(**out));
+        /* Without memory for the list the waiters stay registered and their timeouts (if any) answer. */
+        if (!*out) return;
+    }
+    for (waiter **pp = &s->waiters; *pp;) {
+        waiter *w = *pp;
+        if (w->j != j) {
+            pp = &w->next;
+            continue;
+        }
+        *pp = w->next;
+        (*out)[*n].call = w->call;
+        reply_for(&(*out)[(*n)++].reply, j, w->prove);
+        free(w);
+    }
+    jobs_trim(s);
+}
+
+static void deliver_all(daemon_service *s, pending_delivery *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++) s->deliver(s->deliver_ctx, d[i].call, &d[i].reply);
+    free(d);
+}
+
+static void thread_done(daemon_service *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->threads--;
+    pthread_cond_broadcast(&s->threads_cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- the job thread (CIRCUIT_SPEC) ---- */
+
+static void *job_main(void *arg)
+{
+    job *j = arg;
+    daemon_service *s = j->svc;
+    cuzk_error err;
+    memset(&err, 0, sizeof(err));
+    int status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;
+    engine_result res;
+    memset(&res, 0, sizeof(res));
+    int have_res = 0, acquired = 0;
+    double t_prep = now_s();
+
+    pthread_mutex_lock(&s->reg_mu);
+    cuzk_status st = circuit_get(s, &j->spec, &j->entry, &err);
+    if (st == CUZK_OK) {
+        st = circuit_acquire(s, j->entry, &err);
+        acquired = st == CUZK_OK;
+    }
+    pthread_mutex_unlock(&s->reg_mu);
+    j->srs_ms = ms_of(now_s() - t_prep);
+
+    if (st == CUZK_OK) {
+        pthread_mutex_lock(&s->mu);
+        int cancel = j->cancel_requested;
+        pthread_mutex_unlock(&s->mu);
+        if (cancel) {
+            st = CUZK_ERR_CANCELLED;
+        } else {
+            engine_request rq = {.circuit = &j->entry->circuit, .payload = NULL, .partitions = j->partitions,
+                                 .priority = j->prio};
+            uint64_t eid = 0;
+            st = engine_submit(s->eng, &rq, &eid, &err);
+            if (st == CUZK_OK) {
+                pthread_mutex_lock(&s->mu);
+                j->engine_id = eid;
+                j->submitted = 1;
+                j->state = JOB_QUEUED;
+                cancel = j->cancel_requested;
+                pthread_mutex_unlock(&s->mu);
+                if (cancel) engine_cancel(s->eng, eid);
+                st = engine_wait(s->eng, eid, &res, &err);
+                have_res = 1;
+                started_take(s, eid, 1);
+            }
+        }
+    }
+    if (acquired) circuit_release(s, j->entry);
+
+    uint8_t *proof = NULL;
+    size_t proof_len = 0;
+    if (st == CUZK_OK) {
+        proof_len = (size_t)res.partitions * GROTH16_PROOF_BYTES;
+        proof = malloc(proof_len);
+        if (proof) {
+            groth16_proofs_write(proof, res.proofs, res.partitions);
+            status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
+        } else {
+            cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory encoding the proof");
+        }
+    } else if (st == CUZK_ERR_CANCELLED) {
+        status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED;
+        snprintf(err.msg, sizeof(err.msg), "cancelled");
+    }
+
+    pthread_mutex_lock(&s->mu);
+    if (status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED) {
+        j->proof = proof;
+        j->proof_len = proof_len;
+        j->verified = res.verified;
+    }
+    if (have_res) {
+        j->queue_ms = ms_of(res.queue_ms / 1e3);
+        j->synth_ms = ms_of(res.synth_ms / 1e3);
+        j->gpu_ms = ms_of(res.gpu_ms / 1e3);
+    }
+    pending_delivery *d;
+    size_t nd;
+    char msg[sizeof(err.msg) + 64];
+    snprintf(msg, sizeof(msg), "%s", status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED ? "" : err.msg);
+    job_end_locked(s, j, status, msg, &d, &nd);
+    /* Once mu is released the job may be forgotten (trimmed or replaced): log from copies. */
+    char id[sizeof(j->id)];
+    memcpy(id, j->id, sizeof(id));
+    int verified = j->verified;
+    uint64_t total_ms = j->total_ms;
+    pthread_mutex_unlock(&s->mu);
+    if (have_res) engine_result_free(&res);
+    if (status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED)
+        LOGI("job %s completed: %zu bytes, verified %d, %" PRIu64 " ms", id, proof_len, verified, total_ms);
+    else
+        LOGI("job %s %s: %s", id, status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED ? "cancelled" : "failed",
+             msg);
+    deliver_all(s, d, nd);
+    thread_done(s);
+    return NULL;
+}
+
+static int spawn_detached(daemon_service *s, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr)) return -1;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    s->threads++;
+    int rc = pthread_create(&t, &attr, fn, arg);
+    if (rc) s->threads--;
+    pthread_attr_destroy(&attr);
+    return rc ? -1 : 0;
+}
+
+/* ---- handlers ---- */
+
+static int valid_request_id(const char *id)
+{
+    size_t n = strlen(id);
+    if (n > MAX_REQUEST_ID) return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)id[i] < 0x20 || (unsigned char)id[i] > 0x7e) return 0;
+    return 1;
+}
+
+static engine_priority priority_of(int kind, int prio)
+{
+    if (prio >= 1 && prio <= 4) return (engine_priority)prio;
+    if (prio == 0) {
+        if (kind == KIND_WINNING) return ENGINE_PRIO_CRITICAL;
+        if (kind == KIND_WPOST) return ENGINE_PRIO_HIGH;
+    }
+    return ENGINE_PRIO_NORMAL; /* unknown values too, as the Rust daemon */
+}
+
+/* Jobs not started ahead of a job of priority prio (under mu). */
+static uint32_t queue_position(daemon_service *s, const job *self)
+{
+    uint32_t pos = 0;
+    for (const job *j = s->jobs; j; j = j->next)
+        if (j != self && j->state != JOB_DONE && j->prio >= self->prio && j->t_submit <= self->t_submit &&
+            !(j->submitted && started_take(s, j->engine_id, 0)))
+            pos++;
+    return pos;
+}
+
+/* Creates (or finds) the job of a SubmitProofRequest. Returns the job under mu (locked on success), or
+ * fills *reply with an error and returns NULL with mu unlocked. */
+static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest *rq, service_reply *reply,
+                          int *is_new)
+{
+    *is_new = 0;
+    int kind = (int)rq->proof_kind;
+    int ki = kind_index(kind);
+    if (ki < 0) {
+        reply_error(reply, RPC_INVALID_ARGUMENT, "invalid proof_kind: %d", kind);
+        return NULL;
+    }
+    if (!valid_request_id(rq->request_id)) {
+        reply_error(reply, RPC_INVALID_ARGUMENT, "request_id must be at most %d printable ASCII characters",
+                    MAX_REQUEST_ID);
+        return NULL;
+    }
+    circuit_spec spec;
+    memset(&spec, 0, sizeof(spec));
+    unsigned partitions = rq->partitions ? rq->partitions : 1;
+    if (kind == KIND_CIRCUIT) {
+        cuzk_error err;
+        if (!rq->circuit[0]) {
+            reply_error(reply, RPC_INVALID_ARGUMENT, "CIRCUIT_SPEC needs the circuit field, e.g. \"synthetic:k=8\"");
+            return NULL;
+        }
+        if (circuit_spec_parse(rq->circuit, &spec, &err) != CUZK_OK) {
+            reply_error(reply, RPC_INVALID_ARGUMENT, "circuit: %s", err.msg);
+            return NULL;
+        }
+        if (partitions > MAX_PARTITIONS) {
+            reply_error(reply, RPC_INVALID_ARGUMENT, "partitions: %u is more than %d", partitions, MAX_PARTITIONS);
+            return NULL;
+        }
+    }
+
+    pthread_mutex_lock(&s->mu);
+    if (s->shutting_down) {
+        pthread_mutex_unlock(&s->mu);
+        reply_error(reply, RPC_UNAVAILABLE, "cuzk-daemon is shutting down");
+        return NULL;
+    }
+    if (rq->request_id[0]) {
+        job *old = job_find(s, rq->request_id);
+        if (old) {
+            int retry = old->state == JOB_DONE && old->status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
+            int waited = 0;
+            for (waiter *w = s->waiters; w && !waited; w = w->next) waited = w->j == old;
+            if (!retry || waited) {
+                LOGD("SubmitProof %s: already known, same job", old->id);
+                return old;
+            }
+            job_unlink(s, old);
+            job_free(old);
+            s->n_finished--;
+        }
+    }
+    if (s->n_active >= MAX_ACTIVE_JOBS) {
+        pthread_mutex_unlock(&s->mu);
+        reply_error(reply, RPC_RESOURCE_EXHAUSTED, "%d jobs are already queued or running", MAX_ACTIVE_JOBS);
+        return NULL;
+    }
+    job *j = calloc(1, sizeof(*j));
+    if (!j) {
+        pthread_mutex_unlock(&s->mu);
+        reply_error(reply, RPC_RESOURCE_EXHAUSTED, "out of memory creating the job");
+        return NULL;
+    }
+    if (rq->request_id[0])
+        snprintf(j->id, sizeof(j->id), "%s", rq->request_id);
+    else
+        snprintf(j->id, sizeof(j->id), "cuzk-%" PRIu64 "-%" PRIu64, (uint64_t)time(NULL), ++s->next_anon);
+    j->kind = kind;
+    j->partitions = partitions;
+    j->prio = priority_of(kind, (int)rq->priority);
+    j->t_submit = now_s();
+    j->state = JOB_PREPARING;
+    j->next = s->jobs;
+    s->jobs = j;
+    s->n_active++;
+    *is_new = 1;
+
+    if (kind != KIND_CIRCUIT) {
+        char msg[256];
+        snprintf(msg, sizeof(msg),
+                 "%s proofs are not implemented yet in cuzk (the Filecoin circuits are still being written); "
+                 "CIRCUIT_SPEC is the kind cuzk proves today",
+                 KINDS[ki].what);
+        pending_delivery *d;
+        size_t nd;
+        job_end_locked(s, j, CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED, msg, &d, &nd);
+        free(d); /* a new job has no waiters */
+        LOGI("job %s: %s", j->id, msg);
+        return j;
+    }
+    j->svc = s;
+    j->spec = spec;
+    if (spawn_detached(s, job_main, j)) {
+        pending_delivery *d;
+        size_t nd;
+        job_end_locked(s, j, CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED, "cannot start the job's thread", &d, &nd);
+        free(d);
+        return j;
+    }
+    LOGI("job %s queued: %s, %u partition(s), priority %d", j->id, rq->circuit, partitions, (int)j->prio);
+    return j;
+}
+
+static void handle_submit(daemon_service *s, const uint8_t *req, size_t len, service_reply *reply)
+{
+    Cuzk__V1__SubmitProofRequest *rq = cuzk__v1__submit_proof_request__unpack(NULL, len, req);
+    if (!rq) {
+        reply_error(reply, RPC_INVALID_ARGUMENT, "malformed SubmitProofRequest");
+        return;
+    }
+    int is_new;
+    job *j = submit_locked(s, rq, reply, &is_new);
+    if (j) {
+        Cuzk__V1__SubmitProofResponse r;
+        cuzk__v1__submit_proof_response__init(&r);
+        r.job_id = j->id;
+        r.queue_position = j->state == JOB_DONE ? 0 : queue_position(s, j);
+        reply_pack(reply, &r.base);
+        pthread_mutex_unlock(&s->mu);
+    }
+    cuzk__v1__submit_proof_request__free_unpacked(rq, NULL);
+}
+
+/* Answers now if j has ended, else registers a waiter (under mu). Returns 1 when reply is filled. */
+static int await_locked(daemon_service *s, job *j, uint64_t timeout_ms, int prove, void *call, service_reply *reply)
+{
+    if (j->state == JOB_DONE) {
+        reply_for(reply, j, prove);
+        return 1;
+    }
+    waiter *w = calloc(1, sizeof(*w));
+    if (!w) {
+        reply_error(reply, RPC_RESOURCE_EXHAUSTED, "out of memory registering the waiter");
+        return 1;
+    }
+    w->call = call;
+    w->j = j;
+    w->prove = prove;
+    w->deadline = timeout_ms ? now_s() + (double)timeout_ms / 1e3 : 0;
+    w->next = s->waiters;
+    s->waiters = w;
+    return 0;
+}
+
+static int handle_await(daemon_service *s, const uint8_t *req, size_t len, void *call, service_reply *reply)
+{
+    Cuzk__V1__AwaitProofRequest *rq = cuzk__v1__await_proof_request__unpack(NULL, len, req);
+    if (!rq) {
+        reply_error(reply, RPC_INVALID_ARGUMENT, "malformed AwaitProofRequest");
+        return 1;
+    }
+    int done = 1;
+    pthread_mutex_lock(&s->mu);
+    job *j = job_find(s, rq->job_id);
+    if (!j)
+        reply_error(reply, RPC_NOT_FOUND, "job not found: %.200s", rq->job_id);
+    else
+        done = await_locked(s, j, rq->timeout_ms, 0, call, reply);
+    pthread_mutex_unlock(&s->mu);
+    cuzk__v1__await_proof_request__free_unpacked(rq, NULL);
+    return done;
+}
+
+static int handle_prove(daemon_service *s, const uint8_t *req, size_t len, void *call, service_reply *reply)
+{
+    Cuzk__V1__ProveRequest *rq = cuzk__v1__prove_request__unpack(NULL, len, req);
+    if (!rq) {
+        reply_error(reply, RPC_INVALID_ARGUMENT, "malformed ProveRequest");
+        return 1;
+    }
+    int done = 1;
+    if (!rq->submit) {
+        reply_error(reply, RPC_INVALID_ARGUMENT, "missing submit field");
+    } else {
+        int is_new;
+        job *j = submit_locked(s, rq->submit, reply, &is_new);
+        if (j) {
+            done = await_locked(s, j, 0, 1, call, reply);
+            pthread_mutex_unlock(&s->mu);
+        }
+    }
+    cuzk__v1__prove_request__free_unpacked(rq, NULL);
+    return done;
+}
+
+static void handle_cancel(daemon_service *s, const uint8_t *req, size_t len, service_reply *reply)
+{
+    Cuzk__V1__CancelProofRequest *rq = cuzk__v1__cancel_proof_request__unpack(NULL, len, req);
+    if (!rq) {
+        reply_error(reply, RPC_INVALID_ARGUMENT, "malformed CancelProofRequest");
+        return;
+    }
+    int was_running = 0, have_eid = 0;
+    uint64_t eid = 0;
+    pthread_mutex_lock(&s->mu);
+    job *j = job_find(s, rq->job_id);
+    if (j && j->state != JOB_DONE) {
+        was_running = 1;
+        j->cancel_requested = 1;
+        if (j->submitted) {
+            have_eid = 1;
+            eid = j->engine_id;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    /* Outside mu: the engine may call the timeline callback, which must not wait for a lock held here. */
+    if (have_eid) engine_cancel(s->eng, eid);
+    if (was_running) LOGI("job %s: cancel requested", rq->job_id);
+    Cuzk__V1__CancelProofResponse r;
+    cuzk__v1__cancel_proof_response__init(&r);
+    r.was_running = was_running;
+    reply_pack(reply, &r.base);
+    cuzk__v1__cancel_proof_request__free_unpacked(rq, NULL);
+}
+
+static void handle_status(daemon_service *s, service_reply *reply)
+{
+    engine_stats es;
+    engine_get_stats(s->eng, &es);
+
+    /* Parameter sets in memory. reg_mu is held while a set is being set up, which may take long; the server
+     * loop must not wait for that, so then the previous listing is reported. */
+    srs_snap fresh[MAX_SRS_SNAP];
+    size_t n_fresh = 0;
+    int have_fresh = 0;
+    if (pthread_mutex_trylock(&s->reg_mu) == 0) {
+        for (circuit_entry *c = s->circuits; c && n_fresh < MAX_SRS_SNAP; c = c->next) {
+            engine_residency_state st = engine_residency_state_of(s->res, c->name);
+            if (st != ENGINE_PARAMS_HOT && st != ENGINE_PARAMS_WARM) continue;
+            srs_snap *e = &fresh[n_fresh++];
+            snprintf(e->name, sizeof(e->name), "%s", c->name);
+            e->hot = st == ENGINE_PARAMS_HOT;
+            e->bytes = c->bytes;
+            e->refs = c->active;
+        }
+        pthread_mutex_unlock(&s->reg_mu);
+        have_fresh = 1;
+    }
+
+    Cuzk__V1__SRSStatus srs_store[MAX_SRS_SNAP], *srs_ptrs[MAX_SRS_SNAP];
+    srs_snap snap[MAX_SRS_SNAP];
+    Cuzk__V1__QueueStatus q_store[NKINDS], *q_ptrs[NKINDS];
+    uint64_t completed = 0, failed = 0, cancelled = 0;
+    pthread_mutex_lock(&s->mu);
+    if (have_fresh) {
+        memcpy(s->srs, fresh, n_fresh * sizeof(fresh[0]));
+        s->n_srs = n_fresh;
+    }
+    size_t n_srs = s->n_srs;
+    memcpy(snap, s->srs, n_srs * sizeof(snap[0]));
+    for (size_t k = 0; k < NKINDS; k++) {
+        cuzk__v1__queue_status__init(&q_store[k]);
+        q_store[k].proof_kind = (char *)KINDS[k].label;
+        q_ptrs[k] = &q_store[k];
+        completed += s->completed[k];
+        failed += s->failed[k];
+        cancelled += s->cancelled[k];
+    }
+    for (job *j = s->jobs; j; j = j->next) {
+        if (j->state == JOB_DONE) continue;
+        int ki = kind_index(j->kind);
+        if (j->submitted && started_take(s, j->engine_id, 0))
+            q_store[ki].in_progress++;
+        else
+            q_store[ki].pending++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < n_srs; i++) {
+        Cuzk__V1__SRSStatus *e = &srs_store[i];
+        cuzk__v1__srsstatus__init(e);
+        e->circuit_id = snap[i].name;
+        e->tier = snap[i].hot ? CUZK__V1__SRSSTATUS__TIER__HOT : CUZK__V1__SRSSTATUS__TIER__WARM;
+        e->size_bytes = snap[i].bytes;
+        e->ref_count = snap[i].refs;
+        srs_ptrs[i] = e;
+    }
+
+    Cuzk__V1__GetStatusResponse r;
+    cuzk__v1__get_status_response__init(&r);
+    r.n_loaded_srs = n_srs;
+    r.loaded_srs = srs_ptrs;
+    r.n_queues = NKINDS;
+    r.queues = q_ptrs;
+    r.total_proofs_completed = completed;
+    r.total_proofs_failed = failed;
+    r.total_proofs_cancelled = cancelled;
+    r.uptime_seconds = (uint64_t)(now_s() - s->t_start);
+    r.pinned_memory_bytes = es.mem.in_use[ENGINE_MEM_PINNED];
+    r.pinned_memory_limit_bytes = es.mem.host_limit;
+    r.memory_budget_bytes = es.mem.host_limit;
+    r.memory_in_use_bytes = es.mem.host_in_use;
+    r.memory_peak_bytes = es.mem.host_peak;
+    reply_pack(reply, &r.base);
+}
+
+static void handle_metrics(daemon_service *s, service_reply *reply)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    if (!f) {
+        reply_error(reply, RPC_INTERNAL, "out of memory writing the metrics");
+        return;
+    }
+    engine_stats es;
+    engine_get_stats(s->eng, &es);
+    uint64_t completed = 0, failed = 0, c_k[NKINDS], f_k[NKINDS], cancelled = 0;
+    double d_sum[NKINDS];
+    uint32_t queued = 0;
+    pthread_mutex_lock(&s->mu);
+    for (size_t k = 0; k < NKINDS; k++) {
+        c_k[k] = s->completed[k];
+        f_k[k] = s->failed[k];
+        d_sum[k] = s->duration_sum[k];
+        completed += c_k[k];
+        failed += f_k[k];
+        cancelled += s->cancelled[k];
+    }
+    uint32_t running = 0;
+    for (job *j = s->jobs; j; j = j->next) {
+        if (j->state == JOB_DONE) continue;
+        if (j->submitted && started_take(s, j->engine_id, 0))
+            running++;
+        else
+            queued++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    /* The Rust daemon's names first (dashboards built for it keep working), then cuzk's engine metrics. */
+    fprintf(f, "# HELP cuzk_proofs_completed_total Total proofs completed\n# TYPE cuzk_proofs_completed_total counter\n"
+               "cuzk_proofs_completed_total %" PRIu64 "\n", completed);
+    fprintf(f, "# HELP cuzk_proofs_failed_total Total proofs failed\n# TYPE cuzk_proofs_failed_total counter\n"
+               "cuzk_proofs_failed_total %" PRIu64 "\n", failed);
+    fprintf(f, "# HELP cuzk_proofs_cancelled_total Total proofs cancelled\n"
+               "# TYPE cuzk_proofs_cancelled_total counter\ncuzk_proofs_cancelled_total %" PRIu64 "\n", cancelled);
+    fprintf(f, "# HELP cuzk_uptime_seconds Daemon uptime\n# TYPE cuzk_uptime_seconds gauge\n"
+               "cuzk_uptime_seconds %" PRIu64 "\n", (uint64_t)(now_s() - s->t_start));
+    fprintf(f, "# HELP cuzk_queue_depth Jobs waiting to start\n# TYPE cuzk_queue_depth gauge\n"
+               "cuzk_queue_depth %" PRIu32 "\n", queued);
+    fprintf(f, "# HELP cuzk_proofs_completed Per proof-kind completions\n# TYPE cuzk_proofs_completed counter\n");
+    for (size_t k = 0; k < NKINDS; k++)
+        fprintf(f, "cuzk_proofs_completed{proof_kind=\"%s\"} %" PRIu64 "\n", KINDS[k].metric, c_k[k]);
+    fprintf(f, "# HELP cuzk_proofs_failed Per proof-kind failures\n# TYPE cuzk_proofs_failed counter\n");
+    for (size_t k = 0; k < NKINDS; k++)
+        fprintf(f, "cuzk_proofs_failed{proof_kind=\"%s\"} %" PRIu64 "\n", KINDS[k].metric, f_k[k]);
+    fprintf(f, "# HELP cuzk_proof_duration_seconds Proof duration, submit to end\n"
+               "# TYPE cuzk_proof_duration_seconds summary\n");
+    for (size_t k = 0; k < NKINDS; k++) {
+        fprintf(f, "cuzk_proof_duration_seconds_count{proof_kind=\"%s\"} %" PRIu64 "\n", KINDS[k].metric, c_k[k]);
+        fprintf(f, "cuzk_proof_duration_seconds_sum{proof_kind=\"%s\"} %.3f\n", KINDS[k].metric, d_sum[k]);
+    }
+    fprintf(f, "# HELP cuzk_running_jobs Currently running proofs\n# TYPE cuzk_running_jobs gauge\n"
+               "cuzk_running_jobs %" PRIu32 "\n", running);
+    unsigned devices = s->cfg.n_devices ? (unsigned)s->cfg.n_devices : 1;
+    fprintf(f, "# HELP cuzk_gpu_workers Number of prover workers\n# TYPE cuzk_gpu_workers gauge\n"
+               "cuzk_gpu_workers %u\n", devices * s->cfg.gpu_workers_per_device);
+    engine_metrics_write(s->eng, f);
+    if (fclose(f) != 0 || !text) {
+        free(text);
+        reply_error(reply, RPC_INTERNAL, "out of memory writing the metrics");
+        return;
+    }
+    Cuzk__V1__GetMetricsResponse r;
+    cuzk__v1__get_metrics_response__init(&r);
+    r.prometheus_text = text;
+    reply_pack(reply, &r.base);
+    free(text);
+}
+
+/* PreloadSRS and EvictSRS run on a helper thread: a load may take long and holds the residency's lock. */
+typedef struct srs_op {
+    daemon_service *s;
+    void *call;
+    int evict;
+    circuit_spec spec;
+} srs_op;
+
+static void *srs_main(void *arg)
+{
+    srs_op *op = arg;
+    daemon_service *s = op->s;
+    service_reply reply;
+    cuzk_error err;
+    char name[128];
+    circuit_spec_format(&op->spec, name, sizeof(name));
+    if (!op->evict) {
+        double t0 = now_s();
+        pthread_mutex_lock(&s->reg_mu);
+        circuit_entry *c = NULL;
+        cuzk_status st = circuit_get(s, &op->spec, &c, &err);
+        int already = 0;
+        if (st == CUZK_OK) {
+            engine_residency_state rs = engine_residency_state_of(s->res, c->name);
+            already = rs == ENGINE_PARAMS_HOT || rs == ENGINE_PARAMS_WARM;
+            if (!already) st = engine_residency_preload(s->res, c->name, &err);
+        }
+        pthread_mutex_unlock(&s->reg_mu);
+        if (st != CUZK_OK) {
+            reply_error(&reply, st == CUZK_ERR_NOMEM ? RPC_RESOURCE_EXHAUSTED : RPC_INTERNAL, "%s: %s", name,
+                        err.msg);
+        } else {
+            Cuzk__V1__PreloadSrsResponse r;
+            cuzk__v1__preload_srs_response__init(&r);
+            r.already_loaded = already;
+            r.load_time_ms = already ? 0 : ms_of(now_s() - t0);
+            reply_pack(&reply, &r.base);
+            LOGI("PreloadSRS %s: %s", name, already ? "already loaded" : "loaded");
+        }
+    } else {
+        pthread_mutex_lock(&s->reg_mu);
+        circuit_entry *c = s->circuits;
+        while (c && strcmp(c->name, name)) c = c->next;
+        int freed = c ? engine_residency_evict(s->res, c->name) : 0;
+        uint64_t bytes = freed ? c->bytes : 0;
+        int hot = c && !freed && engine_residency_state_of(s->res, c->name) == ENGINE_PARAMS_HOT;
+        pthread_mutex_unlock(&s->reg_mu);
+        if (hot) {
+            reply_error(&reply, RPC_FAILED_PRECONDITION, "%s is in use by running proofs", name);
+        } else {
+            Cuzk__V1__EvictSrsResponse r;
+            cuzk__v1__evict_srs_response__init(&r);
+            r.was_loaded = freed;
+            r.freed_bytes = bytes;
+            reply_pack(&reply, &r.base);
+            LOGI("EvictSRS %s: %s", name, freed ? "freed" : "was not loaded");
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    for (waiter **pp = &s->waiters; *pp; pp = &(*pp)->next) {
+        if ((*pp)->call == op->call && !(*pp)->j) {
+            waiter *w = *pp;
+            *pp = w->next;
+            free(w);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    s->deliver(s->deliver_ctx, op->call, &reply);
+    free(op);
+    thread_done(s);
+    return NULL;
+}
+
+static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t len, void *call,
+                      service_reply *reply)
+{
+    char id[160];
+    if (evict) {
+        Cuzk__V1__EvictSrsRequest *rq = cuzk__v1__evict_srs_request__unpack(NULL, len, req);
+        if (!rq) {
+            reply_error(reply, RPC_INVALID_ARGUMENT, "malformed EvictSrsRequest");
+            return 1;
+        }
+        snprintf(id, sizeof(id), "%s", rq->circuit_id);
+        cuzk__v1__evict_srs_request__free_unpacked(rq, NULL);
+    } else {
+        Cuzk__V1__PreloadSrsRequest *rq = cuzk__v1__preload_srs_request__unpack(NULL, len, req);
+        if (!rq) {
+            reply_error(reply, RPC_INVALID_ARGUMENT, "malformed PreloadSrsRequest");
+            return 1;
+        }
+        snprintf(id, sizeof(id), "%s", rq->circuit_id);
+        cuzk__v1__preload_srs_request__free_unpacked(rq, NULL);
+    }
+    for (size_t i = 0; i < sizeof(FILECOIN_SRS) / sizeof(FILECOIN_SRS[0]); i++) {
+        if (!strcmp(id, FILECOIN_SRS[i])) {
+            if (evict) {
+                /* Never loaded here: nothing to free (the Rust daemon answers the same way). */
+                Cuzk__V1__EvictSrsResponse r;
+                cuzk__v1__evict_srs_response__init(&r);
+                reply_pack(reply, &r.base);
+            } else {
+                reply_error(reply, RPC_UNIMPLEMENTED,
+                            "%s: Filecoin parameter sets are not implemented yet in cuzk (the circuits are still "
+                            "being written)", id);
+            }
+            return 1;
+        }
+    }
+    srs_op *op = calloc(1, sizeof(*op));
+    if (!op) {
+        reply_error(reply, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return 1;
+    }
+    cuzk_error err;
+    if (circuit_spec_parse(id, &op->spec, &err) != CUZK_OK) {
+        free(op);
+        reply_error(reply, RPC_INVALID_ARGUMENT,
+                    "unknown circuit_id '%.100s' (a Filecoin set such as porep-32g, or a circuit spec such as "
+                    "synthetic:k=8: %s)", id, err.msg);
+        return 1;
+    }
+    op->s = s;
+    op->call = call;
+    op->evict = evict;
+    waiter *w = calloc(1, sizeof(*w));
+    pthread_mutex_lock(&s->mu);
+    int refused = s->shutting_down || !w;
+    if (!refused) {
+        w->call = call;
+        w->next = s->waiters;
+        s->waiters = w;
+        if (spawn_detached(s, srs_main, op)) {
+            s->waiters = w->next;
+            refused = 1;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (refused) {
+        free(w);
+        free(op);
+        reply_error(reply, RPC_UNAVAILABLE, "cannot start the request (shutting down or out of resources)");
+        return 1;
+    }
+    return 0;
+}
+
+int service_handle(daemon_service *s, const char *method, const uint8_t *req, size_t len, void *call,
+                   service_reply *reply)
+{
+    memset(reply, 0, sizeof(*reply));
+    size_t pl = strlen(METHOD_PREFIX);
+    const char *m = strncmp(method, METHOD_PREFIX, pl) == 0 ? method + pl : NULL;
+    if (!m) {
+        reply_error(reply, RPC_UNIMPLEMENTED, "unknown service or method %.200s", method);
+        return 1;
+    }
+    LOGD("rpc %s (%zu bytes)", m, len);
+    if (!strcmp(m, "SubmitProof")) {
+        handle_submit(s, req, len, reply);
+        return 1;
+    }
+    if (!strcmp(m, "AwaitProof")) return handle_await(s, req, len, call, reply);
+    if (!strcmp(m, "Prove")) return handle_prove(s, req, len, call, reply);
+    if (!strcmp(m, "CancelProof")) {
+        handle_cancel(s, req, len, reply);
+        return 1;
+    }
+    /* The requests without fields still must be valid messages. */
+    if (!strcmp(m, "GetStatus") || !strcmp(m, "GetMetrics")) {
+        ProtobufCMessage *rq = protobuf_c_message_unpack(
+            !strcmp(m, "GetStatus") ? &cuzk__v1__get_status_request__descriptor : &cuzk__v1__get_metrics_request__descriptor,
+            NULL, len, req);
+        if (!rq) {
+            reply_error(reply, RPC_INVALID_ARGUMENT, "malformed %sRequest", m);
+            return 1;
+        }
+        protobuf_c_message_free_unpacked(rq, NULL);
+        if (!strcmp(m, "GetStatus"))
+            handle_status(s, reply);
+        else
+            handle_metrics(s, reply);
+        return 1;
+    }
+    if (!strcmp(m, "PreloadSRS")) return handle_srs(s, 0, req, len, call, reply);
+    if (!strcmp(m, "EvictSRS")) return handle_srs(s, 1, req, len, call, reply);
+    reply_error(reply, RPC_UNIMPLEMENTED, "unknown method %.200s", method);
+    return 1;
+}
+
+int service_forget(daemon_service *s, void *call)
+{
+    int dropped = 0;
+    pthread_mutex_lock(&s->mu);
+    for (waiter **pp = &s->waiters; *pp; pp = &(*pp)->next) {
+        waiter *w = *pp;
+        if (w->call != call) continue;
+        if (w->j) {
+            *pp = w->next;
+            free(w);
+            dropped = 1;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return dropped;
+}
+
+void service_tick(daemon_service *s)
+{
+    double now = now_s();
+    pending_delivery *d = NULL;
+    size_t nd = 0, cap = 0;
+    pthread_mutex_lock(&s->mu);
+    for (waiter **pp = &s->waiters; *pp;) {
+        waiter *w = *pp;
+        if (!w->j || !w->deadline || w->deadline > now) {
+            pp = &w->next;
+            continue;
+        }
+        if (nd == cap) {
+            size_t nc = cap ? 2 * cap : 8;
+            pending_delivery *n = realloc(d, nc * sizeof(*n));
+            if (!n) break; /* the rest time out on a later tick */
+            d = n;
+            cap = nc;
+        }
+        *pp = w->next;
+        d[nd].call = w->call;
+        reply_for(&d[nd].reply, w->j, w->prove); /* the job has not ended: TIMEOUT */
+        nd++;
+        free(w);
+    }
+    pthread_mutex_unlock(&s->mu);
+    deliver_all(s, d, nd);
+}
+
+void service_begin_shutdown(daemon_service *s)
+{
+    uint64_t *ids = NULL;
+    size_t n = 0;
+    pthread_mutex_lock(&s->mu);
+    s->shutting_down = 1;
+    ids = calloc(s->n_active ? s->n_active : 1, sizeof(*ids));
+    for (job *j = s->jobs; j; j = j->next) {
+        if (j->state == JOB_DONE) continue;
+        j->cancel_requested = 1;
+        if (j->submitted && ids) ids[n++] = j->engine_id;
+    }
+    pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < n; i++) engine_cancel(s->eng, ids[i]);
+    free(ids);
+}
+
+int service_idle(daemon_service *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int idle = s->threads == 0 && s->waiters == NULL;
+    pthread_mutex_unlock(&s->mu);
+    return idle;
+}
+
+cuzk_status service_create(daemon_service **out, const daemon_config *cfg, service_deliver_fn deliver,
+                           void *deliver_ctx, cuzk_error *err)
+{
+    *out = NULL;
+    daemon_service *s = calloc(1, sizeof(*s));
+    if (!s) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory");
+    s->cfg = *cfg;
+    s->deliver = deliver;
+    s->deliver_ctx = deliver_ctx;
+    s->t_start = now_s();
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->reg_mu, NULL);
+    pthread_mutex_init(&s->tl_mu, NULL);
+    pthread_cond_init(&s->threads_cv, NULL);
+    cuzk_status st = pool_create(&s->prove_pool, cfg->gpu_threads, err);
+    if (st == CUZK_OK) st = pool_create(&s->synth_pool, cfg->synthesis_threads, err);
+    if (st == CUZK_OK) st = engine_backend_cpu_create(s->prove_pool, NULL, &s->backend, err);
+    if (st == CUZK_OK) {
+        uint64_t budget = daemon_config_budget(cfg);
+        engine_config ec = {
+            .backend = s->backend,
+            .devices = cfg->n_devices ? cfg->devices : NULL,
+            .num_devices = cfg->n_devices,
+            .gpu_workers = cfg->gpu_workers_per_device,
+            .partition_workers = cfg->max_parallel_synthesis,
+            .synthesis_lookahead = cfg->synthesis_lookahead,
+            .host_budget = budget,
+            .synth_pool = s->synth_pool,
+            .timeline_cb = on_timeline,
+            .timeline_ctx = s,
+        };
+        st = engine_create(&s->eng, &ec, err);
+        if (st == CUZK_OK)
+            LOGI("engine: cpu backend, %u prover worker(s) per device, %u synthesis worker(s), budget %.1f GiB",
+                 cfg->gpu_workers_per_device, cfg->max_parallel_synthesis, (double)budget / (1 << 30));
+    }
+    if (st == CUZK_OK) st = engine_residency_create(&s->res, engine_memory(s->eng), err);
+    if (st != CUZK_OK) {
+        service_destroy(s);
+        return st;
+    }
+    *out = s;
+    return CUZK_OK;
+}
+
+void service_destroy(daemon_service *s)
+{
+    if (!s) return;
+    if (s->eng) service_begin_shutdown(s);
+    pthread_mutex_lock(&s->mu);
+    while (s->threads) pthread_cond_wait(&s->threads_cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    while (s->waiters) {
+        waiter *w = s->waiters;
+        s->waiters = w->next;
+        free(w);
+    }
+    while (s->jobs) {
+        job *j = s->jobs;
+        s->jobs = j->next;
+        job_free(j);
+    }
+    /* Every job thread has returned from engine_wait, so the engine holds no job: the parameters can go
+     * before the engine, and must, since the residency returns their bytes to the engine's accounting. */
+    if (s->res) engine_residency_destroy(s->res);
+    while (s->circuits) {
+        circuit_entry *c = s->circuits;
+        s->circuits = c->next;
+        if (c->circuit_params) engine_circuit_free(&c->circuit);
+        if (c->shape_built) r1cs_free(&c->shape);
+        free(c);
+    }
+    engine_destroy(s->eng);
+    engine_backend_destroy(s->backend);
+    pool_destroy(s->synth_pool);
+    pool_destroy(s->prove_pool);
+    free(s->started_ids);
+    pthread_cond_destroy(&s->threads_cv);
+    pthread_mutex_destroy(&s->tl_mu);
+    pthread_mutex_destroy(&s->reg_mu);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}

@@ -1,0 +1,365 @@
+// cuzk-daemon end to end through a real gRPC client: @grpc/grpc-js with the service loaded from
+// proto/cuzk/v1/proving.proto at run time by @grpc/proto-loader (so the test speaks the .proto, not the
+// daemon's generated code). Over a unix socket in a temporary directory.
+//
+//   node daemon.test.mjs DAEMON_BINARY PROTO_DIR
+//
+// Exit status 0 when every check passed, 1 otherwise. The daemon's log is printed on failure.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const [daemonBin, protoDir] = process.argv.slice(2);
+if (!daemonBin || !protoDir) {
+  console.error('usage: node daemon.test.mjs DAEMON_BINARY PROTO_DIR');
+  process.exit(2);
+}
+
+const MIB = 1024 * 1024;
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cuzk-daemon-'));
+const sock = path.join(work, 'cuzk.sock');
+const addr = `unix:${sock}`;
+const cfgPath = path.join(work, 'cuzk.toml');
+fs.writeFileSync(cfgPath, `# test configuration
+[daemon]
+listen = "${addr}"
+[memory]
+total_budget = "2GiB"
+[gpus]
+gpu_threads = 2
+gpu_workers_per_device = 2
+[synthesis]
+threads = 1
+[pipeline]
+max_parallel_synthesis = 2
+[srs]
+preload = ["porep-32g"]   # deprecated: a warning, not an error
+[logging]
+level = "info"
+`);
+
+let failures = 0, checks = 0;
+function check(cond, what) {
+  checks++;
+  if (!cond) {
+    failures++;
+    console.error(`FAIL: ${what}`);
+  }
+}
+
+const pkgDef = protoLoader.loadSync('cuzk/v1/proving.proto', {
+  keepCase: true, longs: Number, enums: String, defaults: true, includeDirs: [path.resolve(protoDir)],
+});
+const v1 = grpc.loadPackageDefinition(pkgDef).cuzk.v1;
+const clientOpts = {
+  'grpc.max_receive_message_length': 300 * MIB,
+  'grpc.max_send_message_length': 300 * MIB,
+};
+let client = null;
+
+function newClient() {
+  if (client) client.close();
+  client = new v1.ProvingEngine(addr, grpc.credentials.createInsecure(), clientOpts);
+}
+
+// A unary call as a promise of {err, res}.
+function call(method, req, deadlineMs = 60000) {
+  return new Promise((resolve) => {
+    client[method](req, { deadline: Date.now() + deadlineMs }, (err, res) => resolve({ err, res }));
+  });
+}
+
+// A raw call: the request bytes as given, the response bytes back.
+function rawCall(method, bytes, deadlineMs = 30000) {
+  const raw = new grpc.Client(addr, grpc.credentials.createInsecure(), clientOpts);
+  return new Promise((resolve) => {
+    raw.makeUnaryRequest(`/cuzk.v1.ProvingEngine/${method}`, (b) => b, (b) => b, bytes,
+      { deadline: Date.now() + deadlineMs }, (err, res) => { raw.close(); resolve({ err, res }); });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- the daemon process ----
+let daemon = null, daemonLog = '';
+function startDaemon() {
+  const p = spawn(daemonBin, ['--config', cfgPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  p.stdout.on('data', (d) => { daemonLog += d; });
+  p.stderr.on('data', (d) => { daemonLog += d; });
+  p.exitInfo = new Promise((resolve) => p.on('exit', (code, signal) => resolve({ code, signal })));
+  daemon = p;
+  return p;
+}
+
+async function waitServing(timeoutMs = 20000) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (fs.existsSync(sock)) {
+      newClient();
+      const { err } = await call('GetStatus', {}, 2000);
+      if (!err) return true;
+    }
+    await sleep(50);
+  }
+  return false;
+}
+
+function statusOf(r) { return r.res && (r.res.status || (r.res.result && r.res.result.status)); }
+
+function counts(st) {
+  return { completed: Number(st.total_proofs_completed), failed: Number(st.total_proofs_failed),
+           cancelled: Number(st.total_proofs_cancelled) };
+}
+
+// Each 192-byte proof: A (G1), B (G2), C (G1) compressed, as bellperson writes them: the compression flag
+// set, never the point at infinity, and distinct x coordinates for A and C.
+function proofWellFormed(buf, partitions) {
+  if (buf.length !== 192 * partitions) return false;
+  for (let i = 0; i < partitions; i++) {
+    const p = buf.subarray(192 * i, 192 * (i + 1));
+    for (const off of [0, 48, 144]) {
+      if ((p[off] & 0x80) === 0 || (p[off] & 0x40) !== 0) return false;
+    }
+    if (Buffer.compare(p.subarray(0, 48), p.subarray(144, 192)) === 0) return false;
+  }
+  return true;
+}
+
+async function waitInProgress(kind, timeoutMs = 20000) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const { res } = await call('GetStatus', {});
+    const q = res && res.queues.find((x) => x.proof_kind === kind);
+    if (q && q.in_progress > 0) return true;
+    await sleep(20);
+  }
+  return false;
+}
+
+const circuit = (k, partitions, extra = {}) => ({
+  proof_kind: 'CIRCUIT_SPEC', circuit: `synthetic:k=${k}`, partitions, ...extra,
+});
+
+async function main() {
+  const t0 = Date.now();
+  startDaemon();
+  check(await waitServing(), 'the daemon serves GetStatus after start');
+  check(/srs\.preload is deprecated/.test(daemonLog), 'a deprecated config key is warned about');
+
+  // ---- status before any job ----
+  let r = await call('GetStatus', {});
+  check(!r.err, `GetStatus: ${r.err}`);
+  const st0 = r.res;
+  check(st0.queues.length === 5 && st0.queues.some((q) => q.proof_kind === 'porep-c2'), 'five queues, Rust labels');
+  check(Number(st0.memory_budget_bytes) === 2 * 1024 * MIB, 'the budget from memory.total_budget');
+  check(counts(st0).completed === 0 && counts(st0).failed === 0, 'no proofs yet');
+
+  // ---- Prove (the working kind) ----
+  r = await call('Prove', { submit: circuit(8, 2, { request_id: 'prove-1' }) });
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove k=8: ${r.err || JSON.stringify(r.res && r.res.result)}`);
+  const p1 = r.res && r.res.result;
+  check(p1 && p1.job_id === 'prove-1', 'Prove answers with the request_id as job id');
+  check(p1 && proofWellFormed(p1.proof, 2), 'two well-formed 192-byte proofs');
+  check(p1 && p1.verified === true, 'the daemon verified the proofs');
+  check(p1 && Number(p1.total_ms) > 0 && Number(p1.total_ms) >= Number(p1.gpu_compute_ms) / 2, 'timings are filled');
+
+  // ---- SubmitProof / AwaitProof, idempotent request_id ----
+  r = await call('SubmitProof', circuit(8, 1, { request_id: 'sub-1', priority: 'HIGH' }));
+  check(!r.err && r.res.job_id === 'sub-1', `SubmitProof: ${r.err}`);
+  r = await call('AwaitProof', { job_id: 'sub-1', timeout_ms: 0 });
+  check(!r.err && r.res.status === 'COMPLETED' && proofWellFormed(r.res.proof, 1), `AwaitProof sub-1: ${r.err}`);
+  const proofSub1 = r.res && r.res.proof;
+  r = await call('SubmitProof', circuit(8, 1, { request_id: 'sub-1' }));
+  check(!r.err && r.res.job_id === 'sub-1', 'the same request_id again: the same job');
+  r = await call('AwaitProof', { job_id: 'sub-1' });
+  check(!r.err && proofSub1 && Buffer.compare(r.res.proof, proofSub1) === 0, 'the same proof, not a second one');
+  r = await call('Prove', { submit: circuit(8, 1, { request_id: 'prove-2' }) });
+  check(!r.err && p1 && Buffer.compare(r.res.result.proof, p1.proof.subarray(0, 192)) !== 0,
+    'a new job of the same statement gets a fresh (re-randomised) proof');
+  r = await call('GetStatus', {});
+  check(counts(r.res).completed === 3, `3 proofs completed, not ${counts(r.res).completed}`);
+  r = await call('SubmitProof', circuit(8, 1));
+  check(!r.err && r.res.job_id.length > 0, 'an empty request_id gets a job id made up');
+  if (!r.err) {
+    r = await call('AwaitProof', { job_id: r.res.job_id });
+    check(!r.err && r.res.status === 'COMPLETED', 'that job completes');
+  }
+
+  r = await call('AwaitProof', { job_id: 'no-such-job' });
+  check(r.err && r.err.code === grpc.status.NOT_FOUND, `AwaitProof unknown job: NOT_FOUND (${r.err && r.err.code})`);
+
+  // ---- Filecoin kinds: accepted, answered FAILED ----
+  r = await call('SubmitProof', { request_id: 'porep-1', proof_kind: 'POREP_SEAL_COMMIT', sector_size: 34359738368,
+    registered_proof: 8, vanilla_proof: Buffer.from('{"SectorNum":1}'), sector_number: 1, miner_id: 1000 });
+  check(!r.err && r.res.job_id === 'porep-1', `SubmitProof PoRep accepted: ${r.err}`);
+  r = await call('AwaitProof', { job_id: 'porep-1', timeout_ms: 1000 });
+  check(!r.err && r.res.status === 'FAILED' && /not implemented yet/.test(r.res.error_message),
+    `PoRep answered FAILED, not implemented: ${r.res && r.res.error_message}`);
+  for (const kind of ['SNAP_DEALS_UPDATE', 'WINDOW_POST_PARTITION', 'WINNING_POST']) {
+    r = await call('Prove', { submit: { request_id: `fc-${kind}`, proof_kind: kind, vanilla_proofs: [Buffer.alloc(64)],
+      randomness: Buffer.alloc(32), comm_r_old: Buffer.alloc(32) } });
+    check(!r.err && statusOf(r) === 'FAILED' && /not implemented yet/.test(r.res.result.error_message),
+      `${kind} answered FAILED`);
+  }
+  r = await call('SubmitProof', { request_id: 'k0', proof_kind: 'PROOF_KIND_UNSPECIFIED' });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'PROOF_KIND_UNSPECIFIED: INVALID_ARGUMENT');
+  r = await call('SubmitProof', { request_id: 'k7', proof_kind: 7 });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /invalid proof_kind: 7/.test(r.err.details),
+    `an unknown kind: INVALID_ARGUMENT (${r.err && r.err.details})`);
+  r = await call('SubmitProof', { request_id: 'bad-spec', proof_kind: 'CIRCUIT_SPEC', circuit: 'synthetic:k=99' });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'a bad circuit spec: INVALID_ARGUMENT');
+  r = await call('Prove', {});
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'Prove without submit: INVALID_ARGUMENT');
+
+  // ---- AwaitProof timeout and CancelProof on a running job ----
+  r = await call('SubmitProof', circuit(10, 48, { request_id: 'long-1' }));
+  check(!r.err, `SubmitProof long-1: ${r.err}`);
+  const tAwait = Date.now();
+  r = await call('AwaitProof', { job_id: 'long-1', timeout_ms: 150 });
+  const waited = Date.now() - tAwait;
+  check(!r.err && r.res.status === 'TIMEOUT', `AwaitProof with a timeout: TIMEOUT (${r.res && r.res.status})`);
+  check(waited >= 140 && waited < 5000, `the timeout was honoured (${waited} ms)`);
+  check(await waitInProgress('circuit'), 'GetStatus shows the job in progress');
+  const pending = call('AwaitProof', { job_id: 'long-1' });
+  r = await call('CancelProof', { job_id: 'long-1' });
+  check(!r.err && r.res.was_running === true, 'CancelProof of a running job: was_running');
+  r = await pending;
+  check(!r.err && r.res.status === 'CANCELLED', `the waiter gets CANCELLED (${r.res && r.res.status})`);
+  r = await call('CancelProof', { job_id: 'long-1' });
+  check(!r.err && r.res.was_running === false, 'CancelProof of an ended job: not running');
+  r = await call('GetStatus', {});
+  const q = r.res.queues.find((x) => x.proof_kind === 'circuit');
+  check(q.pending === 0 && q.in_progress === 0, 'nothing queued after the cancel');
+  check(counts(r.res).cancelled === 1, 'one cancelled job');
+
+  // ---- metrics ----
+  r = await call('GetMetrics', {});
+  check(!r.err, `GetMetrics: ${r.err}`);
+  const text = r.res ? r.res.prometheus_text : '';
+  const completedNow = counts((await call('GetStatus', {})).res).completed;
+  check(new RegExp(`^cuzk_proofs_completed_total ${completedNow}$`, 'm').test(text), 'metrics: completed total');
+  check(/^cuzk_proofs_failed\{proof_kind="porep_c2"\} 1$/m.test(text), 'metrics: the PoRep failure, Rust label');
+  check(/^cuzk_engine_jobs_total\{outcome="cancelled"\} 1$/m.test(text), 'metrics: the engine saw the cancel');
+  check(/^# TYPE cuzk_engine_job_ms histogram$/m.test(text), 'metrics: engine histograms');
+
+  // ---- PreloadSRS / EvictSRS ----
+  r = await call('PreloadSRS', { circuit_id: 'synthetic:k=9' });
+  check(!r.err && r.res.already_loaded === false, `PreloadSRS k=9: ${r.err}`);
+  r = await call('PreloadSRS', { circuit_id: 'synthetic:k=9,seed=1' });
+  check(!r.err && r.res.already_loaded === true, 'PreloadSRS again (same canonical spec): already loaded');
+  r = await call('GetStatus', {});
+  const srs = r.res.loaded_srs.find((x) => x.circuit_id === 'synthetic:k=9,seed=1');
+  check(srs && srs.tier === 'WARM' && Number(srs.size_bytes) > 0 && srs.ref_count === 0, 'GetStatus lists it, warm');
+  r = await call('EvictSRS', { circuit_id: 'synthetic:k=9' });
+  check(!r.err && r.res.was_loaded === true && Number(r.res.freed_bytes) === Number(srs && srs.size_bytes),
+    'EvictSRS frees it');
+  r = await call('EvictSRS', { circuit_id: 'synthetic:k=9' });
+  check(!r.err && r.res.was_loaded === false, 'EvictSRS again: was not loaded');
+  r = await call('GetStatus', {});
+  check(!r.res.loaded_srs.some((x) => x.circuit_id === 'synthetic:k=9,seed=1'), 'no longer listed');
+  r = await call('PreloadSRS', { circuit_id: 'porep-32g' });
+  check(r.err && r.err.code === grpc.status.UNIMPLEMENTED, 'PreloadSRS porep-32g: UNIMPLEMENTED');
+  r = await call('EvictSRS', { circuit_id: 'porep-32g' });
+  check(!r.err && r.res.was_loaded === false, 'EvictSRS porep-32g: was not loaded');
+  r = await call('PreloadSRS', { circuit_id: 'bogus' });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'PreloadSRS of an unknown id: INVALID_ARGUMENT');
+
+  // ---- 100 concurrent requests ----
+  const tConc = Date.now();
+  const reqs = [];
+  for (let i = 0; i < 100; i++) {
+    if (i % 2 === 0) reqs.push(call('Prove', { submit: circuit(8, 1, { request_id: `conc-${i}` }) }));
+    else if (i % 4 === 1) reqs.push(call('GetStatus', {}));
+    else reqs.push(call('SubmitProof', { request_id: `conc-${i}`, proof_kind: 'WINNING_POST' }));
+  }
+  const all = await Promise.all(reqs);
+  const bad = all.filter((x, i) => x.err || (i % 2 === 0 && statusOf(x) !== 'COMPLETED'));
+  check(bad.length === 0, `100 concurrent requests all answered (${bad.length} bad: ${bad[0] && bad[0].err})`);
+  console.log(`100 concurrent requests: ${Date.now() - tConc} ms`);
+
+  // ---- malformed, truncated, oversized, unknown ----
+  r = await rawCall('SubmitProof', Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]));
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, `garbage bytes: INVALID_ARGUMENT (${r.err && r.err.code})`);
+  // A valid encoding cut short: field 10 (vanilla_proof) announces 100 bytes and carries 3.
+  r = await rawCall('SubmitProof', Buffer.from([0x0a, 0x01, 0x78, 0x10, 0x01, 0x52, 100, 1, 2, 3]));
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'a truncated message: INVALID_ARGUMENT');
+  r = await rawCall('AwaitProof', Buffer.from([0x12]));
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'a truncated AwaitProofRequest: INVALID_ARGUMENT');
+  r = await rawCall('GetStatus', Buffer.from([0x07]));
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'a bad GetStatusRequest: INVALID_ARGUMENT');
+  r = await rawCall('NoSuchMethod', Buffer.alloc(0));
+  check(r.err && r.err.code === grpc.status.UNIMPLEMENTED, 'an unknown method: UNIMPLEMENTED');
+  const huge = Buffer.alloc(257 * MIB);
+  huge[0] = 0x52; // field 10, then a varint length that covers the rest
+  r = await rawCall('SubmitProof', huge, 60000);
+  check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED,
+    `a 257 MiB request: RESOURCE_EXHAUSTED (${r.err && r.err.code} ${r.err && r.err.details})`);
+  // Just under the limit, a valid PoRep request: accepted (and answered FAILED: not implemented).
+  const bigVanilla = Buffer.alloc(200 * MIB, 0x20);
+  r = await call('SubmitProof', { request_id: 'porep-big', proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: bigVanilla });
+  check(!r.err && r.res.job_id === 'porep-big', `a 200 MiB PoRep request is accepted (${r.err})`);
+  // A client that gives up on its Prove: the daemon keeps serving.
+  r = await call('Prove', { submit: circuit(10, 16, { request_id: 'impatient' }) }, 100);
+  check(r.err && r.err.code === grpc.status.DEADLINE_EXCEEDED, 'a Prove past its deadline: DEADLINE_EXCEEDED');
+  await call('CancelProof', { job_id: 'impatient' });
+  r = await call('Prove', { submit: circuit(8, 1, { request_id: 'after-abuse' }) });
+  check(!r.err && statusOf(r) === 'COMPLETED', 'still proving after the abuse');
+
+  // ---- kill -9 in the middle of a proof, restart, serve again ----
+  r = await call('SubmitProof', circuit(10, 64, { request_id: 'doomed' }));
+  check(!r.err, 'SubmitProof doomed');
+  check(await waitInProgress('circuit'), 'doomed is running');
+  daemon.kill('SIGKILL');
+  const killed = await daemon.exitInfo;
+  check(killed.signal === 'SIGKILL', 'the daemon died of SIGKILL');
+  check(fs.existsSync(sock), 'its socket file is left behind');
+  startDaemon();
+  check(await waitServing(), 'a new daemon serves on the same (stale) socket');
+  r = await call('Prove', { submit: circuit(8, 1, { request_id: 'reborn' }) });
+  check(!r.err && statusOf(r) === 'COMPLETED', 'and proves');
+  r = await call('AwaitProof', { job_id: 'doomed' });
+  check(r.err && r.err.code === grpc.status.NOT_FOUND, 'jobs of the killed daemon are unknown to the new one');
+  // A second daemon on a live socket refuses to start.
+  const second = spawn(daemonBin, ['--config', cfgPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let secondErr = '';
+  second.stderr.on('data', (d) => { secondErr += d; });
+  const secondExit = await new Promise((resolve) => second.on('exit', (code) => resolve(code)));
+  check(secondExit !== 0 && /another process is serving/.test(secondErr), 'a second daemon refuses a live socket');
+
+  // ---- graceful shutdown on SIGTERM with work in flight ----
+  r = await call('SubmitProof', circuit(10, 64, { request_id: 'at-shutdown' }));
+  check(!r.err, 'SubmitProof at-shutdown');
+  const lastWait = call('AwaitProof', { job_id: 'at-shutdown' });
+  await sleep(100);
+  daemon.kill('SIGTERM');
+  r = await lastWait;
+  check(!r.err && r.res.status === 'CANCELLED', `the waiter is answered at shutdown (${r.err || r.res.status})`);
+  const exited = await Promise.race([daemon.exitInfo, sleep(20000).then(() => null)]);
+  check(exited && exited.code === 0, `the daemon exits 0 after SIGTERM (${JSON.stringify(exited)})`);
+  check(!fs.existsSync(sock), 'and removes its socket');
+  check(/cuzk-daemon stopped/.test(daemonLog), 'and says so');
+
+  client.close();
+  console.log(`daemon test: ${checks} checks, ${failures} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+try {
+  await main();
+} catch (e) {
+  failures++;
+  console.error('FAIL: exception', e);
+}
+if (daemon && daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGKILL');
+if (failures) {
+  console.error('---- daemon log ----\n' + daemonLog.split('\n').slice(-80).join('\n'));
+  console.error(`work directory kept: ${work}`);
+  process.exit(1);
+}
+fs.rmSync(work, { recursive: true, force: true });
+process.exit(0);
