@@ -32,20 +32,21 @@ static cuzk_status accumulate(gadget_multieq *me, cuzk_error *err)
     return CUZK_OK;
 }
 
-static cuzk_status add_shifted(gadget_multieq *me, r1cs_lc *dst, const r1cs_lc *src, cuzk_error *err)
+static cuzk_status add_shifted(gadget_multieq *me, r1cs_lc *dst, const gadget_pow2_term *src, size_t n,
+                               cuzk_error *err)
 {
-    const fr_t *shift = &me->pow2[me->bits_used];
-    for (size_t k = 0; k < src->len; k++) {
-        fr_t c;
-        fr_mul(&c, &src->coeffs[k], shift);
-        cuzk_status st = r1cs_lc_add(dst, src->vars[k], &c, err);
+    for (size_t k = 0; k < n; k++) {
+        const fr_t *c = &me->pow2[me->bits_used + src[k].exp];
+        fr_t m;
+        if (src[k].neg) fr_neg(&m, c);
+        cuzk_status st = r1cs_lc_add(dst, src[k].var, src[k].neg ? &m : c, err);
         if (st != CUZK_OK) return st;
     }
     return CUZK_OK;
 }
 
-cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, const r1cs_lc *lhs, const r1cs_lc *rhs,
-                                         cuzk_error *err)
+cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, const gadget_pow2_term *lhs,
+                                         size_t nl, const gadget_pow2_term *rhs, size_t nr, cuzk_error *err)
 {
     if (num_bits >= GADGET_FR_CAPACITY)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gadget_multieq_enforce_equal: %zu bits", num_bits);
@@ -55,8 +56,8 @@ cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, co
         if (st != CUZK_OK) return st;
     }
     if (!me->cs->witness_only) {
-        st = add_shifted(me, &me->lhs, lhs, err);
-        if (st == CUZK_OK) st = add_shifted(me, &me->rhs, rhs, err);
+        st = add_shifted(me, &me->lhs, lhs, nl, err);
+        if (st == CUZK_OK) st = add_shifted(me, &me->rhs, rhs, nr, err);
         if (st != CUZK_OK) return st;
     }
     me->bits_used += num_bits;

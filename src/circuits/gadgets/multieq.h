@@ -15,9 +15,18 @@ typedef struct gadget_multieq {
 } gadget_multieq;
 
 void gadget_multieq_init(gadget_multieq *me, r1cs *cs);
-/* Adds the equality lhs = rhs (num_bits wide); may first enforce the pending batch. num_bits < 254. */
-cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, const r1cs_lc *lhs, const r1cs_lc *rhs,
-                                         cuzk_error *err);
+/* A term of a power-of-two weighted sum: sign * 2^exp * var (every multieq user, addmany, has only such terms;
+ * keeping exponents lets the batch offset be added without a field multiplication). */
+typedef struct gadget_pow2_term {
+    r1cs_var var;
+    uint16_t exp;
+    uint16_t neg;
+} gadget_pow2_term;
+
+/* Adds the equality sum(lhs) = sum(rhs) (num_bits wide); may first enforce the pending batch. num_bits < 254 and
+ * every exp < 64. */
+cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, const gadget_pow2_term *lhs,
+                                         size_t nl, const gadget_pow2_term *rhs, size_t nr, cuzk_error *err);
 /* Enforces the pending batch, if any, and frees the multieq (also on error paths: call it once, always). */
 cuzk_status gadget_multieq_finish(gadget_multieq *me, cuzk_error *err);
 

@@ -122,27 +122,30 @@ cuzk_status gadget_u32_addmany(gadget_multieq *me, const gadget_u32 *ops, size_t
         *out = gadget_u32_const((uint32_t)sum);
         return CUZK_OK;
     }
-    r1cs_lc lhs, rhs;
-    r1cs_lc_init(&lhs);
-    r1cs_lc_init(&rhs);
-    cuzk_status st = CUZK_OK;
+    /* operand bits weighted 2^i (Boolean::lc: a constant true is ONE, Not(v) is ONE - v), result bits 2^i */
+    gadget_pow2_term lhs[10 * 32 * 2], rhs[64];
+    size_t nl = 0, nr = 0;
     int keep = !cs->witness_only;
-    for (size_t k = 0; k < n && keep && st == CUZK_OK; k++)
-        for (int i = 0; i < 32 && st == CUZK_OK; i++) st = gadget_bool_lc_add(&lhs, &ops[k].bits[i], &me->pow2[i], err);
+    for (size_t k = 0; k < n && keep; k++)
+        for (int i = 0; i < 32; i++) {
+            const gadget_bool *b = &ops[k].bits[i];
+            if (b->kind == GADGET_BOOL_CONST && !b->value) continue;
+            if (b->kind != GADGET_BOOL_IS) lhs[nl++] = (gadget_pow2_term){r1cs_one(), (uint16_t)i, 0};
+            if (b->kind != GADGET_BOOL_CONST)
+                lhs[nl++] = (gadget_pow2_term){b->var, (uint16_t)i, (uint16_t)(b->kind == GADGET_BOOL_NOT)};
+        }
     gadget_u32 r;
     size_t nbits = 0;
-    while (max_value != 0 && st == CUZK_OK) {
+    while (max_value != 0) {
         gadget_bit b;
-        st = gadget_bit_alloc(cs, (int)(sum >> nbits & 1), &b, err);
-        if (st != CUZK_OK) break;
-        if (keep) st = r1cs_lc_add(&rhs, b.var, &me->pow2[nbits], err);
+        cuzk_status st = gadget_bit_alloc(cs, (int)(sum >> nbits & 1), &b, err);
+        if (st != CUZK_OK) return st;
+        if (keep) rhs[nr++] = (gadget_pow2_term){b.var, (uint16_t)nbits, 0};
         if (nbits < 32) r.bits[nbits] = gadget_bool_from_bit(&b);
         max_value >>= 1;
         nbits++;
     }
-    if (st == CUZK_OK) st = gadget_multieq_enforce_equal(me, nbits, &lhs, &rhs, err);
-    r1cs_lc_free(&lhs);
-    r1cs_lc_free(&rhs);
+    cuzk_status st = gadget_multieq_enforce_equal(me, nbits, lhs, nl, rhs, nr, err);
     if (st != CUZK_OK) return st;
     r.value = (uint32_t)sum;
     *out = r;
