@@ -248,6 +248,26 @@ static void test_chain(rng_t *rng)
     poseidon_constants_free(&pc);
 }
 
+/* Allocation failures inside the gadget come back as CUZK_ERR_NOMEM, never a crash or a leak (ASan). */
+static void test_nomem(rng_t *rng)
+{
+    poseidon_constants pc;
+    CHECK(poseidon_constants_create(&pc, 4, POSEIDON_STANDARD, NULL, &err) == CUZK_OK);
+    fr_t vals[4];
+    for (int i = 0; i < 4; i++) fr_random(&vals[i], rng);
+    for (long n = 0; n < 3000; n += 37) {
+        r1cs cs;
+        if (r1cs_create(&cs, 1, &err) != CUZK_OK) continue;
+        gadget_num o;
+        r1cs_test_fail_alloc_after(n);
+        int rc = build(&cs, &pc, vals, &o);
+        r1cs_test_fail_alloc_after(-1);
+        CHECK(rc == 0 || err.code == CUZK_ERR_NOMEM);
+        r1cs_free(&cs);
+    }
+    poseidon_constants_free(&pc);
+}
+
 int main(void)
 {
     rng_t rng;
@@ -258,5 +278,6 @@ int main(void)
     test_filecoin_vectors();
     test_gadget(&rng);
     test_chain(&rng);
+    test_nomem(&rng);
     return test_finish("test_poseidon");
 }
