@@ -218,7 +218,7 @@ async function main() {
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'Prove without submit: INVALID_ARGUMENT');
 
   // ---- AwaitProof timeout and CancelProof on a running job ----
-  r = await call('SubmitProof', circuit(10, 48, { request_id: 'long-1' }));
+  r = await call('SubmitProof', circuit(12, 128, { request_id: 'long-1' }));
   check(!r.err, `SubmitProof long-1: ${r.err}`);
   const tAwait = Date.now();
   r = await call('AwaitProof', { job_id: 'long-1', timeout_ms: 150 });
@@ -305,14 +305,14 @@ async function main() {
   r = await call('SubmitProof', { request_id: 'porep-big', proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: bigVanilla });
   check(!r.err && r.res.job_id === 'porep-big', `a 200 MiB PoRep request is accepted (${r.err})`);
   // A client that gives up on its Prove: the daemon keeps serving.
-  r = await call('Prove', { submit: circuit(10, 16, { request_id: 'impatient' }) }, 100);
+  r = await call('Prove', { submit: circuit(12, 128, { request_id: 'impatient' }) }, 100);
   check(r.err && r.err.code === grpc.status.DEADLINE_EXCEEDED, 'a Prove past its deadline: DEADLINE_EXCEEDED');
   await call('CancelProof', { job_id: 'impatient' });
   r = await call('Prove', { submit: circuit(8, 1, { request_id: 'after-abuse' }) });
   check(!r.err && statusOf(r) === 'COMPLETED', 'still proving after the abuse');
 
   // ---- kill -9 in the middle of a proof, restart, serve again ----
-  r = await call('SubmitProof', circuit(10, 64, { request_id: 'doomed' }));
+  r = await call('SubmitProof', circuit(12, 128, { request_id: 'doomed' }));
   check(!r.err, 'SubmitProof doomed');
   check(await waitInProgress('circuit'), 'doomed is running');
   daemon.kill('SIGKILL');
@@ -333,7 +333,7 @@ async function main() {
   check(secondExit !== 0 && /another process is serving/.test(secondErr), 'a second daemon refuses a live socket');
 
   // ---- graceful shutdown on SIGTERM with work in flight ----
-  r = await call('SubmitProof', circuit(10, 64, { request_id: 'at-shutdown' }));
+  r = await call('SubmitProof', circuit(12, 128, { request_id: 'at-shutdown' }));
   check(!r.err, 'SubmitProof at-shutdown');
   const lastWait = call('AwaitProof', { job_id: 'at-shutdown' });
   await sleep(100);
