@@ -2,7 +2,7 @@
 # Builds cuzk and runs every test: a Release build, an ASan+UBSan build, and
 # the fuzz targets for a bounded time. The JavaScript oracles come from npm
 # lockfiles: @noble/curves in tests/oracle, snarkjs and circom2 in
-# tests/snarkjs. Ends with one summary line.
+# tests/snarkjs, @grpc/grpc-js in tests/daemon. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -12,6 +12,7 @@ failed=0
 
 (cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error)
 (cd tests/snarkjs && npm ci --no-audit --no-fund --loglevel=error)
+(cd tests/daemon && npm ci --no-audit --no-fund --loglevel=error)
 export CUZK_REQUIRE_ORACLE=1
 
 run_ctest() { # build-dir label
