@@ -335,6 +335,92 @@ static void test_json(rng_t *rng)
     free(env);
 }
 
+#include <time.h>
+
+static void random_dom(rng_t *rng, porep_dom d)
+{
+    rng_bytes(rng, d, 32);
+    d[31] &= 0x3f;
+}
+
+static void fake_path(rng_t *rng, porep_merkle_proof *p, const porep_geometry *g, uint64_t node, int tree_d,
+                      const porep_dom root)
+{
+    unsigned levels = tree_d ? g->tree_d_levels : porep_tree_levels(g), off = 0;
+    for (unsigned l = 0; l < levels; l++) {
+        unsigned a = tree_d ? 2 : porep_tree_level_arity(g, l);
+        p->index[l] = (uint8_t)(node % a);
+        node /= a;
+        for (unsigned q = 0; q + 1 < a; q++) random_dom(rng, p->sibs[off++]);
+    }
+    random_dom(rng, p->leaf);
+    memcpy(p->root, root, 32);
+}
+
+/* A 32 GiB C1 that passes validation (not verification): the size and shape of a production file, to check the
+ * reader at scale and measure it. */
+static void test_large(rng_t *rng)
+{
+    const porep_proof_type *t = porep_proof_type_by_name("StackedDrg32GiBV1_1");
+    porep_c1 c1;
+    cuzk_error err;
+    CHECK(porep_c1_alloc(&c1, t, &err) == CUZK_OK);
+    const porep_geometry *g = c1.geometry;
+    random_dom(rng, c1.replica_id);
+    random_dom(rng, c1.comm_d);
+    random_dom(rng, c1.comm_r);
+    rng_bytes(rng, c1.seed, 32);
+    rng_bytes(rng, c1.ticket, 32);
+    porep_dom comm_c, comm_r_last;
+    random_dom(rng, comm_c);
+    random_dom(rng, comm_r_last);
+    uint8_t porep_id[32];
+    porep_proof_type_porep_id(t, porep_id);
+    porep_graph graph;
+    CHECK(porep_graph_init(&graph, g->nodes, t->api, porep_id, &err) == CUZK_OK);
+    for (unsigned k = 0; k < c1.partitions; k++) {
+        uint64_t ch[POREP_MAX_CHALLENGES];
+        porep_challenges_derive(ch, g, t->kind, c1.replica_id, c1.seed, c1.comm_r, k);
+        for (unsigned i = 0; i < c1.challenges; i++) {
+            porep_challenge_proof *p = porep_c1_proof(&c1, k, i);
+            uint32_t par[POREP_DEGREE];
+            porep_graph_parents(&graph, (uint32_t)ch[i], par);
+            p->challenge = ch[i];
+            fake_path(rng, &p->comm_d, g, ch[i], 1, c1.comm_d);
+            fake_path(rng, &p->comm_r_last, g, ch[i], 0, comm_r_last);
+            for (unsigned j = 0; j < 15; j++) {
+                porep_column_proof *col = j == 0 ? &p->c_x : j < 7 ? &p->drg[j - 1] : &p->exp[j - 7];
+                col->node = j == 0 ? (uint32_t)ch[i] : par[j - 1];
+                for (unsigned l = 0; l < g->layers; l++) random_dom(rng, col->rows[l]);
+                fake_path(rng, &col->path, g, col->node, 0, comm_c);
+            }
+            for (unsigned l = 1; l <= g->layers; l++)
+                for (unsigned q = 0; q < 37; q++) {
+                    unsigned j = l == 1 ? q % 6 : q % 14;
+                    memcpy(p->labeling[37 * (l - 1) + q], j < 6 ? p->drg[j].rows[l - 1] : p->exp[j - 6].rows[l - 2], 32);
+                }
+            memcpy(p->encoding, p->labeling + 37 * (g->layers - 1), 37 * 32);
+        }
+    }
+    CHECK_MSG(porep_c1_validate(&c1, &err) == CUZK_OK, "%s", err.msg);
+    CHECK(porep_c1_verify(&c1, &err) == CUZK_ERR_INVALID_PROOF);
+    char *env;
+    size_t len;
+    CHECK(porep_c1_to_envelope(&c1, 1, &env, &len, &err) == CUZK_OK);
+    porep_c1_free(&c1);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+    int64_t num;
+    CHECK_MSG(porep_c1_parse(&c1, env, len, &num, &err) == CUZK_OK, "%s", err.msg);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("32 GiB C1 envelope: %.1f MB parsed and validated in %.2f s CPU (%.0f MB/s)\n", (double)len / 1e6, s,
+           (double)len / 1e6 / s);
+    CHECK(num == 1 && c1.partitions == 10 && c1.challenges == 18);
+    porep_c1_free(&c1);
+    free(env);
+}
+
 static void test_fixture(void)
 {
     /* tests/data/porep/c1-2kib.json: porep_seal_test_c1(StackedDrg2KiBV1_1, 1), as committed */
@@ -347,8 +433,18 @@ static void test_fixture(void)
     if (!text) return;
     porep_c1 a, b;
     cuzk_error err;
-    CHECK_MSG(porep_c1_parse(&a, text, len, NULL, &err) == CUZK_OK, "%s", err.msg);
+    CHECK_MSG(porep_c1_read_file(&a, path, NULL, &err) == CUZK_OK, "%s", err.msg);
     CHECK_MSG(porep_c1_verify(&a, &err) == CUZK_OK, "%s", err.msg);
+    fr_t in[3 + 2 * POREP_INPUTS_PER_CHALLENGE], v;
+    CHECK(porep_c1_public_inputs(&a, 0, in, &err) == CUZK_OK);
+    CHECK(porep_c1_public_inputs(&a, 1, in, &err) == CUZK_ERR_INVALID_ARG);
+    for (unsigned i = 0; i < 2; i++) {
+        fr_from_u64(&v, porep_c1_proof(&a, 0, i)->challenge);
+        CHECK(fr_eq(&in[3 + POREP_INPUTS_PER_CHALLENGE * i], &v) && fr_eq(&in[3 + POREP_INPUTS_PER_CHALLENGE * i + 17], &v));
+        fr_from_u64(&v, porep_c1_proof(&a, 0, i)->exp[7].node);
+        CHECK(fr_eq(&in[3 + POREP_INPUTS_PER_CHALLENGE * i + 14], &v));
+    }
+    CHECK(porep_c1_read_file(&b, "/nonexistent/c1.json", NULL, &err) == CUZK_ERR_IO);
     CHECK(porep_seal_test_c1(&b, porep_proof_type_by_name("StackedDrg2KiBV1_1"), 1, &err) == CUZK_OK);
     char *json;
     size_t jl;
@@ -387,5 +483,6 @@ int main(int argc, char **argv)
     test_kinds_and_shapes(&rng);
     test_json(&rng);
     test_fixture();
+    test_large(&rng);
     return test_finish("test_porep_seal");
 }

@@ -118,6 +118,7 @@ typedef struct reader {
     size_t base; /* offset of s in the outer text (envelope) for messages */
     cuzk_error *err;
     int part, chal;
+    long elem; /* index inside the innermost array of 32-byte values, or -1 (kept out of path: it is hot) */
     char path[256];
     size_t plen;
 } reader;
@@ -134,8 +135,10 @@ static cuzk_status rfail(reader *r, const char *fmt, ...)
         snprintf(where, sizeof where, ", partition %d, challenge %d", r->part, r->chal);
     else if (r->part >= 0)
         snprintf(where, sizeof where, ", partition %d", r->part);
-    return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "C1 JSON offset %zu%s, %s: %s", r->base + r->pos, where,
-                          r->plen ? r->path : "document", what);
+    char elem[24] = "";
+    if (r->elem >= 0) snprintf(elem, sizeof elem, "[%ld]", r->elem);
+    return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "C1 JSON offset %zu%s, %s%s: %s", r->base + r->pos, where,
+                          r->plen ? r->path : "document", elem, what);
 }
 
 static size_t path_push(reader *r, const char *fmt, ...)
@@ -295,9 +298,9 @@ static cuzk_status read_doms(reader *r, porep_dom *out, size_t n)
         if ((st = arr_next(r, &state, &done))) return st;
         if (done) break;
         if (i == n) return rfail(r, "more than %zu elements", n);
-        size_t saved = path_push(r, "[%zu]", i);
+        r->elem = (long)i;
         st = read_dom(r, out[i]);
-        path_pop(r, saved);
+        r->elem = -1;
         if (st) return st;
         i++;
     }
@@ -813,7 +816,7 @@ static void free_partial(porep_c1 *c1, size_t nalloc)
 
 static cuzk_status parse_c1_text(porep_c1 *c1, const char *text, size_t len, size_t base, cuzk_error *err)
 {
-    reader r = {.s = text, .len = len, .base = base, .err = err, .part = -1, .chal = -1};
+    reader r = {.s = text, .len = len, .base = base, .err = err, .part = -1, .chal = -1, .elem = -1};
     size_t nalloc = 0;
     cuzk_status st = read_c1(&r, c1, &nalloc);
     if (st == CUZK_OK && nalloc != (size_t)c1->partitions * c1->challenges)
@@ -828,7 +831,7 @@ cuzk_status porep_c1_parse(porep_c1 *c1, const char *text, size_t len, int64_t *
     memset(c1, 0, sizeof *c1);
     if (sector_num) *sector_num = 0;
     /* the envelope is recognised by its member names; a C1 document never has them */
-    reader r = {.s = text, .len = len, .err = err, .part = -1, .chal = -1};
+    reader r = {.s = text, .len = len, .err = err, .part = -1, .chal = -1, .elem = -1};
     int state = 0, done;
     char key[48];
     cuzk_status st = obj_next(&r, &state, key, sizeof key, &done);
@@ -887,6 +890,41 @@ cuzk_status porep_c1_parse(porep_c1 *c1, const char *text, size_t len, int64_t *
     }
     if (sector_num) *sector_num = num;
     if ((st = porep_c1_validate(c1, err))) porep_c1_free(c1);
+    return st;
+}
+
+cuzk_status porep_c1_read_file(porep_c1 *c1, const char *path, int64_t *sector_num, cuzk_error *err)
+{
+    memset(c1, 0, sizeof *c1);
+    FILE *f = fopen(path, "rb");
+    if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "C1: cannot open %s", path);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    cuzk_status st = CUZK_OK;
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 1 << 20;
+            char *nb = realloc(buf, ncap);
+            if (!nb) {
+                st = cuzk_error_set(err, CUZK_ERR_NOMEM, "C1: out of memory reading %s", path);
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) st = cuzk_error_set(err, CUZK_ERR_IO, "C1: read error on %s", path);
+            break;
+        }
+    }
+    fclose(f);
+    if (st == CUZK_OK) {
+        st = porep_c1_parse(c1, buf, len, sector_num, err);
+        if (st != CUZK_OK) cuzk_error_prefix(err, "%s: ", path);
+    }
+    free(buf);
     return st;
 }
 
@@ -1034,6 +1072,20 @@ cuzk_status porep_c1_validate(const porep_c1 *c1, cuzk_error *err)
         }
     }
     return CUZK_OK;
+}
+
+cuzk_status porep_c1_public_inputs(const porep_c1 *c1, unsigned k, fr_t *out, cuzk_error *err)
+{
+    if (k >= c1->partitions)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "C1: partition %u of %u", k, c1->partitions);
+    uint8_t porep_id[32];
+    porep_proof_type_porep_id(c1->type, porep_id);
+    porep_graph graph;
+    cuzk_status st = porep_graph_init(&graph, c1->geometry->nodes, c1->type->api, porep_id, err);
+    if (st) return st;
+    uint64_t ch[POREP_MAX_CHALLENGES];
+    for (unsigned i = 0; i < c1->challenges; i++) ch[i] = porep_c1_proof(c1, k, i)->challenge;
+    return porep_public_inputs(out, &graph, ch, c1->challenges, c1->replica_id, c1->comm_d, c1->comm_r, err);
 }
 
 void porep_c1_comm_c(const porep_c1 *c1, porep_dom out) { memcpy(out, c1->proofs[0].c_x.path.root, 32); }

@@ -15,6 +15,7 @@
 
 #include "circuits/porep/geometry.h"
 #include "cuzk/status.h"
+#include "ff/fr.h"
 
 typedef uint8_t porep_dom[32]; /* a field element or SHA-256 node: 32 bytes, little-endian */
 
@@ -65,6 +66,9 @@ static inline porep_challenge_proof *porep_c1_proof(const porep_c1 *c1, unsigned
  * CUZK_ERR_UNSUPPORTED) name the byte offset, the partition, the challenge and the field. */
 cuzk_status porep_c1_parse(porep_c1 *c1, const char *text, size_t len, int64_t *sector_num, cuzk_error *err);
 
+/* Reads a whole file and parses it with porep_c1_parse. */
+cuzk_status porep_c1_read_file(porep_c1 *c1, const char *path, int64_t *sector_num, cuzk_error *err);
+
 /* Everything that holds without hashing a Merkle path: counts and shapes for the registered proof's size and
  * challenge kind; every value below r; every path index, column index and labeling/encoding node equal to the
  * challenge; the challenges equal to those derived from replica_id and seed (or comm_r) for the partition; the
@@ -82,6 +86,10 @@ cuzk_status porep_c1_verify(const porep_c1 *c1, cuzk_error *err);
 /* The circuit's private roots, read from the proofs. */
 void porep_c1_comm_c(const porep_c1 *c1, porep_dom out);
 void porep_c1_comm_r_last(const porep_c1 *c1, porep_dom out);
+
+/* The 3 + 18 * challenges public inputs of partition k's circuit (porep_public_inputs), from the C1's values and
+ * its challenges. */
+cuzk_status porep_c1_public_inputs(const porep_c1 *c1, unsigned k, fr_t *out, cuzk_error *err);
 
 /* Serializes as serde_json would (compact, fields in declaration order). *out is malloc'd; free() it. The
  * envelope form wraps that JSON in {"SectorNum","Phase1Out","SectorSize"}. */
