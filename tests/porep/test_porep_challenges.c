@@ -26,10 +26,12 @@ static void test_synth_vector(void)
     static const uint64_t synth[21] = {178, 297, 869, 211, 875, 477, 94, 781, 124, 332, 856,
                                        801, 176, 692, 429, 691, 290, 204, 986, 210, 973};
     static const uint64_t porep[10] = {176, 781, 801, 986, 290, 211, 692, 856, 986, 332};
-    for (unsigned i = 0; i < 21; i++) CHECK_MSG(porep_synth_challenge(1024, replica_id, comm_r, i) == synth[i], "%u", i);
+    for (unsigned i = 0; i < 21; i++)
+        CHECK_MSG(porep_synth_challenge(1024, replica_id, comm_r, i) == synth[i], "%u", i);
     uint64_t got[10];
     porep_challenges_synth(got, 10, 1024, 21, replica_id, comm_r, rand, 0);
-    for (unsigned i = 0; i < 10; i++) CHECK_MSG(got[i] == porep[i], "porep challenge %u: %llu", i, (unsigned long long)got[i]);
+    for (unsigned i = 0; i < 10; i++)
+        CHECK_MSG(got[i] == porep[i], "porep challenge %u: %llu", i, (unsigned long long)got[i]);
     /* partition k continues the selection stream where partition k-1 stopped */
     uint64_t all[10], part[5];
     porep_synth_indexes(all, 10, 21, replica_id, rand, 0);

@@ -67,7 +67,8 @@ static void test_seal_internals(rng_t *rng)
         for (uint32_t v = 0; v < g->nodes; v++) {
             porep_dom want;
             direct_label(&s, layer, v, want);
-            CHECK_MSG(memcmp(want, s.labels[(size_t)(layer - 1) * g->nodes + v], 32) == 0, "layer %u node %u", layer, v);
+            CHECK_MSG(memcmp(want, s.labels[(size_t)(layer - 1) * g->nodes + v], 32) == 0, "layer %u node %u", layer,
+                      v);
         }
     }
     /* replica = last label + data; TreeR and TreeC roots by plain recursion over Fr */
@@ -283,7 +284,8 @@ static void test_json(rng_t *rng)
     size_t el;
     char *e;
     e = edit(json, len, find(json, len, "\"comm_r_last_proof\"", 1), "\"hashes\":[[", "\"hashes\":[[256,", &el);
-    if (e) expect_reject(e, el, CUZK_ERR_FORMAT, "partition 0, challenge 1, comm_r_last_proof.data.Single.path.path[0]");
+    if (e)
+        expect_reject(e, el, CUZK_ERR_FORMAT, "partition 0, challenge 1, comm_r_last_proof.data.Single.path.path[0]");
     free(e);
     e = edit(json, len, find(json, len, "\"drg_parents\"", 0), "\"index\":", "\"index\":1", &el);
     if (e) expect_reject(e, el, CUZK_ERR_FORMAT, "drg_parents[0].column.index");
@@ -397,7 +399,8 @@ static void test_large(rng_t *rng)
             for (unsigned l = 1; l <= g->layers; l++)
                 for (unsigned q = 0; q < 37; q++) {
                     unsigned j = l == 1 ? q % 6 : q % 14;
-                    memcpy(p->labeling[37 * (l - 1) + q], j < 6 ? p->drg[j].rows[l - 1] : p->exp[j - 6].rows[l - 2], 32);
+                    memcpy(p->labeling[37 * (l - 1) + q], j < 6 ? p->drg[j].rows[l - 1] : p->exp[j - 6].rows[l - 2],
+                           32);
                 }
             memcpy(p->encoding, p->labeling + 37 * (g->layers - 1), 37 * 32);
         }
@@ -440,7 +443,8 @@ static void test_fixture(void)
     CHECK(porep_c1_public_inputs(&a, 1, in, &err) == CUZK_ERR_INVALID_ARG);
     for (unsigned i = 0; i < 2; i++) {
         fr_from_u64(&v, porep_c1_proof(&a, 0, i)->challenge);
-        CHECK(fr_eq(&in[3 + POREP_INPUTS_PER_CHALLENGE * i], &v) && fr_eq(&in[3 + POREP_INPUTS_PER_CHALLENGE * i + 17], &v));
+        const fr_t *o = in + 3 + POREP_INPUTS_PER_CHALLENGE * i;
+        CHECK(fr_eq(&o[0], &v) && fr_eq(&o[17], &v));
         fr_from_u64(&v, porep_c1_proof(&a, 0, i)->exp[7].node);
         CHECK(fr_eq(&in[3 + POREP_INPUTS_PER_CHALLENGE * i + 14], &v));
     }

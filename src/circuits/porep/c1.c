@@ -538,7 +538,8 @@ static cuzk_status read_labeling(reader *r, porep_dom *parents, uint32_t want_la
         } else if (strcmp(key, "layer_index") == 0) {
             DUP_CHECK(2);
             st = read_u64(r, &layer, UINT32_MAX);
-            if (!st && layer != want_layer) st = rfail(r, "layer %llu, expected %u", (unsigned long long)layer, want_layer);
+            if (!st && layer != want_layer)
+                st = rfail(r, "layer %llu, expected %u", (unsigned long long)layer, want_layer);
         } else if (strcmp(key, "node") == 0) {
             DUP_CHECK(4);
             st = read_u64(r, node, UINT64_MAX);
@@ -668,7 +669,8 @@ static cuzk_status read_vanilla(reader *r, porep_c1 *c1, size_t *nalloc)
         for (;;) {
             if ((st = arr_next(r, &ps, &pdone))) return st;
             if (pdone) break;
-            if (c1->partitions == POREP_MAX_PARTITIONS) return rfail(r, "more than %d partitions", POREP_MAX_PARTITIONS);
+            if (c1->partitions == POREP_MAX_PARTITIONS)
+                return rfail(r, "more than %d partitions", POREP_MAX_PARTITIONS);
             r->part = (int)c1->partitions;
             int cs = 0, cdone;
             unsigned n = 0;
@@ -1034,7 +1036,8 @@ cuzk_status porep_c1_validate(const porep_c1 *c1, cuzk_error *err)
                                                                         : &p->exp[j - 1 - POREP_DRG_DEGREE];
                 char what[64];
                 if (j == 0) snprintf(what, sizeof what, "replica_column_proofs.c_x");
-                else if (j <= POREP_DRG_DEGREE) snprintf(what, sizeof what, "replica_column_proofs.drg_parents[%u]", j - 1);
+                else if (j <= POREP_DRG_DEGREE)
+                    snprintf(what, sizeof what, "replica_column_proofs.drg_parents[%u]", j - 1);
                 else snprintf(what, sizeof what, "replica_column_proofs.exp_parents[%u]", j - 1 - POREP_DRG_DEGREE);
                 uint64_t node = j == 0 ? c : parents[j - 1];
                 if (col->node != node)
@@ -1056,7 +1059,8 @@ cuzk_status porep_c1_validate(const porep_c1 *c1, cuzk_error *err)
                 unsigned deg = l == 1 ? POREP_DRG_DEGREE : POREP_DEGREE;
                 for (unsigned q = 0; q < POREP_LABEL_PARENTS; q++) {
                     unsigned j = q % deg;
-                    const uint8_t *v = j < POREP_DRG_DEGREE ? p->drg[j].rows[l - 1] : p->exp[j - POREP_DRG_DEGREE].rows[l - 2];
+                    const uint8_t *v =
+                        j < POREP_DRG_DEGREE ? p->drg[j].rows[l - 1] : p->exp[j - POREP_DRG_DEGREE].rows[l - 2];
                     if (memcmp(lp[q], v, 32) != 0)
                         return VFAIL("C1 partition %u, challenge %u, labeling_proofs[%u].parents[%u]: differs from the "
                                      "%s column's layer-%u row",
