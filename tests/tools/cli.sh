@@ -64,5 +64,16 @@ expect 1 "verify with a changed public input" "$cuzk" verify --vk "$fixtures/ver
 expect 0 "inspect snarkjs files" "$cuzk" inspect "$fixtures/circuit.zkey" "$fixtures/witness.wtns" \
   "$fixtures/verification_key.json" "$work/proof.json"
 
+# Filecoin PoRep test data
+expect 0 "porep seal 2KiB" "$cuzk" porep seal --sector-size 2KiB --out "$work/c1.json" --seed 3
+expect 0 "porep check-c1" "$cuzk" porep check-c1 "$work/c1.json"
+expect 0 "porep seal 2KiB envelope" "$cuzk" porep seal --sector-size 2KiB --out "$work/env.json" --envelope
+expect 0 "porep check-c1 envelope" "$cuzk" porep check-c1 "$work/env.json"
+sed 's/"comm_r":\[\([0-9]*\)/"comm_r":[7/' "$work/c1.json" >"$work/bad-c1.json"
+expect 1 "porep check-c1 with a changed comm_r" "$cuzk" porep check-c1 "$work/bad-c1.json"
+head -c 5000 "$work/c1.json" >"$work/short-c1.json"
+expect 2 "porep check-c1 truncated" "$cuzk" porep check-c1 "$work/short-c1.json"
+expect 2 "porep seal of an unknown size" "$cuzk" porep seal --sector-size 3KiB --out "$work/x.json"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -14,8 +14,7 @@
 #include "formats/zkey.h"
 #include "groth16/groth16.h"
 #include "util/pool.h"
-
-enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_BAD_INPUT = 2, EXIT_INTERNAL = 3 };
+#include "cuzk.h"
 
 static const char *USAGE =
     "usage: cuzk <command> [options]\n"
@@ -32,6 +31,9 @@ static const char *USAGE =
     "           check a 192-byte proof against a bellperson .vk\n"
     "  verify   --vk verification_key.json --proof proof.json --public public.json\n"
     "           check a snarkjs proof (chosen when --vk ends in .json)\n"
+    "  porep    seal | check-c1 ...\n"
+    "           Filecoin PoRep test data: seal a small sector and write its C1 output; check a C1 file\n"
+    "           ('cuzk porep --help')\n"
     "  inspect  FILE...\n"
     "           say what a .params, .vk, .zkey, .wtns, proof or snarkjs .json file holds and whether it is valid\n"
     "\n"
@@ -66,7 +68,7 @@ static int exit_code(cuzk_status st)
     }
 }
 
-static int report(const char *cmd, cuzk_status st, const cuzk_error *err)
+int cli_report(const char *cmd, cuzk_status st, const cuzk_error *err)
 {
     if (st != CUZK_OK) fprintf(stderr, "cuzk %s: %s: %s\n", cmd, cuzk_status_name(st), err->msg);
     return exit_code(st);
@@ -164,7 +166,7 @@ static cuzk_status read_file(const char *path, uint8_t **out, size_t *len, cuzk_
     return CUZK_OK;
 }
 
-static cuzk_status write_file(const char *path, const void *data, size_t len, cuzk_error *err)
+cuzk_status cli_write_file(const char *path, const void *data, size_t len, cuzk_error *err)
 {
     FILE *f = fopen(path, "wb");
     if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
@@ -189,14 +191,14 @@ static int cmd_setup(pool_t *pool, const options *o)
     r1cs cs;
     double t0 = now_s();
     cuzk_status st = build_circuit(pool, o->circuit, R1CS_MATRICES, &cs, &err);
-    if (st) return report("setup", st, &err);
+    if (st) return cli_report("setup", st, &err);
     progress("setup", "circuit built", t0);
     fprintf(stderr, "cuzk setup: %zu constraints, %zu inputs, %zu aux\n", cs.num_constraints, cs.num_inputs,
             cs.num_aux);
     st = groth16_setup_files(pool, &cs, o->params, o->vk, &err);
     r1cs_free(&cs);
     if (st == CUZK_OK) progress("setup", "parameters written", t0);
-    return report("setup", st, &err);
+    return cli_report("setup", st, &err);
 }
 
 static int cmd_prove_zkey(pool_t *pool, const options *o)
@@ -209,13 +211,13 @@ static int cmd_prove_zkey(pool_t *pool, const options *o)
     groth16_proof proof;
     double t0 = now_s();
     cuzk_status st = zkey_read(pool, &z, o->zkey, o->trusted ? ZKEY_SKIP_SUBGROUP_CHECK : 0, &err);
-    if (st) return report("prove", st, &err);
+    if (st) return cli_report("prove", st, &err);
     progress("prove", "zkey loaded", t0);
     fprintf(stderr, "cuzk prove: %u signals, %u public, domain 2^%u\n", z.n_vars, z.n_public, z.log_domain);
     st = wtns_read(&w, o->wtns, &err);
     if (st) {
         zkey_free(&z);
-        return report("prove", st, &err);
+        return cli_report("prove", st, &err);
     }
     st = zkey_prove(pool, &z, w.values, w.n, NULL, NULL, &proof, &err);
     if (st == CUZK_OK) {
@@ -233,7 +235,7 @@ static int cmd_prove_zkey(pool_t *pool, const options *o)
     if (st == CUZK_OK) progress("prove", "proof verified and written", t0);
     wtns_free(&w);
     zkey_free(&z);
-    return report("prove", st, &err);
+    return cli_report("prove", st, &err);
 }
 
 static int cmd_prove(pool_t *pool, const options *o)
@@ -251,12 +253,12 @@ static int cmd_prove(pool_t *pool, const options *o)
     double t0 = now_s();
     cuzk_status st = groth16_params_read(pool, &params, o->params, o->trusted ? GROTH16_LOAD_SKIP_SUBGROUP_CHECK : 0,
                                          &err);
-    if (st) return report("prove", st, &err);
+    if (st) return cli_report("prove", st, &err);
     progress("prove", "parameters loaded", t0);
     st = build_circuit(pool, o->circuit, R1CS_MATRICES | R1CS_WITNESS, &cs, &err);
     if (st) {
         groth16_params_free(&params);
-        return report("prove", st, &err);
+        return cli_report("prove", st, &err);
     }
     progress("prove", "witness synthesized", t0);
     st = groth16_prove(pool, &params, &cs, NULL, NULL, NULL, NULL, &proof, &tm, &err);
@@ -277,13 +279,13 @@ static int cmd_prove(pool_t *pool, const options *o)
     if (st == CUZK_OK) {
         uint8_t bytes[GROTH16_PROOF_BYTES];
         groth16_proof_write(bytes, &proof);
-        st = write_file(o->proof, bytes, sizeof bytes, &err);
+        st = cli_write_file(o->proof, bytes, sizeof bytes, &err);
     }
     if (st == CUZK_OK && o->public_path) st = snarkjs_public_write(o->public_path, cs.inputs + 1, cs.num_inputs - 1, &err);
     if (st == CUZK_OK) progress("prove", "proof verified and written", t0);
     r1cs_free(&cs);
     groth16_params_free(&params);
-    return report("prove", st, &err);
+    return cli_report("prove", st, &err);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -301,7 +303,7 @@ static int cmd_verify_snarkjs(const options *o)
     fr_t *pub = NULL;
     size_t n_pub = 0;
     cuzk_status st = snarkjs_vk_read(&vk, o->vk, &err);
-    if (st) return report("verify", st, &err);
+    if (st) return cli_report("verify", st, &err);
     st = snarkjs_public_read(&pub, &n_pub, o->public_path, &err);
     if (st == CUZK_OK) {
         st = snarkjs_proof_read(&proof, o->proof, &err);
@@ -316,7 +318,7 @@ static int cmd_verify_snarkjs(const options *o)
     else if (st == CUZK_ERR_INVALID_PROOF) printf("invalid\n");
     free(pub);
     groth16_vk_free(&vk);
-    return report("verify", st, &err);
+    return cli_report("verify", st, &err);
 }
 
 static int cmd_verify(pool_t *pool, const options *o)
@@ -330,7 +332,7 @@ static int cmd_verify(pool_t *pool, const options *o)
     cuzk_error err;
     groth16_vk vk;
     cuzk_status st = groth16_vk_read(&vk, o->vk, &err);
-    if (st) return report("verify", st, &err);
+    if (st) return cli_report("verify", st, &err);
     fr_t *inputs = NULL;
     size_t n_inputs = 0;
     uint8_t *bytes = NULL;
@@ -380,7 +382,7 @@ static int cmd_verify(pool_t *pool, const options *o)
     free(bytes);
     free(inputs);
     groth16_vk_free(&vk);
-    return report("verify", st, &err);
+    return cli_report("verify", st, &err);
 }
 
 static int inspect_one(pool_t *pool, const char *path, int trusted)
@@ -450,7 +452,7 @@ static int inspect_one(pool_t *pool, const char *path, int trusted)
         uint8_t *bytes;
         size_t len;
         st = read_file(path, &bytes, &len, &err);
-        if (st) return report("inspect", st, &err);
+        if (st) return cli_report("inspect", st, &err);
         if (len > 0 && len % GROTH16_PROOF_BYTES == 0) {
             size_t n = len / GROTH16_PROOF_BYTES;
             groth16_proof *proofs = malloc(n * sizeof *proofs);
@@ -496,6 +498,7 @@ int main(int argc, char **argv)
         fputs(USAGE, stdout);
         return 0;
     }
+    if (strcmp(cmd, "porep") == 0) return cmd_porep(argc - 1, argv + 1);
     options o;
     if (parse_options(argc - 2, argv + 2, &o) != 0) {
         free(o.files);
@@ -527,7 +530,7 @@ int main(int argc, char **argv)
     cuzk_status st = pool_create(&pool, o.threads, &err);
     if (st) {
         free(o.files);
-        return report(cmd, st, &err);
+        return cli_report(cmd, st, &err);
     }
     int rc = fn(pool, &o);
     pool_destroy(pool);

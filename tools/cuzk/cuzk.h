@@ -1,0 +1,18 @@
+/* Pieces of the cuzk command shared by its source files. */
+#ifndef CUZK_TOOL_H
+#define CUZK_TOOL_H
+
+#include <stddef.h>
+
+#include "cuzk/status.h"
+
+enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_BAD_INPUT = 2, EXIT_INTERNAL = 3 };
+
+/* Prints "cuzk CMD: status: message" for a failure and returns the exit code of st. */
+int cli_report(const char *cmd, cuzk_status st, const cuzk_error *err);
+cuzk_status cli_write_file(const char *path, const void *data, size_t len, cuzk_error *err);
+
+/* cuzk porep ...; argv[0] is "porep". */
+int cmd_porep(int argc, char **argv);
+
+#endif
