@@ -9,6 +9,7 @@
 #include "circuits/hash/poseidon.h"
 #include "circuits/hash/sha256.h"
 #include "circuits/porep/challenges.h"
+#include "circuits/porep/seal.h"
 #include "circuits/stacked/stacked.h"
 #include "testutil.h"
 
@@ -249,6 +250,65 @@ done:
     stacked_circuit_free(&c);
 }
 
+/* porepdata's C1 (parsed or sealed) through stacked_witness_from_c1: partition k must satisfy the circuit and
+ * expose porep_c1_public_inputs. */
+static void run_c1(const porep_c1 *c1, unsigned k, const char *what)
+{
+    stacked_circuit c;
+    cuzk_status st = stacked_circuit_init_geometry(&c, c1->geometry, c1->type->kind, &err);
+    CHECK_MSG(st == CUZK_OK, "%s: %s", what, err.msg);
+    if (st != CUZK_OK) return;
+    stacked_witness w;
+    st = stacked_witness_from_c1(&w, &c, c1, k, &err);
+    CHECK_MSG(st == CUZK_OK, "%s: %s", what, err.msg);
+    r1cs cs;
+    CHECK(r1cs_create(&cs, 1, &err) == CUZK_OK);
+    st = stacked_synthesize(&cs, &c, &w, &err);
+    CHECK_MSG(st == CUZK_OK, "%s: %s", what, err.msg);
+    CHECK(r1cs_finalize(&cs, &err) == CUZK_OK);
+    size_t bad = 0;
+    CHECK_MSG(r1cs_is_satisfied(NULL, &cs, cs.inputs, cs.aux, &bad), "%s: row %zu fails", what, bad);
+    size_t np = stacked_num_public_inputs(&c);
+    fr_t *want = malloc(np * sizeof(fr_t));
+    CHECK(cs.num_inputs == np + 1);
+    CHECK(porep_c1_public_inputs(c1, k, want, &err) == CUZK_OK);
+    for (size_t i = 0; i < np && i + 1 < cs.num_inputs; i++)
+        CHECK_MSG(fr_eq(&want[i], &cs.inputs[i + 1]), "%s: public input %zu differs", what, i);
+    free(want);
+    r1cs_free(&cs);
+    /* A C1 of another shape is refused. */
+    stacked_circuit other;
+    CHECK(stacked_circuit_init(&other, c.nodes, c.layers, c.challenges, 2, 0, 0, &err) == CUZK_OK);
+    stacked_witness w2;
+    CHECK(stacked_witness_from_c1(&w2, &other, c1, k, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(stacked_witness_from_c1(&w2, &c, c1, c1->partitions, &err) == CUZK_ERR_INVALID_ARG);
+    stacked_circuit_free(&other);
+    stacked_witness_free(&w);
+    stacked_circuit_free(&c);
+}
+
+static void test_c1(void)
+{
+    const char *dir = getenv("CUZK_TEST_DATA");
+    char path[512];
+    snprintf(path, sizeof path, "%s/porep/c1-2kib.json", dir ? dir : "tests/data");
+    porep_c1 c1;
+    cuzk_status st = porep_c1_read_file(&c1, path, NULL, &err);
+    CHECK_MSG(st == CUZK_OK, "%s: %s", path, err.msg);
+    if (st == CUZK_OK) {
+        run_c1(&c1, 0, "c1-2kib.json");
+        porep_c1_free(&c1);
+    }
+    /* 32 KiB (unpublished, so a proof type of our own): TreeC/TreeR 8-8-2, base, sub and top levels in C1's order. */
+    static const porep_proof_type t = {"StackedDrg32KiBTest", 3, 32768, POREP_API_1_1, POREP_INTERACTIVE};
+    st = porep_seal_test_c1(&c1, &t, 7, &err);
+    CHECK_MSG(st == CUZK_OK, "32 KiB seal: %s", err.msg);
+    if (st == CUZK_OK) {
+        run_c1(&c1, 0, t.name);
+        porep_c1_free(&c1);
+    }
+}
+
 int main(void)
 {
     rng_t rng;
@@ -256,5 +316,6 @@ int main(void)
     run_shape(&rng, 64, 2, 8, 0, 0, 0); /* the 2 KiB shape */
     run_shape(&rng, 64, 1, 8, 4, 2, 0);
     run_shape(&rng, 8, 1, 8, 0, 0, 1);
+    test_c1();
     return test_finish("stacked_witness");
 }

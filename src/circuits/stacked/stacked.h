@@ -17,6 +17,7 @@
 #define CUZK_CIRCUITS_STACKED_STACKED_H
 
 #include "circuits/gadgets/por.h"
+#include "circuits/porep/c1.h"
 #include "circuits/porep/geometry.h"
 
 /* The circuit's shape and the Poseidon constants it needs. */
@@ -74,6 +75,14 @@ typedef struct stacked_witness {
 /* Allocates a zeroed witness with arrays sized for c. Free with stacked_witness_free (safe on a zeroed struct). */
 cuzk_status stacked_witness_alloc(stacked_witness *w, const stacked_circuit *c, cuzk_error *err);
 void stacked_witness_free(stacked_witness *w);
+
+/* The witness of partition k of a parsed C1, as rust-fil-proofs turns a vanilla proof into the circuit's Proof
+ * (params.rs From<VanillaProof>): data leaf = the TreeD leaf, challenge, the three paths, the 14 parent columns;
+ * comm_c and comm_r_last from the proofs' roots. c must be the circuit of c1's geometry and challenge kind
+ * (stacked_circuit_init_geometry(c, c1->geometry, c1->type->kind)); CUZK_ERR_INVALID_ARG if not, CUZK_ERR_FORMAT
+ * for a value not below r. Allocates w (stacked_witness_free). */
+cuzk_status stacked_witness_from_c1(stacked_witness *w, const stacked_circuit *c, const porep_c1 *c1, unsigned k,
+                                    cuzk_error *err);
 
 /* Synthesizes the partition into cs (any r1cs mode). w NULL synthesizes the shape with zero values (for a
  * shape-only or counting system). w must have been allocated for c. */
