@@ -64,7 +64,8 @@ static void test_por_counts(void)
     };
     poseidon_constants pc[17];
     memset(pc, 0, sizeof pc);
-    for (unsigned a = 2; a <= 8; a *= 2) CHECK(poseidon_constants_create(&pc[a], a, POSEIDON_STANDARD, NULL, &err) == CUZK_OK);
+    for (unsigned a = 2; a <= 8; a *= 2)
+        CHECK(poseidon_constants_create(&pc[a], a, POSEIDON_STANDARD, NULL, &err) == CUZK_OK);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         por_tree t;
         memset(&t, 0, sizeof t);

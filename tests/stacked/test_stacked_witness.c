@@ -94,7 +94,8 @@ static void label(sector *s, unsigned layer, uint32_t v)
     int n = 0;
     for (int i = 0; i < POREP_DRG_DEGREE; i++) vals[n++] = s->labels[(size_t)(layer - 1) * s->nodes + p[i]];
     if (layer > 1)
-        for (int i = POREP_DRG_DEGREE; i < POREP_DEGREE; i++) vals[n++] = s->labels[(size_t)(layer - 2) * s->nodes + p[i]];
+        for (int i = POREP_DRG_DEGREE; i < POREP_DEGREE; i++)
+            vals[n++] = s->labels[(size_t)(layer - 2) * s->nodes + p[i]];
     for (int j = 0; j < 37; j++) fr_to_bytes_le(pre + 64 + 32 * j, &vals[j % n]);
     sha256_fr(pre, sizeof pre, out);
 }

@@ -61,8 +61,10 @@ cuzk_status stacked_circuit_init(stacked_circuit *c, uint64_t nodes, unsigned la
     cuzk_status st;
     if ((st = poseidon_constants_create(&c->p2, 2, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
         (st = poseidon_constants_create(&c->p_base, base_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
-        (sub_arity && (st = poseidon_constants_create(&c->p_sub, sub_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
-        (top_arity && (st = poseidon_constants_create(&c->p_top, top_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
+        (sub_arity &&
+         (st = poseidon_constants_create(&c->p_sub, sub_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
+        (top_arity &&
+         (st = poseidon_constants_create(&c->p_top, top_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
         (st = poseidon_constants_create(&c->p_column, layers, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) {
         stacked_circuit_free(c);
         return cuzk_error_prefix(err, "%s: ", who);
