@@ -34,6 +34,8 @@ static const char *USAGE =
     "  porep    seal | check-c1 ...\n"
     "           Filecoin PoRep test data: seal a small sector and write its C1 output; check a C1 file\n"
     "           ('cuzk porep --help')\n"
+    "  circuit-info --circuit porep:SIZE\n"
+    "           constraint and public-input counts of one PoRep partition, counted without storing it\n"
     "  inspect  FILE...\n"
     "           say what a .params, .vk, .zkey, .wtns, proof or snarkjs .json file holds and whether it is valid\n"
     "\n"
@@ -499,6 +501,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "porep") == 0) return cmd_porep(argc - 1, argv + 1);
+    if (strcmp(cmd, "circuit-info") == 0) return cmd_circuit_info(argc - 1, argv + 1);
     options o;
     if (parse_options(argc - 2, argv + 2, &o) != 0) {
         free(o.files);

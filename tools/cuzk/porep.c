@@ -6,6 +6,7 @@
 #include "circuits/porep/c1.h"
 #include "circuits/porep/geometry.h"
 #include "circuits/porep/seal.h"
+#include "circuits/stacked/stacked.h"
 #include "cuzk.h"
 
 static const char *PUSAGE =
@@ -82,6 +83,37 @@ static int porep_check_cmd(int argc, char **argv)
     if (st == CUZK_OK) printf("%s: valid C1 output, every vanilla proof verifies\n", argv[1]);
     porep_c1_free(&c1);
     return cli_report("porep check-c1", st, &err);
+}
+
+int cmd_circuit_info(int argc, char **argv)
+{
+    const char *spec = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc) spec = argv[++i];
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: cuzk circuit-info --circuit porep:SIZE\n"
+                   "  constraints and public inputs of one PoRep partition circuit, counted without storing it\n");
+            return 0;
+        } else {
+            fprintf(stderr, "cuzk circuit-info: unexpected argument '%s'\n", argv[i]);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (!spec || strncmp(spec, "porep:", 6) != 0) {
+        fprintf(stderr, "cuzk circuit-info: --circuit porep:SIZE is required (e.g. porep:32GiB)\n");
+        return EXIT_BAD_INPUT;
+    }
+    cuzk_error err;
+    const porep_geometry *g;
+    cuzk_status st = porep_geometry_parse(spec + 6, &g, &err);
+    if (st) return cli_report("circuit-info", st, &err);
+    stacked_info info;
+    st = stacked_circuit_info(g->sector_size, &info, &err);
+    if (st) return cli_report("circuit-info", st, &err);
+    printf("PoRep %s, one partition (of %u): %zu constraints, %zu inputs including ONE (%zu constraints with the "
+           "prover's input constraints), %zu aux variables\n",
+           g->name, g->partitions, info.synth_constraints, info.inputs, info.constraints, info.aux);
+    return 0;
 }
 
 int cmd_porep(int argc, char **argv)
