@@ -76,7 +76,7 @@ expect 2 "porep check-c1 truncated" "$cuzk" porep check-c1 "$work/short-c1.json"
 expect 2 "porep seal of an unknown size" "$cuzk" porep seal --sector-size 3KiB --out "$work/x.json"
 
 expect 0 "circuit-info porep:2KiB" "$cuzk" circuit-info --circuit porep:2KiB
-if ! grep -q "2687921 constraints, 39 inputs" "$work/out"; then
+if ! grep -q "2687921 constraints, 40 inputs" "$work/out"; then
   failed=$((failed + 1))
   echo "FAIL: circuit-info porep:2KiB printed: $(cat "$work/out")"
 fi
