@@ -201,4 +201,22 @@ engine_mem *engine_memory(engine *e);
 /* Milliseconds since the engine was created (the timeline's clock). */
 double engine_now_ms(const engine *e);
 
+/* ---- the GPU backend (engineer gpuprove; implemented in backend_gpu.c) ---- */
+
+/* prove_start on the device (src/gpu/gpu_prove.h): H, and L, A, B_G1 as batch additions of the witness's ones
+ * plus tail MSMs; one GPU context per prover worker, created lazily on the worker's thread. The h, l, a, b_g1
+ * bases of a circuit's params are uploaded to a device by its first partition there and stay resident until
+ * engine_backend_gpu_drop_params or destroy. A device out-of-memory in prove_start is retried once, then
+ * reported as CUZK_ERR_NOMEM; other CUDA failures as CUZK_ERR_GPU. prove_finish is groth16_prove_finish (B_G2
+ * on CPU threads, blinding, assembly) on finish_pool. host_pool runs the witness classification (either pool
+ * may be NULL: the calling worker's thread). CUZK_ERR_UNSUPPORTED when cuzk was built without CUDA or no
+ * device is visible. */
+cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, engine_backend **out,
+                                      cuzk_error *err);
+/* Frees the device copies of params' bases on every device. Call it before freeing params, once no partition
+ * that uses them is in prove_start. No-op for another backend or params never uploaded. */
+void engine_backend_gpu_drop_params(engine_backend *be, const groth16_params *params);
+/* Device bytes of resident bases, over all params and devices. */
+size_t engine_backend_gpu_resident_bytes(engine_backend *be);
+
 #endif

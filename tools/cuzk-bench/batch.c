@@ -16,6 +16,10 @@
 #include "circuits/spec.h"
 #include "circuits/synthetic.h"
 #include "engine/engine.h"
+#include "gpu/gpu.h"
+#ifdef CUZK_HAVE_GPU
+#include "gpu/gpu_prove.h"
+#endif
 
 int bench_batch(int argc, char **argv);
 int bench_timeline(int argc, char **argv);
@@ -338,23 +342,283 @@ static int parse_bytes(const char *s, uint64_t *out)
     return 0;
 }
 
+/* ---- stages: one partition, GPU and CPU provers, per stage ---- */
+
+#ifdef CUZK_HAVE_GPU
+#define FAKE_POINTS 4096
+
+/* Parameters of the right lengths for the circuit, the bases tiled from FAKE_POINTS random points, and a random
+ * vk: proving costs what it costs with real parameters, without the setup. */
+static cuzk_status fake_params(pool_t *pool, const r1cs *cs, const r1cs_density *dn, size_t m, groth16_params *p,
+                               cuzk_error *err)
+{
+    (void)pool;
+    memset(p, 0, sizeof(*p));
+    rng_t rng;
+    rng_seed(&rng, 12345);
+    g1_jac_t gj;
+    g2_jac_t g2j;
+    g1_affine_t *pts = malloc(FAKE_POINTS * sizeof(*pts));
+    g2_affine_t *pts2 = malloc(FAKE_POINTS * sizeof(*pts2));
+    if (!pts || !pts2) {
+        free(pts);
+        free(pts2);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "fake setup: out of memory");
+    }
+    g1_jac_t g1;
+    g2_jac_t g2;
+    g1_jac_from_affine(&g1, &G1_GENERATOR);
+    g2_jac_from_affine(&g2, &G2_GENERATOR);
+    for (size_t i = 0; i < FAKE_POINTS; i++) {
+        fr_t k;
+        fr_random(&k, &rng);
+        g1_jac_mul_fr(&gj, &g1, &k);
+        g1_jac_to_affine(&pts[i], &gj);
+        g2_jac_mul_fr(&g2j, &g2, &k);
+        g2_jac_to_affine(&pts2[i], &g2j);
+    }
+    p->h_form = H_FORM_BELLPERSON;
+    p->h_len = m - 1;
+    p->l_len = cs->num_aux;
+    p->a_len = cs->num_inputs + dn->a_aux_count;
+    p->b_g1_len = p->b_g2_len = dn->b_input_count + dn->b_aux_count;
+    p->vk.ic_len = cs->num_inputs;
+    p->h = malloc((p->h_len + 1) * sizeof(g1_affine_t));
+    p->l = malloc((p->l_len + 1) * sizeof(g1_affine_t));
+    p->a = malloc((p->a_len + 1) * sizeof(g1_affine_t));
+    p->b_g1 = malloc((p->b_g1_len + 1) * sizeof(g1_affine_t));
+    p->b_g2 = malloc((p->b_g2_len + 1) * sizeof(g2_affine_t));
+    p->vk.ic = malloc((p->vk.ic_len + 1) * sizeof(g1_affine_t));
+    if (!p->h || !p->l || !p->a || !p->b_g1 || !p->b_g2 || !p->vk.ic) {
+        free(pts);
+        free(pts2);
+        groth16_params_free(p);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "fake setup: cannot allocate the bases");
+    }
+    g1_affine_t *g1s[5] = {p->h, p->l, p->a, p->b_g1, p->vk.ic};
+    size_t lens[5] = {p->h_len, p->l_len, p->a_len, p->b_g1_len, p->vk.ic_len};
+    for (int t = 0; t < 5; t++)
+        for (size_t i = 0; i < lens[t]; i++) g1s[t][i] = pts[(i * 7 + (size_t)t) % FAKE_POINTS];
+    for (size_t i = 0; i < p->b_g2_len; i++) p->b_g2[i] = pts2[i % FAKE_POINTS];
+    p->vk.alpha_g1 = pts[1];
+    p->vk.beta_g1 = pts[2];
+    p->vk.delta_g1 = pts[3];
+    p->vk.beta_g2 = pts2[1];
+    p->vk.gamma_g2 = pts2[2];
+    p->vk.delta_g2 = pts2[3];
+    free(pts);
+    free(pts2);
+    return CUZK_OK;
+}
+
+enum { ST_UPLOAD, ST_NTT, ST_MSM_H, ST_CLASSIFY, ST_CLASSIFY_WAIT, ST_BA_L, ST_BA_A, ST_BA_B, ST_TAIL_L, ST_TAIL_A,
+       ST_TAIL_B, ST_START, ST_B_G2, ST_ASSEMBLY, ST_GPU_TOTAL, ST_N };
+static const char *const ST_NAME[ST_N] = {
+    "a/b/c upload", "H: 7 NTTs + pointwise", "MSM H", "classify 0/1 (host, overlapped)", "  wait for classify",
+    "batch add L", "batch add A", "batch add B_G1", "tail MSM L", "tail MSM A", "tail MSM B_G1",
+    "prove_start total", "B_G2 MSM (CPU)", "assembly (CPU)", "partition total"};
+
+static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads)
+{
+    cuzk_error err;
+    circuit_spec spec;
+    if (circuit_spec_parse(spec_text, &spec, &err) != CUZK_OK) {
+        fprintf(stderr, "batch: %s\n", err.msg);
+        return 2;
+    }
+    int rc = 1;
+    pool_t *pool = NULL;
+    r1cs shape;
+    memset(&shape, 0, sizeof(shape));
+    groth16_params params;
+    memset(&params, 0, sizeof(params));
+    r1cs_density dn;
+    memset(&dn, 0, sizeof(dn));
+    fr_t *abc = NULL, *scratch = NULL;
+    double *t = NULL, *tc = NULL;
+    gpu_params *gp = NULL;
+    gpu_prover *pv = NULL;
+    domain_t d;
+    char canon[128];
+    circuit_spec_format(&spec, canon, sizeof(canon));
+    if (pool_create(&pool, threads, &err) != CUZK_OK) goto fail;
+    uint64_t t0 = bench_now_ns();
+    if (circuit_spec_build(pool, &spec, R1CS_MATRICES | R1CS_WITNESS, &shape, &err) != CUZK_OK) goto fail;
+    if (r1cs_compute_density(&shape, &dn, &err) != CUZK_OK) goto fail;
+    if (domain_for_size(&d, shape.num_constraints, &err) != CUZK_OK) goto fail;
+    if (fake ? fake_params(pool, &shape, &dn, d.m, &params, &err) != CUZK_OK
+             : groth16_setup(pool, &shape, &params, &err) != CUZK_OK)
+        goto fail;
+    double setup_s = (double)(bench_now_ns() - t0) / 1e9;
+    abc = malloc(3 * d.m * sizeof(fr_t));
+    scratch = malloc(3 * d.m * sizeof(fr_t));
+    t = calloc((size_t)reps * ST_N, sizeof(double));
+    tc = calloc((size_t)(cpu_reps ? cpu_reps : 1) * 8, sizeof(double));
+    if (!abc || !scratch || !t || !tc) {
+        cuzk_error_set(&err, CUZK_ERR_NOMEM, "stages: out of memory");
+        goto fail;
+    }
+    memset(abc, 0, 3 * d.m * sizeof(fr_t));
+    if (r1cs_eval_abc(pool, &shape, shape.inputs, shape.aux, abc, abc + d.m, abc + 2 * d.m, &err) != CUZK_OK)
+        goto fail;
+    printf("stages: %s: %zu constraints, domain 2^%u, %zu inputs, %zu aux; %s %.1f s; %u threads\n", canon,
+           shape.num_constraints, d.log_m, shape.num_inputs, shape.num_aux, fake ? "fake setup" : "setup", setup_s,
+           pool_size(pool));
+    gpu_device_info info;
+    if (gpu_device_get_info(0, &info, &err) != CUZK_OK) goto fail;
+    t0 = bench_now_ns();
+    if (gpu_params_upload(0, &params, &gp, &err) != CUZK_OK) goto fail;
+    printf("stages: device %s; bases upload (once per params) %.1f ms, %.2f GiB resident\n", info.name,
+           (double)(bench_now_ns() - t0) / 1e6, (double)gpu_params_bytes(gp) / 1073741824.0);
+    if (gpu_prover_create(0, &pv, &err) != CUZK_OK) goto fail;
+
+    fr_t r, s;
+    fr_from_u64(&r, 0x1234567);
+    fr_from_u64(&s, 0x7654321);
+    groth16_proof pg, pc;
+    uint8_t bg[GROTH16_PROOF_BYTES], bc[GROTH16_PROOF_BYTES];
+    gpu_prove_timings gt;
+    groth16_timings tm;
+    groth16_pending pd_gpu, pd_cpu;
+    memset(&pd_gpu, 0, sizeof(pd_gpu));
+    memset(&pd_cpu, 0, sizeof(pd_cpu));
+    int same = 1;
+    for (unsigned i = 0; i <= reps; i++) { /* i == 0: warm-up (plan, pools), not counted */
+        groth16_pending pd;
+        memset(&tm, 0, sizeof(tm));
+        uint64_t a0 = bench_now_ns();
+        if (gpu_prove_start_abc(pv, gp, pool, &params, shape.num_constraints, abc, abc + d.m, abc + 2 * d.m,
+                                shape.inputs, shape.num_inputs, shape.aux, shape.num_aux, &dn, &pd, NULL, &gt,
+                                &err) != CUZK_OK)
+            goto fail;
+        if (groth16_prove_finish(pool, &pd, &r, &s, &pg, &tm, &err) != CUZK_OK) goto fail;
+        double total = (double)(bench_now_ns() - a0) / 1e6;
+        pd_gpu = pd;
+        if (!i) continue;
+        double *row = &t[(size_t)(i - 1) * ST_N];
+        row[ST_UPLOAD] = gt.abc_upload_ms;
+        row[ST_NTT] = gt.ntt_ms;
+        row[ST_MSM_H] = gt.msm_h_ms;
+        row[ST_CLASSIFY] = gt.classify_ms;
+        row[ST_CLASSIFY_WAIT] = gt.classify_wait_ms;
+        for (int q = 0; q < 3; q++) {
+            row[ST_BA_L + q] = gt.batch_add_ms[q];
+            row[ST_TAIL_L + q] = gt.tail_ms[q];
+        }
+        row[ST_START] = gt.total_ms;
+        row[ST_B_G2] = tm.msm_b_g2_ms;
+        row[ST_ASSEMBLY] = tm.assembly_ms;
+        row[ST_GPU_TOTAL] = total;
+    }
+    groth16_proof_write(bg, &pg);
+    static const char *const QN[3] = {"L", "A", "B_G1"};
+    for (int q = 0; q < 3; q++)
+        printf("stages: %-4s %10zu bases: %s, %zu ones, %zu tail\n", QN[q], gt.bases[q],
+               gt.split[q] ? "split" : "one full MSM", gt.ones[q], gt.tail[q]);
+
+    for (unsigned i = 0; i < cpu_reps; i++) {
+        groth16_pending pd;
+        memset(&tm, 0, sizeof(tm));
+        memcpy(scratch, abc, 3 * d.m * sizeof(fr_t));
+        uint64_t a0 = bench_now_ns();
+        if (groth16_prove_start_abc(pool, &params, shape.num_constraints, scratch, scratch + d.m, scratch + 2 * d.m,
+                                    shape.inputs, shape.num_inputs, shape.aux, shape.num_aux, &dn, &pd, &tm,
+                                    &err) != CUZK_OK)
+            goto fail;
+        if (groth16_prove_finish(pool, &pd, &r, &s, &pc, &tm, &err) != CUZK_OK) goto fail;
+        pd_cpu = pd;
+        double *row = &tc[(size_t)i * 8];
+        row[0] = tm.h_ms;
+        row[1] = tm.msm_h_ms;
+        row[2] = tm.msm_l_ms;
+        row[3] = tm.msm_a_ms;
+        row[4] = tm.msm_b_g1_ms;
+        row[5] = tm.msm_b_g2_ms;
+        row[6] = tm.assembly_ms;
+        row[7] = (double)(bench_now_ns() - a0) / 1e6;
+    }
+    if (cpu_reps) {
+        groth16_proof_write(bc, &pc);
+        same = memcmp(bg, bc, sizeof(bg)) == 0;
+        printf("stages: GPU and CPU proofs %s", same ? "byte-identical" : "DIFFER in");
+        const g1_jac_t *pgs[4] = {&pd_gpu.h, &pd_gpu.l, &pd_gpu.a, &pd_gpu.b_g1};
+        const g1_jac_t *pcs[4] = {&pd_cpu.h, &pd_cpu.l, &pd_cpu.a, &pd_cpu.b_g1};
+        static const char *const PN[4] = {"H", "L", "A", "B_G1"};
+        for (int k = 0; k < 4; k++)
+            if (!g1_jac_eq(pgs[k], pcs[k])) printf(" %s", PN[k]);
+        printf("\n");
+    }
+    printf("\n%-34s %12s   (median of %u GPU runs after a warm-up)\n", "stage (GPU backend)", "ms", reps);
+    double col[1000];
+    for (int k = 0; k < ST_N; k++) {
+        for (unsigned i = 0; i < reps; i++) col[i] = t[(size_t)i * ST_N + k];
+        printf("%-34s %12.2f\n", ST_NAME[k], bench_median(col, reps));
+    }
+    if (cpu_reps) {
+        static const char *const CN[8] = {"H: NTTs", "MSM H", "MSM L", "MSM A", "MSM B_G1", "MSM B_G2", "assembly",
+                                          "partition total"};
+        printf("\n%-34s %12s   (median of %u CPU runs, %u threads)\n", "stage (CPU backend)", "ms", cpu_reps,
+               pool_size(pool));
+        for (int k = 0; k < 8; k++) {
+            for (unsigned i = 0; i < cpu_reps; i++) col[i] = tc[(size_t)i * 8 + k];
+            printf("%-34s %12.2f\n", CN[k], bench_median(col, cpu_reps));
+        }
+    }
+    rc = same ? 0 : 1;
+    goto done;
+fail:
+    fprintf(stderr, "batch: stages: %s\n", err.msg);
+    rc = 1;
+done:
+    gpu_prover_destroy(pv);
+    gpu_params_free(gp);
+    free(abc);
+    free(scratch);
+    free(t);
+    free(tc);
+    r1cs_density_free(&dn);
+    groth16_params_free(&params);
+    r1cs_free(&shape);
+    pool_destroy(pool);
+    return rc;
+}
+#else
+static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads)
+{
+    (void)spec_text;
+    (void)reps;
+    (void)cpu_reps;
+    (void)fake;
+    (void)threads;
+    fprintf(stderr, "batch: --stages needs the GPU prover, and cuzk was built without CUDA\n");
+    return 1;
+}
+#endif
+
 static void batch_usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench batch --circuit SPEC -n PROOFS -j CONCURRENCY [--partitions P] [--backend cpu|gpu]\n"
             "                        [--partition-workers N] [--gpu-workers N] [--lookahead N]\n"
             "                        [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json] [--no-verify]\n"
+            "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
             "Sets up SPEC in memory once, then proves PROOFS requests of P partitions (default 2) through the engine\n"
             "with CONCURRENCY requests in flight, and reports s/proof, per-partition prover and synthesis times,\n"
             "prover busy fraction, peak RSS and peak accounted memory. --threads: the prover's thread pool\n"
-            "(default: all CPUs); synthesis runs on the partition workers' own threads.\n");
+            "(default: all CPUs); synthesis runs on the partition workers' own threads. --backend: default gpu when\n"
+            "a CUDA device is visible, else cpu.\n"
+            "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
+            "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
+            "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
+            "not verify, but both provers must still agree byte for byte).\n");
 }
 
 int bench_batch(int argc, char **argv)
 {
-    const char *spec_text = NULL, *tl_path = NULL, *backend = "cpu";
-    uint64_t n = 0, j = 0, parts = 2, pw = 2, gw = 2, lookahead = 1, budget = 0, threads = 0;
-    int json = 0, no_verify = 0;
+    const char *spec_text = NULL, *tl_path = NULL, *backend = gpu_device_count() > 0 ? "gpu" : "cpu";
+    uint64_t n = 0, j = 0, parts = 2, pw = 2, gw = 2, lookahead = 1, budget = 0, threads = 0, stages = 0;
+    uint64_t cpu_reps = 1;
+    int json = 0, no_verify = 0, fake_setup = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -366,6 +630,8 @@ int bench_batch(int argc, char **argv)
             json = 1;
         } else if (!strcmp(a, "--no-verify")) {
             no_verify = 1;
+        } else if (!strcmp(a, "--fake-setup")) {
+            fake_setup = 1;
         } else if (!v) {
             fprintf(stderr, "batch: %s needs a value\n", a);
             return 2;
@@ -391,6 +657,10 @@ int bench_batch(int argc, char **argv)
             bad = bench_parse_u64(v, &threads);
         } else if (!strcmp(a, "--budget")) {
             bad = parse_bytes(v, &budget);
+        } else if (!strcmp(a, "--stages")) {
+            bad = bench_parse_u64(v, &stages) || stages == 0 || stages > 1000;
+        } else if (!strcmp(a, "--cpu-reps")) {
+            bad = bench_parse_u64(v, &cpu_reps) || cpu_reps > 1000;
         } else {
             fprintf(stderr, "batch: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -399,8 +669,10 @@ int bench_batch(int argc, char **argv)
             fprintf(stderr, "batch: bad value '%s' for %s\n", v, a);
             return 2;
         }
-        if (strcmp(a, "--json") && strcmp(a, "--no-verify")) i++;
+        if (strcmp(a, "--json") && strcmp(a, "--no-verify") && strcmp(a, "--fake-setup")) i++;
     }
+    if (spec_text && stages) return batch_stages(spec_text, (unsigned)stages, (unsigned)cpu_reps, fake_setup,
+                                                 (unsigned)threads);
     if (!spec_text || !n || !j) {
         fprintf(stderr, "batch: --circuit, -n and -j are required (try --help)\n");
         return 2;
@@ -410,11 +682,7 @@ int bench_batch(int argc, char **argv)
         fprintf(stderr, "batch: a count is out of range\n");
         return 2;
     }
-    if (strcmp(backend, "cpu") != 0) {
-        if (!strcmp(backend, "gpu")) {
-            fprintf(stderr, "batch: backend gpu: unsupported (the GPU backend is not behind the engine seam yet)\n");
-            return 1;
-        }
+    if (strcmp(backend, "cpu") != 0 && strcmp(backend, "gpu") != 0) {
         fprintf(stderr, "batch: unknown backend '%s' (cpu or gpu)\n", backend);
         return 2;
     }
@@ -426,7 +694,7 @@ int bench_batch(int argc, char **argv)
     }
 
     int rc = 1;
-    pool_t *pool = NULL;
+    pool_t *pool = NULL, *finish_pool = NULL;
     r1cs shape;
     memset(&shape, 0, sizeof(shape));
     groth16_params params;
@@ -452,7 +720,19 @@ int bench_batch(int argc, char **argv)
     if (!json)
         fprintf(stderr, "batch: %s: %zu constraints, domain %zu; setup %.2f s\n", spec_canon, shape.num_constraints,
                 circuit.m, (double)(bench_now_ns() - t0) / 1e9);
-    if (engine_backend_cpu_create(pool, NULL, &be, &err) != CUZK_OK) goto fail;
+    if (!strcmp(backend, "gpu")) {
+#ifdef CUZK_HAVE_GPU
+        /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's witness
+         * classification (pool calls from several threads are serialised). */
+        if (pool_create(&finish_pool, (unsigned)threads, &err) != CUZK_OK) goto fail;
+        if (engine_backend_gpu_create(pool, finish_pool, &be, &err) != CUZK_OK) goto fail;
+#else
+        cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "backend gpu: cuzk was built without CUDA");
+        goto fail;
+#endif
+    } else if (engine_backend_cpu_create(pool, NULL, &be, &err) != CUZK_OK) {
+        goto fail;
+    }
     if (tl_path && !(b.tl_file = fopen(tl_path, "w"))) {
         cuzk_error_set(&err, CUZK_ERR_IO, "cannot open %s for writing", tl_path);
         goto fail;
@@ -522,6 +802,7 @@ done:
     engine_circuit_free(&circuit);
     groth16_params_free(&params);
     r1cs_free(&shape);
+    pool_destroy(finish_pool);
     pool_destroy(pool);
     tl_stats_free(&b.stats);
     pthread_mutex_destroy(&b.tl_mu);

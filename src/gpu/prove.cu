@@ -1,0 +1,606 @@
+/* The Groth16 partition on the GPU (gpu_prove.h): H on the device, the witness split into 0 / 1 / other per
+ * query on host threads (overlapped with H), batch additions for the ones and tail MSMs over gathered bases. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_impl.cuh"
+
+extern "C" {
+#include "gpu/gpu_ntt.h"
+#include "gpu/gpu_prove.h"
+}
+
+static_assert(sizeof(g1_affine_t) == 96, "g1_affine_t is two 48-byte coordinates");
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- resident bases ---- */
+
+struct gpu_params {
+    const groth16_params *params;
+    gpu_ctx *ctx; /* owns the buffers (gpu_buf_free waits on its stream) */
+    gpu_buf *h, *l, *a, *b_g1;
+};
+
+extern "C" void gpu_params_free(gpu_params *gp)
+{
+    if (gp == NULL) return;
+    gpu_buf_free(gp->h);
+    gpu_buf_free(gp->l);
+    gpu_buf_free(gp->a);
+    gpu_buf_free(gp->b_g1);
+    gpu_ctx_destroy(gp->ctx);
+    free(gp);
+}
+
+extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *params, gpu_params **out, cuzk_error *err)
+{
+    if (out == NULL || params == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_params_upload: NULL");
+    *out = NULL;
+    gpu_params *gp = (gpu_params *)calloc(1, sizeof *gp);
+    if (gp == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_params_upload: out of host memory");
+    gp->params = params;
+    const size_t P = sizeof(g1_affine_t);
+    cuzk_status st = gpu_ctx_create(&gp->ctx, device, err);
+    if (st == CUZK_OK) st = gpu_buf_upload(gp->ctx, &gp->h, params->h, params->h_len * P, err);
+    if (st == CUZK_OK) st = gpu_buf_upload(gp->ctx, &gp->l, params->l, params->l_len * P, err);
+    if (st == CUZK_OK) st = gpu_buf_upload(gp->ctx, &gp->a, params->a, params->a_len * P, err);
+    if (st == CUZK_OK) st = gpu_buf_upload(gp->ctx, &gp->b_g1, params->b_g1, params->b_g1_len * P, err);
+    if (st != CUZK_OK) {
+        gpu_params_free(gp);
+        return cuzk_error_prefix(err, "gpu_params_upload (device %d, %zu bytes of bases): ", device,
+                                 (params->h_len + params->l_len + params->a_len + params->b_g1_len) * P);
+    }
+    *out = gp;
+    return CUZK_OK;
+}
+
+extern "C" size_t gpu_params_bytes(const gpu_params *gp)
+{
+    if (gp == NULL) return 0;
+    return gpu_buf_size(gp->h) + gpu_buf_size(gp->l) + gpu_buf_size(gp->a) + gpu_buf_size(gp->b_g1);
+}
+
+extern "C" int gpu_params_device(const gpu_params *gp)
+{
+    return gp ? gp->ctx->device : -1;
+}
+
+/* ---- the prover ---- */
+
+struct gpu_prover {
+    gpu_ctx *ctx;
+    gpu_ntt_plan *plan; /* for plan_log / plan_roots */
+    unsigned plan_log;
+    poly_roots plan_roots;
+    gpu_prove_split split;
+};
+
+extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_error *err)
+{
+    if (out == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_prover_create: NULL out");
+    *out = NULL;
+    gpu_prover *pv = (gpu_prover *)calloc(1, sizeof *pv);
+    if (pv == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_prover_create: out of host memory");
+    cuzk_status st = gpu_ctx_create(&pv->ctx, device, err);
+    if (st != CUZK_OK) {
+        free(pv);
+        return st;
+    }
+    *out = pv;
+    return CUZK_OK;
+}
+
+extern "C" void gpu_prover_destroy(gpu_prover *pv)
+{
+    if (pv == NULL) return;
+    gpu_ntt_plan_destroy(pv->plan);
+    gpu_ctx_destroy(pv->ctx);
+    free(pv);
+}
+
+extern "C" void gpu_prover_set_split(gpu_prover *pv, gpu_prove_split mode)
+{
+    if (pv) pv->split = mode;
+}
+
+/* ---- classification (host) ----
+ *
+ * Every query's bases are indexed as the CPU prover selects them: L by aux index; A by input index, then
+ * num_inputs + rank of the aux among the A-density bits; B by rank among the B-input bits, then
+ * b_input_count + rank among the B-aux bits. Inputs always go to the tail (few, and ONE among them).
+ * Two passes over blocks of aux: count (tail sizes and density ranks per block, which fix every output offset
+ * and the split decision), then write. */
+
+#define CLS_WORDS 1024 /* density words (64 aux each) per block */
+
+enum { CNT_TAIL_L, CNT_RANK_A, CNT_TAIL_A, CNT_RANK_B, CNT_TAIL_B, CNT_ONES_L, CNT_ONES_A, CNT_ONES_B, CNT_N };
+
+typedef struct query {
+    size_t nbases;
+    int split;
+    size_t ones_n, tail_n;
+    uint64_t *ones;   /* split: mask over the bases */
+    fr_t *tail_s;     /* split: tail scalars */
+    uint32_t *tail_i; /* split: their base indices */
+    fr_t *full;       /* not split, A and B: one scalar per base (L uses aux itself) */
+} query;
+
+typedef struct classify {
+    /* in */
+    const fr_t *inputs, *aux;
+    size_t num_inputs, num_aux;
+    const r1cs_density *dn;
+    gpu_prove_split mode;
+    pool_t *pool;
+    /* work */
+    size_t nblocks;
+    size_t *cnt; /* nblocks * CNT_N, then exclusive prefix sums */
+    fr_t one;
+    /* out */
+    query q[GPU_Q_COUNT];
+    cuzk_status st;
+    cuzk_error err;
+    double ms;
+} classify;
+
+/* 0, 1 or 2 (any other value). */
+static inline int fr_class(const fr_t *v, const fr_t *one)
+{
+    if ((v->l[0] | v->l[1] | v->l[2] | v->l[3]) == 0) return 0;
+    return (v->l[0] == one->l[0] && v->l[1] == one->l[1] && v->l[2] == one->l[2] && v->l[3] == one->l[3]) ? 1 : 2;
+}
+
+static inline uint64_t word_mask(const uint64_t *bits, size_t w, size_t nbits)
+{
+    uint64_t x = bits[w];
+    size_t rem = nbits - w * 64;
+    return rem >= 64 ? x : x & ((1ull << rem) - 1);
+}
+
+static void count_block(void *vctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    classify *cl = (classify *)vctx;
+    size_t nw = (cl->num_aux + 63) / 64;
+    for (size_t blk = begin; blk < end; blk++) {
+        size_t c[CNT_N] = {0};
+        size_t w1 = (blk + 1) * CLS_WORDS < nw ? (blk + 1) * CLS_WORDS : nw;
+        for (size_t w = blk * CLS_WORDS; w < w1; w++) {
+            uint64_t da = word_mask(cl->dn->a_aux, w, cl->num_aux), db = word_mask(cl->dn->b_aux, w, cl->num_aux);
+            size_t jn = cl->num_aux - w * 64 < 64 ? cl->num_aux - w * 64 : 64;
+            for (size_t bit = 0; bit < jn; bit++) {
+                int k = fr_class(&cl->aux[w * 64 + bit], &cl->one);
+                size_t ia = (da >> bit) & 1, ib = (db >> bit) & 1;
+                c[CNT_TAIL_L] += k == 2;
+                c[CNT_ONES_L] += k == 1;
+                c[CNT_RANK_A] += ia;
+                c[CNT_TAIL_A] += ia & (k == 2);
+                c[CNT_ONES_A] += ia & (k == 1);
+                c[CNT_RANK_B] += ib;
+                c[CNT_TAIL_B] += ib & (k == 2);
+                c[CNT_ONES_B] += ib & (k == 1);
+            }
+        }
+        memcpy(&cl->cnt[blk * CNT_N], c, sizeof c);
+    }
+}
+
+/* Sets bit pos of mask, flushing a run of bits of one word at a time (neighbouring blocks may share a word). */
+typedef struct bitw {
+    uint64_t *mask;
+    size_t word;
+    uint64_t bits;
+} bitw;
+
+static inline void bitw_flush(bitw *b)
+{
+    if (b->bits) __atomic_fetch_or(&b->mask[b->word], b->bits, __ATOMIC_RELAXED);
+    b->bits = 0;
+}
+
+static inline void bitw_set(bitw *b, size_t pos)
+{
+    if (pos / 64 != b->word) {
+        bitw_flush(b);
+        b->word = pos / 64;
+    }
+    b->bits |= 1ull << (pos % 64);
+}
+
+static void write_block(void *vctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    classify *cl = (classify *)vctx;
+    size_t nw = (cl->num_aux + 63) / 64;
+    query *ql = &cl->q[GPU_Q_L], *qa = &cl->q[GPU_Q_A], *qb = &cl->q[GPU_Q_B];
+    /* The inputs' share of the A and B tails and bases comes first. */
+    size_t tail_a0 = cl->num_inputs, tail_b0 = cl->dn->b_input_count;
+    for (size_t blk = begin; blk < end; blk++) {
+        const size_t *o = &cl->cnt[blk * CNT_N];
+        size_t tl = o[CNT_TAIL_L], ta = tail_a0 + o[CNT_TAIL_A], tb = tail_b0 + o[CNT_TAIL_B];
+        size_t pa = cl->num_inputs + o[CNT_RANK_A], pb = cl->dn->b_input_count + o[CNT_RANK_B];
+        bitw ba = {qa->ones, 0, 0}, bb = {qb->ones, 0, 0};
+        size_t w1 = (blk + 1) * CLS_WORDS < nw ? (blk + 1) * CLS_WORDS : nw;
+        for (size_t w = blk * CLS_WORDS; w < w1; w++) {
+            uint64_t da = word_mask(cl->dn->a_aux, w, cl->num_aux), db = word_mask(cl->dn->b_aux, w, cl->num_aux);
+            size_t jn = cl->num_aux - w * 64 < 64 ? cl->num_aux - w * 64 : 64;
+            uint64_t lones = 0;
+            for (size_t bit = 0; bit < jn; bit++) {
+                size_t j = w * 64 + bit;
+                const fr_t *v = &cl->aux[j];
+                int k = fr_class(v, &cl->one);
+                if (ql->split) {
+                    if (k == 1) lones |= 1ull << bit;
+                    if (k == 2) {
+                        ql->tail_s[tl] = *v;
+                        ql->tail_i[tl++] = (uint32_t)j;
+                    }
+                }
+                if ((da >> bit) & 1) {
+                    if (!qa->split) {
+                        qa->full[pa] = *v;
+                    } else if (k == 1) {
+                        bitw_set(&ba, pa);
+                    } else if (k == 2) {
+                        qa->tail_s[ta] = *v;
+                        qa->tail_i[ta++] = (uint32_t)pa;
+                    }
+                    pa++;
+                }
+                if ((db >> bit) & 1) {
+                    if (!qb->split) {
+                        qb->full[pb] = *v;
+                    } else if (k == 1) {
+                        bitw_set(&bb, pb);
+                    } else if (k == 2) {
+                        qb->tail_s[tb] = *v;
+                        qb->tail_i[tb++] = (uint32_t)pb;
+                    }
+                    pb++;
+                }
+            }
+            if (ql->split) ql->ones[w] = lones; /* aux words are the L mask's words: no sharing */
+        }
+        if (qa->split) bitw_flush(&ba);
+        if (qb->split) bitw_flush(&bb);
+    }
+}
+
+static void query_free(query *q)
+{
+    free(q->ones);
+    free(q->tail_s);
+    free(q->tail_i);
+    free(q->full);
+    memset(q, 0, sizeof *q);
+}
+
+static cuzk_status query_alloc(query *q, int with_full, cuzk_error *err)
+{
+    if (q->split) {
+        q->ones = (uint64_t *)calloc((q->nbases + 63) / 64 + 1, sizeof(uint64_t));
+        q->tail_s = (fr_t *)malloc((q->tail_n + 1) * sizeof(fr_t));
+        q->tail_i = (uint32_t *)malloc((q->tail_n + 1) * sizeof(uint32_t));
+        if (q->ones && q->tail_s && q->tail_i) return CUZK_OK;
+    } else {
+        if (!with_full) return CUZK_OK;
+        q->full = (fr_t *)malloc((q->nbases + 1) * sizeof(fr_t));
+        if (q->full) return CUZK_OK;
+    }
+    return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot allocate the classification of %zu bases",
+                          q->nbases);
+}
+
+static void decide(query *q, gpu_prove_split mode)
+{
+    q->split = mode == GPU_SPLIT_ALWAYS ? 1 : mode == GPU_SPLIT_NEVER ? 0 : 2 * q->tail_n <= q->nbases;
+}
+
+static void classify_run(classify *cl)
+{
+    double t0 = now_ms();
+    const r1cs_density *dn = cl->dn;
+    size_t nw = (cl->num_aux + 63) / 64;
+    fr_set_one(&cl->one);
+    cl->nblocks = (nw + CLS_WORDS - 1) / CLS_WORDS;
+    cl->cnt = (size_t *)malloc((cl->nblocks + 1) * CNT_N * sizeof(size_t));
+    if (cl->cnt == NULL) {
+        cl->st = cuzk_error_set(&cl->err, CUZK_ERR_NOMEM, "gpu prove: cannot allocate classification counters");
+        return;
+    }
+    pool_parallel_for(cl->pool, cl->nblocks, 1, count_block, cl);
+    size_t sum[CNT_N] = {0};
+    for (size_t blk = 0; blk < cl->nblocks; blk++)
+        for (int k = 0; k < CNT_N; k++) {
+            size_t v = cl->cnt[blk * CNT_N + k];
+            cl->cnt[blk * CNT_N + k] = sum[k];
+            sum[k] += v;
+        }
+    query *ql = &cl->q[GPU_Q_L], *qa = &cl->q[GPU_Q_A], *qb = &cl->q[GPU_Q_B];
+    ql->nbases = cl->num_aux;
+    ql->tail_n = sum[CNT_TAIL_L];
+    ql->ones_n = sum[CNT_ONES_L];
+    qa->nbases = cl->num_inputs + dn->a_aux_count;
+    qa->tail_n = cl->num_inputs + sum[CNT_TAIL_A];
+    qa->ones_n = sum[CNT_ONES_A];
+    qb->nbases = dn->b_input_count + dn->b_aux_count;
+    qb->tail_n = dn->b_input_count + sum[CNT_TAIL_B];
+    qb->ones_n = sum[CNT_ONES_B];
+    if (sum[CNT_RANK_A] != dn->a_aux_count || sum[CNT_RANK_B] != dn->b_aux_count) {
+        cl->st = cuzk_error_set(&cl->err, CUZK_ERR_INVALID_ARG,
+                                "gpu prove: density popcounts (A %zu, B %zu) disagree with the masks (%zu, %zu)",
+                                dn->a_aux_count, dn->b_aux_count, sum[CNT_RANK_A], sum[CNT_RANK_B]);
+        return;
+    }
+    for (int q = 0; q < GPU_Q_COUNT; q++) {
+        decide(&cl->q[q], cl->mode);
+        cl->st = query_alloc(&cl->q[q], q != GPU_Q_L, &cl->err);
+        if (cl->st != CUZK_OK) return;
+    }
+    /* The inputs: all of them in A (base i), those with the B-input bit in B (base = rank). */
+    for (size_t i = 0; i < cl->num_inputs; i++) {
+        if (qa->split) {
+            qa->tail_s[i] = cl->inputs[i];
+            qa->tail_i[i] = (uint32_t)i;
+        } else {
+            qa->full[i] = cl->inputs[i];
+        }
+    }
+    for (size_t i = 0, r = 0; i < cl->num_inputs; i++) {
+        if (!((dn->b_input[i / 64] >> (i % 64)) & 1)) continue;
+        if (qb->split) {
+            qb->tail_s[r] = cl->inputs[i];
+            qb->tail_i[r] = (uint32_t)r;
+        } else {
+            qb->full[r] = cl->inputs[i];
+        }
+        r++;
+    }
+    pool_parallel_for(cl->pool, cl->nblocks, 1, write_block, cl);
+    cl->ms = now_ms() - t0;
+}
+
+static void *classify_main(void *arg)
+{
+    classify_run((classify *)arg);
+    return NULL;
+}
+
+/* ---- device work ---- */
+
+typedef struct pt96 {
+    uint4 v[6];
+} pt96;
+
+__global__ void gather_points(pt96 *out, const pt96 *in, const uint32_t *idx, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[idx[i]];
+}
+
+/* out = sum_k scalars[k] * bases[idx[k]], bases resident on the device. */
+static cuzk_status gather_msm(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint32_t *idx,
+                              const fr_t *scalars, size_t n, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    uint32_t *d_idx = NULL;
+    pt96 *d_pts = NULL;
+    if (n == 0) {
+        g1_jac_set_inf(out);
+        return CUZK_OK;
+    }
+    GPU_TRY(cudaMallocAsync((void **)&d_idx, n * sizeof(uint32_t), ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&d_pts, n * sizeof(pt96), ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(d_idx, idx, n * sizeof(uint32_t), cudaMemcpyHostToDevice, ctx->stream));
+    gather_points<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(d_pts, (const pt96 *)bases, d_idx, n);
+    GPU_LAUNCHED("gather_points");
+    st = gpu_msm_g1(ctx, out, (const g1_affine_t *)d_pts, scalars, n, err);
+done:
+    if (d_idx) cudaFreeAsync(d_idx, ctx->stream);
+    if (d_pts) cudaFreeAsync(d_pts, ctx->stream);
+    return st;
+}
+
+/* One query's sum: batch addition + tail MSM, or one MSM over every base. */
+static cuzk_status run_query(gpu_ctx *ctx, const query *q, const g1_affine_t *bases, const fr_t *full,
+                             g1_jac_t *out, double *ba_ms, double *tail_ms, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    *ba_ms = 0;
+    double t0 = now_ms();
+    if (!q->split) {
+        st = gpu_msm_g1(ctx, out, bases, full, q->nbases, err);
+        *tail_ms = now_ms() - t0;
+        return st;
+    }
+    g1_jac_t ones;
+    g1_jac_set_inf(&ones);
+    if (q->ones_n) {
+        st = gpu_batch_add_g1(ctx, &ones, bases, q->ones, q->nbases, err);
+        if (st != CUZK_OK) return st;
+        *ba_ms = gpu_ctx_last_ms(ctx);
+    }
+    double t1 = now_ms();
+    st = gather_msm(ctx, out, bases, q->tail_i, q->tail_s, q->tail_n, err);
+    if (st != CUZK_OK) return st;
+    *tail_ms = now_ms() - t1;
+    g1_jac_add(out, out, &ones);
+    return CUZK_OK;
+}
+
+static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const groth16_params *p, size_t n,
+                              const fr_t *a, const fr_t *b, const fr_t *c, const fr_t *inputs, size_t n_in,
+                              const fr_t *aux, size_t n_aux, const r1cs_density *dn, const groth16_pending *pending,
+                              domain_t *d, cuzk_error *err)
+{
+    if (!pv || !gp || !p || !a || !b || (!c && p->h_form == H_FORM_BELLPERSON) || !inputs || (!aux && n_aux) ||
+        !dn || !pending)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: NULL argument");
+    if (gp->params != p)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: the device bases belong to other params");
+    if (gp->ctx->device != pv->ctx->device)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: bases on device %d, prover on device %d",
+                              gp->ctx->device, pv->ctx->device);
+    if (n_in == 0 || !fr_is_one(&inputs[0]))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: input 0 must be the constant one");
+    if (n_aux >= (1ull << 31) || n_in >= (1ull << 31))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: %zu inputs / %zu aux: 2^31 or more", n_in,
+                              n_aux);
+    cuzk_status st = domain_for_size(d, n, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: ");
+    if (p->vk.ic_len != n_in)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: vk has %zu ic points, circuit has %zu inputs",
+                              p->vk.ic_len, n_in);
+    if (p->l_len != n_aux)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: params have %zu l points, circuit has %zu aux",
+                              p->l_len, n_aux);
+    if (p->a_len != n_in + dn->a_aux_count)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "gpu prove: params have %zu a points, circuit needs %zu inputs + %zu aux (A density)",
+                              p->a_len, n_in, dn->a_aux_count);
+    size_t nb = dn->b_input_count + dn->b_aux_count;
+    if (p->b_g1_len != nb || p->b_g2_len != nb)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "gpu prove: params have %zu b_g1 / %zu b_g2 points, circuit needs %zu inputs + %zu aux "
+                              "(B density)",
+                              p->b_g1_len, p->b_g2_len, dn->b_input_count, dn->b_aux_count);
+    size_t want_h = p->h_form == H_FORM_BELLPERSON ? d->m - 1 : d->m;
+    if (p->h_len != want_h)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "gpu prove: params have %zu h points, domain of %zu constraints needs %zu", p->h_len, n,
+                              want_h);
+    return CUZK_OK;
+}
+
+/* H scalars and the H MSM. Domains below the device NTT's smallest (2^3) take the CPU's poly_compute_h on a
+ * copy (a, b, c are read only here). */
+static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *p,
+                             const domain_t *d, size_t n, const fr_t *a, const fr_t *b, const fr_t *c, g1_jac_t *out,
+                             gpu_prove_timings *gt, cuzk_error *err)
+{
+    cuzk_status st;
+    const g1_affine_t *bases = (const g1_affine_t *)gpu_buf_ptr(gp->h);
+    if (d->log_m < 3) {
+        fr_t tmp[3][8];
+        memset(tmp, 0, sizeof tmp);
+        memcpy(tmp[0], a, n * sizeof(fr_t));
+        memcpy(tmp[1], b, n * sizeof(fr_t));
+        if (c) memcpy(tmp[2], c, n * sizeof(fr_t));
+        double t0 = now_ms();
+        st = poly_compute_h(pool, d, p->h_form, tmp[0], tmp[1], tmp[2], n, err);
+        gt->ntt_ms = now_ms() - t0;
+        if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: ");
+        st = gpu_msm_g1(pv->ctx, out, bases, tmp[0], p->h_len, err);
+        gt->msm_h_ms = gpu_ctx_last_ms(pv->ctx);
+        return st;
+    }
+    poly_roots roots = p->h_form == H_FORM_BELLPERSON ? POLY_ROOTS_CUZK : POLY_ROOTS_SNARKJS;
+    if (pv->plan == NULL || pv->plan_log != d->log_m || pv->plan_roots != roots) {
+        gpu_ntt_plan_destroy(pv->plan);
+        pv->plan = NULL;
+        st = gpu_ntt_plan_create(pv->ctx, d->log_m, roots, &pv->plan, err);
+        if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: NTT plan for 2^%u: ", d->log_m);
+        pv->plan_log = d->log_m;
+        pv->plan_roots = roots;
+    }
+    fr_t *h_dev = NULL;
+    st = gpu_ntt_h_device(pv->plan, p->h_form, a, b, c, n, &h_dev, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: H: ");
+    double total = 0, compute = 0;
+    gpu_ntt_last_ms(pv->plan, &total, &compute);
+    gt->abc_upload_ms = total - compute;
+    gt->ntt_ms = compute;
+    st = gpu_msm_g1(pv->ctx, out, bases, h_dev, p->h_len, err);
+    gt->msm_h_ms = gpu_ctx_last_ms(pv->ctx);
+    gpu_ntt_h_free(pv->ctx, h_dev);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: H MSM: ");
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
+                                           const groth16_params *params, size_t num_constraints, const fr_t *a,
+                                           const fr_t *b, const fr_t *c, const fr_t *inputs, size_t num_inputs,
+                                           const fr_t *aux, size_t num_aux, const r1cs_density *density,
+                                           groth16_pending *pending, groth16_timings *timings,
+                                           gpu_prove_timings *gt_out, cuzk_error *err)
+{
+    domain_t d;
+    cuzk_status st = check_args(pv, gp, params, num_constraints, a, b, c, inputs, num_inputs, aux, num_aux, density,
+                                pending, &d, err);
+    if (st != CUZK_OK) return st;
+    double t_begin = now_ms();
+    gpu_prove_timings gt;
+    memset(&gt, 0, sizeof gt);
+
+    /* The classification runs on a helper thread (fanning out over pool) while this one drives the device. */
+    classify *cl = (classify *)calloc(1, sizeof *cl);
+    if (cl == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: out of host memory");
+    cl->inputs = inputs;
+    cl->aux = aux;
+    cl->num_inputs = num_inputs;
+    cl->num_aux = num_aux;
+    cl->dn = density;
+    cl->mode = pv->split;
+    cl->pool = pool;
+    pthread_t th;
+    int threaded = pthread_create(&th, NULL, classify_main, cl) == 0;
+    if (!threaded) classify_run(cl);
+
+    g1_jac_t h, res[GPU_Q_COUNT];
+    st = compute_h(pv, gp, pool, params, &d, num_constraints, a, b, c, &h, &gt, err);
+    double t_wait = now_ms();
+    if (threaded) pthread_join(th, NULL);
+    gt.classify_wait_ms = now_ms() - t_wait;
+    gt.classify_ms = cl->ms;
+    if (st == CUZK_OK && cl->st != CUZK_OK) {
+        *err = cl->err;
+        st = cl->st;
+    }
+    const g1_affine_t *qbases[GPU_Q_COUNT] = {(const g1_affine_t *)gpu_buf_ptr(gp->l),
+                                              (const g1_affine_t *)gpu_buf_ptr(gp->a),
+                                              (const g1_affine_t *)gpu_buf_ptr(gp->b_g1)};
+    static const char *const QNAME[GPU_Q_COUNT] = {"L", "A", "B_G1"};
+    for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
+        const fr_t *full = q == GPU_Q_L ? aux : cl->q[q].full;
+        st = run_query(pv->ctx, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err);
+        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: %s: ", QNAME[q]);
+        gt.bases[q] = cl->q[q].nbases;
+        gt.ones[q] = cl->q[q].ones_n;
+        gt.tail[q] = cl->q[q].tail_n;
+        gt.split[q] = cl->q[q].split;
+    }
+    for (int q = 0; q < GPU_Q_COUNT; q++) query_free(&cl->q[q]);
+    free(cl->cnt);
+    free(cl);
+    if (st != CUZK_OK) return st;
+
+    memset(pending, 0, sizeof *pending);
+    pending->params = params;
+    pending->inputs = inputs;
+    pending->aux = aux;
+    pending->num_inputs = num_inputs;
+    pending->num_aux = num_aux;
+    pending->density = density;
+    pending->h = h;
+    pending->l = res[GPU_Q_L];
+    pending->a = res[GPU_Q_A];
+    pending->b_g1 = res[GPU_Q_B];
+    gt.total_ms = now_ms() - t_begin;
+    if (timings) {
+        timings->h_ms = gt.abc_upload_ms + gt.ntt_ms;
+        timings->msm_h_ms = gt.msm_h_ms;
+        timings->msm_l_ms = gt.batch_add_ms[GPU_Q_L] + gt.tail_ms[GPU_Q_L];
+        timings->msm_a_ms = gt.batch_add_ms[GPU_Q_A] + gt.tail_ms[GPU_Q_A];
+        timings->msm_b_g1_ms = gt.batch_add_ms[GPU_Q_B] + gt.tail_ms[GPU_Q_B];
+    }
+    if (gt_out) *gt_out = gt;
+    return CUZK_OK;
+}
