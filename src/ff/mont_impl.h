@@ -114,15 +114,12 @@ void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
     }
 }
 
-/* CIOS multiplication without the extra carry word (the modulus has spare bits). */
-void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b)
-{
-#if MONT_ASM
-    if (cpu_has_adx) {
-        MONT_MUL_ADX(r->l, a->l, b->l, mont_pm);
-        return;
-    }
+/* CIOS multiplication without the extra carry word (the modulus has spare bits). Portable C. */
+#if defined(__GNUC__)
+__attribute__((noinline))
 #endif
+static void mont_mul_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
+{
     uint64_t t[MONT_N] = {0};
     MONT_UNROLL
     for (int i = 0; i < MONT_N; i++) {
@@ -142,6 +139,19 @@ void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b)
         t[MONT_N - 1] = C + A;
     }
     mont_reduce_once(r->l, t);
+}
+
+/* The assembly when the processor has it; the portable code in its own function, so that
+ * the assembly path sets up no stack frame for it. */
+void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b)
+{
+#if MONT_ASM
+    if (cpu_has_adx) {
+        MONT_MUL_ADX(r->l, a->l, b->l, mont_pm);
+        return;
+    }
+#endif
+    mont_mul_portable(r, a, b);
 }
 
 void MONT_FN(sqr)(MONT_T *r, const MONT_T *a) { MONT_FN(mul)(r, a, a); }
