@@ -203,7 +203,7 @@ static cuzk_status create_common(r1cs *cs, const char *who, cuzk_error *err)
 
 static cuzk_status create_builder(r1cs *cs, int with_witness, int witness_only, cuzk_error *err)
 {
-    const char *who = witness_only ? "r1cs_create_witness_only" : "r1cs_create";
+    const char *who = !witness_only ? "r1cs_create" : with_witness ? "r1cs_create_witness_only" : "r1cs_create_counter";
     cuzk_status st = create_common(cs, who, err);
     if (st != CUZK_OK) return st;
     builder *b = cs->builder;
@@ -236,6 +236,8 @@ cuzk_status r1cs_create(r1cs *cs, int with_witness, cuzk_error *err)
 }
 
 cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err) { return create_builder(cs, 1, 1, err); }
+
+cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err) { return create_builder(cs, 0, 1, err); }
 
 static cuzk_status alloc_var(r1cs *cs, r1cs_var_kind kind, const fr_t *value, r1cs_var *out, cuzk_error *err)
 {

@@ -113,6 +113,9 @@ typedef struct r1cs {
 cuzk_status r1cs_create(r1cs *cs, int with_witness, cuzk_error *err);
 /* Creates an empty witness-only system (see the top of this file). */
 cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err);
+/* Creates a pure counter: variables and constraints are numbered, nothing else is stored (no matrices, no
+ * values), so synthesis of any size needs no memory per variable or constraint. For circuit-info counts. */
+cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err);
 /* Frees everything; leaves *cs zeroed. Safe on a zeroed or failed system. */
 void r1cs_free(r1cs *cs);
 /* value may be NULL in shape-only mode (and is ignored there); it is required when values are kept.

@@ -290,12 +290,11 @@ cuzk_status stacked_synthesize(r1cs *cs, const stacked_circuit *c, const stacked
 
 cuzk_status stacked_circuit_count(const stacked_circuit *c, stacked_info *out, cuzk_error *err)
 {
-    /* A witness-only system that also drops the values is a pure counter: variables and constraints are numbered
-     * but nothing is stored, so a 130-million-constraint partition needs no memory beyond the stack. */
+    /* A counting system stores nothing per variable or constraint: a 130-million-constraint partition needs no
+     * memory beyond the stack. */
     r1cs cs;
-    cuzk_status st = r1cs_create_witness_only(&cs, err);
+    cuzk_status st = r1cs_create_counter(&cs, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "stacked_circuit_count: ");
-    cs.has_witness = 0;
     st = stacked_synthesize(&cs, c, NULL, err);
     if (st == CUZK_OK) {
         out->synth_constraints = cs.num_constraints;
