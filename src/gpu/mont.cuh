@@ -11,14 +11,17 @@
  *   C::one(i)      limb i of R mod p (Montgomery 1)
  *   C::rr(i)       limb i of R^2 mod p (to enter Montgomery form)
  *   C::M0          -p^-1 mod 2^32
+ *   C::m0()        M0 as the device code reads it
  * Constants come from constexpr functions so that, in the fully unrolled loops,
  * they become instruction immediates instead of loads.
  *
  * Contract: inputs fully reduced (< p), outputs fully reduced. Both moduli are
- * below 2^(32N-1), which the carry reasoning in mont_mul relies on.
+ * below 0.91*2^(32N-1), which the carry reasoning in mont_mul relies on.
  *
  * The PTX carry chains (add.cc/addc, mad.lo.cc/madc.hi) span several asm
- * statements; nothing but register moves sits between them once unrolled. */
+ * statements; nothing but register moves sits between them once unrolled. Every
+ * chain is asm volatile: plain asm statements of one chain were reordered (the
+ * carry flag is invisible to the compiler). */
 #ifndef CUZK_GPU_MONT_CUH
 #define CUZK_GPU_MONT_CUH
 
@@ -29,6 +32,7 @@
 struct fp_cfg {
     static constexpr int N = 12;
     static constexpr uint32_t M0 = 0xfffcfffdu;
+    __device__ static uint32_t m0() { return M0; }
     __host__ __device__ static constexpr uint32_t p(int i)
     {
         constexpr uint32_t v[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe, 0xf6b0f624, 0x6730d2a0,
@@ -52,6 +56,7 @@ struct fp_cfg {
 struct fr_cfg {
     static constexpr int N = 8;
     static constexpr uint32_t M0 = 0xffffffffu;
+    __device__ static uint32_t m0();
     __host__ __device__ static constexpr uint32_t p(int i)
     {
         constexpr uint32_t v[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
@@ -76,6 +81,11 @@ struct fr_cfg {
 template <class C> struct mont_t {
     uint32_t v[C::N];
 };
+
+/* Fr's M0 is all ones: when ptxas sees that constant it splits 48 of the 128 wide multiply-adds of a product into
+ * two instructions (288 -> 240 SASS instructions per product with the load), so it comes from constant memory. */
+static __constant__ uint32_t mont_fr_m0 = fr_cfg::M0;
+__device__ __forceinline__ uint32_t fr_cfg::m0() { return mont_fr_m0; }
 
 typedef mont_t<fp_cfg> fp_d;
 typedef mont_t<fr_cfg> fr_d;
@@ -175,42 +185,95 @@ template <class C> MONT_DEV void mont_cneg(mont_t<C> &r, const mont_t<C> &a, boo
     for (int i = 0; i < C::N; i++) r.v[i] = flag ? n.v[i] : a.v[i];
 }
 
-/* r = a*b/R mod p: CIOS, one limb of b per step, with the running sum t on N+1 limbs.
- * Bound: t < 2p before each step, and t + a*b_i + p*m < 2p*2^32 < 2^(32(N+1)) because p < 2^(32N-1),
- * so no carry ever leaves limb N; after the shift t < 2p again. */
+namespace mont_detail {
+
+/* The multiplication keeps its running sum in two accumulators of N limbs: e holds the products of the
+ * even-indexed limbs (a[j]*b_i with j even, a 64-bit product at limbs j, j+1), o those of the odd-indexed limbs,
+ * one limb higher. Within one accumulator the 64-bit products of a row do not overlap, so a row is a single carry
+ * chain of lo/hi pairs into adjacent registers, which ptxas emits as one IMAD.WIDE.U32(.X) per product; with one
+ * accumulator (CIOS) the lo and hi halves land in separate chains and every step needs an extra carry add. */
+
+/* acc[j], acc[j+1] = x[j]*y for even j < CNT. */
+template <int CNT> MONT_DEV void mul_pairs(uint32_t *acc, const uint32_t *x, uint32_t y)
+{
+#pragma unroll
+    for (int j = 0; j < CNT; j += 2)
+        asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
+                     : "=r"(acc[j]), "=r"(acc[j + 1])
+                     : "r"(x[j]), "r"(y));
+}
+
+/* acc[0..CNT) += sum over even j of x[j]*y*2^(32j): one chain, carry in ignored, carry out left in CC. */
+template <int CNT> MONT_DEV void mad_pairs(uint32_t *acc, const uint32_t *x, uint32_t y)
+{
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(acc[0]), "+r"(acc[1])
+                 : "r"(x[0]), "r"(y));
+#pragma unroll
+    for (int j = 2; j < CNT; j += 2)
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                     : "+r"(acc[j]), "+r"(acc[j + 1])
+                     : "r"(x[j]), "r"(y));
+}
+
+/* One row of the interleaved multiply-and-reduce: (e + o*2^32) += a*y, then += P*m with m making limb 0 of e
+ * zero. Before a row that is not the first, the caller has swapped the roles (the old o is the new e, the old e
+ * the new o), which divides the sum by 2^32: the old e's limb 0 is zero, its limb 1 sits at the new limb 0 and
+ * its limbs k >= 2 at the new o's limb k-2, so the shift is folded into this row's first chain.
+ * Carries that leave the top limb of o are zero: the odd-indexed limbs of x, one limb down, are at most x/2^32,
+ * so o < (a*y + P*m)/2^32 + (old e)/2^64 + 2*2^(32(N-1)) < 2P + 2^(32(N-2)) + 2^(32N-31) < 2^(32N): true for both
+ * moduli (2P < 0.91*2^(32N)). Carries that leave e are added to o's top limb explicitly. */
+template <class C> MONT_DEV void mul_row(uint32_t *e, uint32_t *o, const uint32_t *a, uint32_t y, const uint32_t *P,
+                                         bool first)
+{
+    constexpr int N = C::N;
+    if (first) {
+        mul_pairs<N>(o, a + 1, y);
+        mul_pairs<N>(e, a, y);
+    } else {
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(e[0]) : "r"(o[1]));
+#pragma unroll
+        for (int j = 0; j < N - 2; j += 2)
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
+                         : "=r"(o[j]), "=r"(o[j + 1])
+                         : "r"(a[j + 1]), "r"(y), "r"(o[j + 2]), "r"(o[j + 3]));
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+                     : "=r"(o[N - 2]), "=r"(o[N - 1])
+                     : "r"(a[N - 1]), "r"(y));
+        mad_pairs<N>(e, a, y);
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(o[N - 1]));
+    }
+    uint32_t m = e[0] * C::m0();
+    mad_pairs<N>(o, P + 1, m);
+    mad_pairs<N>(e, P, m);
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(o[N - 1]));
+}
+
+} // namespace mont_detail
+
+/* r = a*b/R mod p (Montgomery product), fully reduced; r may alias a or b. N must be even.
+ * Bound: the sum after the last row is (a*b + M*p)/R < 2p, so one conditional subtraction suffices.
+ * Costs ~2N^2 IMAD.WIDE plus ~3N adds, and 2N accumulator registers (a CIOS with one accumulator needs N+1 but
+ * pays an extra carry add per product). */
 template <class C> MONT_DEV void mont_mul(mont_t<C> &r, const mont_t<C> &a, const mont_t<C> &b)
 {
     constexpr int N = C::N;
-    uint32_t t[N + 1];
+    static_assert(N % 2 == 0, "mont_mul pairs limbs");
+    uint32_t P[N], e[N], o[N];
 #pragma unroll
-    for (int j = 0; j <= N; j++) t[j] = 0;
+    for (int i = 0; i < N; i++) P[i] = C::p(i);
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        uint32_t bi = b.v[i], m;
-        /* t += a*b_i: the low halves into limbs 0..N-1, then the high halves into limbs 1..N. */
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-        for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-        for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
-        asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a.v[N - 1]), "r"(bi));
-        /* t += p*m with m chosen so that limb 0 becomes zero, then t >>= 32. */
-        m = t[0] * C::M0;
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(C::p(0)), "r"(m));
-#pragma unroll
-        for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(C::p(j)), "r"(m));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(C::p(0)), "r"(m));
-#pragma unroll
-        for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(C::p(j)), "r"(m));
-        asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(C::p(N - 1)), "r"(m));
-#pragma unroll
-        for (int j = 0; j < N; j++) t[j] = t[j + 1];
-        t[N] = 0;
+    for (int i = 0; i < N; i += 2) {
+        mont_detail::mul_row<C>(e, o, a.v, b.v[i], P, i == 0);
+        mont_detail::mul_row<C>(o, e, a.v, b.v[i + 1], P, false);
     }
-    mont_final_sub<C>(r, t);
+    /* The last row ran with the roles swapped (o at offset 0, e one limb up), and its reduction zeroed o's limb 0:
+     * the result is (o + e*2^32)/2^32 = e + o/2^32. */
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(e[0]) : "r"(o[1]));
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(e[k]) : "r"(o[k + 1]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N - 1]));
+    mont_final_sub<C>(r, e);
 }
 
 template <class C> MONT_DEV void mont_sqr(mont_t<C> &r, const mont_t<C> &a)
