@@ -456,27 +456,7 @@ static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const 
                               n_aux);
     cuzk_status st = domain_for_size(d, n, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: ");
-    if (p->vk.ic_len != n_in)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: vk has %zu ic points, circuit has %zu inputs",
-                              p->vk.ic_len, n_in);
-    if (p->l_len != n_aux)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: params have %zu l points, circuit has %zu aux",
-                              p->l_len, n_aux);
-    if (p->a_len != n_in + dn->a_aux_count)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                              "gpu prove: params have %zu a points, circuit needs %zu inputs + %zu aux (A density)",
-                              p->a_len, n_in, dn->a_aux_count);
-    size_t nb = dn->b_input_count + dn->b_aux_count;
-    if (p->b_g1_len != nb || p->b_g2_len != nb)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                              "gpu prove: params have %zu b_g1 / %zu b_g2 points, circuit needs %zu inputs + %zu aux "
-                              "(B density)",
-                              p->b_g1_len, p->b_g2_len, dn->b_input_count, dn->b_aux_count);
-    size_t want_h = p->h_form == H_FORM_BELLPERSON ? d->m - 1 : d->m;
-    if (p->h_len != want_h)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                              "gpu prove: params have %zu h points, domain of %zu constraints needs %zu", p->h_len, n,
-                              want_h);
+    if (groth16_check_shapes(p, n_in, n_aux, n, dn, d, err) != CUZK_OK) return cuzk_error_prefix(err, "gpu ");
     return CUZK_OK;
 }
 

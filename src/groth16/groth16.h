@@ -126,6 +126,12 @@ typedef struct groth16_pending {
     g1_jac_t h, l, a, b_g1; /* a and b_g1 without blinding (the MSMs over inputs and aux) */
 } groth16_pending;
 
+/* The size relations bellperson (and supraseal's entry assertions) rely on, between params and a circuit of n
+ * constraints with n_in inputs, n_aux aux and densities dn over domain d. CUZK_ERR_INVALID_ARG ("prove: ...")
+ * naming the mismatch. Every backend's prove_start checks them. */
+cuzk_status groth16_check_shapes(const groth16_params *p, size_t n_in, size_t n_aux, size_t n, const r1cs_density *dn,
+                                 const domain_t *d, cuzk_error *err);
+
 /* Everything an accelerator would do: a/b/c from cs and the witness (inputs[0] must be 1), H, and the
  * H, L, A, B_G1 MSMs. The a/b/c buffers are allocated and freed inside. Sizes of params are checked
  * against cs and density (CUZK_ERR_INVALID_ARG naming the mismatch). timings may be NULL. */

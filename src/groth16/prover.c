@@ -5,8 +5,7 @@
 #include "groth16/internal.h"
 #include "msm/msm.h"
 
-/* The size relations bellperson (and supraseal's entry assertions) rely on. */
-static cuzk_status check_shapes(const groth16_params *p, size_t n_in, size_t n_aux, size_t n, const r1cs_density *dn,
+cuzk_status groth16_check_shapes(const groth16_params *p, size_t n_in, size_t n_aux, size_t n, const r1cs_density *dn,
                                 const domain_t *d, cuzk_error *err)
 {
     if (p->vk.ic_len != n_in)
@@ -43,7 +42,7 @@ static cuzk_status check_start_args(const groth16_params *params, size_t n, cons
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: input 0 must be the constant one");
     cuzk_status st = domain_for_size(d, n, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "prove: ");
-    return check_shapes(params, n_in, n_aux, n, density, d, err);
+    return groth16_check_shapes(params, n_in, n_aux, n, density, d, err);
 }
 
 cuzk_status groth16_prove_start_abc(pool_t *pool, const groth16_params *params, size_t num_constraints, fr_t *a,
