@@ -18,6 +18,13 @@ int bench_batch(int argc, char **argv);
 int bench_timeline(int argc, char **argv);
 int bench_gpu_ntt(int argc, char **argv);
 int bench_gpu_msm(int argc, char **argv);
+int bench_synth(int argc, char **argv);
+/* Against a daemon (remote.c; `batch --addr` dispatches to bench_remote_batch). */
+int bench_single(int argc, char **argv);
+int bench_status(int argc, char **argv);
+int bench_preload(int argc, char **argv);
+int bench_metrics(int argc, char **argv);
+int bench_remote_batch(int argc, char **argv);
 
 /* Helpers shared by the subcommands (defined in main.c). */
 

@@ -24,6 +24,11 @@ static const bench_command COMMANDS[] = {
     {"timeline", bench_timeline, "the batch statistics recomputed from a saved TIMELINE log"},
     {"gpu-ntt", bench_gpu_ntt, "device NTT and H computation, timed with CUDA events"},
     {"gpu-msm", bench_gpu_msm, "G1 MSM on the GPU, timed with CUDA events"},
+    {"synth", bench_synth, "PoRep partition synthesis: witness and a/b/c evaluation, per thread count"},
+    {"single", bench_single, "one proof through a running cuzk-daemon (--addr)"},
+    {"status", bench_status, "a running cuzk-daemon's GetStatus (--addr)"},
+    {"preload", bench_preload, "ask a running cuzk-daemon to load a parameter set (--addr)"},
+    {"metrics", bench_metrics, "a running cuzk-daemon's Prometheus metrics (--addr)"},
 };
 
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
