@@ -14,6 +14,7 @@
 #include "daemon/log.h"
 #include "engine/engine.h"
 #include "engine/residency.h"
+#include "gpu/gpu.h"
 #include "groth16/groth16.h"
 
 #define MAX_ACTIVE_JOBS 4096    /* jobs not yet ended; beyond that SubmitProof answers RESOURCE_EXHAUSTED */
@@ -60,7 +61,9 @@ typedef struct circuit_entry {
     unsigned active;                      /* jobs holding a residency reference */
     uint64_t bytes;                       /* of the parameters when last loaded */
     double last_load_ms;
-    pool_t *pool;
+    unsigned loads; /* parameter loads so far; a new load (fresh setup) needs a new engine circuit */
+    unsigned circuit_loads; /* the load the engine circuit was initialised with */
+    struct daemon_service *svc;
     struct circuit_entry *next;
 } circuit_entry;
 
@@ -119,8 +122,11 @@ struct daemon_service {
     void *deliver_ctx;
     double t_start;
 
-    pool_t *prove_pool, *synth_pool;
+    pool_t *prove_pool, *synth_pool, *finish_pool;
     engine_backend *backend;
+    int gpu;                               /* the backend is the GPU one */
+    int devices[DAEMON_MAX_DEVICES];       /* the devices the engine uses (GPU backend) */
+    size_t n_devices;
     engine *eng;
     engine_residency *res;
 
@@ -143,6 +149,8 @@ struct daemon_service {
     pthread_mutex_t tl_mu; /* the engine ids whose synthesis has started (timeline events) */
     uint64_t *started_ids;
     size_t n_started, cap_started;
+    uint64_t gpu_job[DAEMON_MAX_DEVICES]; /* engine job in prove_start per device slot (0: none) */
+    unsigned gpu_busy[DAEMON_MAX_DEVICES]; /* prove_starts running per device slot */
 };
 
 static double now_s(void)
@@ -188,10 +196,28 @@ static void on_timeline(void *ctx, const char *line)
 {
     daemon_service *s = ctx;
     if (daemon_log_enabled(LOG_TRACE)) daemon_log(LOG_TRACE, "%.*s", (int)strcspn(line, "\n"), line);
-    if (!strstr(line, " ev=SYNTH_START ")) return;
+    int gpu_start = strstr(line, " ev=GPU_START ") != NULL, gpu_end = !gpu_start && strstr(line, " ev=GPU_END ");
+    if (!gpu_start && !gpu_end && !strstr(line, " ev=SYNTH_START ")) return;
     const char *j = strstr(line, " job=");
     if (!j) return;
     uint64_t id = strtoull(j + 5, NULL, 10);
+    if (gpu_start || gpu_end) {
+        /* GetStatus's current job of each GPU: the last job to start there while some prove_start runs. */
+        const char *g = strstr(line, " gpu=");
+        int dev = g ? atoi(g + 5) : -1;
+        pthread_mutex_lock(&s->tl_mu);
+        for (size_t i = 0; i < s->n_devices; i++) {
+            if (s->devices[i] != dev) continue;
+            if (gpu_start) {
+                s->gpu_busy[i]++;
+                s->gpu_job[i] = id;
+            } else if (s->gpu_busy[i] && --s->gpu_busy[i] == 0) {
+                s->gpu_job[i] = 0;
+            }
+        }
+        pthread_mutex_unlock(&s->tl_mu);
+        return;
+    }
     pthread_mutex_lock(&s->tl_mu);
     int known = 0;
     for (size_t i = 0; i < s->n_started && !known; i++) known = s->started_ids[i] == id;
@@ -239,7 +265,11 @@ static cuzk_status circuit_load(void *ctx, groth16_params *out, cuzk_error *err)
 {
     circuit_entry *c = ctx;
     double t0 = now_s();
-    cuzk_status st = groth16_setup(c->pool, &c->shape, out, err);
+    /* The set was cold, so no partition uses it on a device: the device copy of the previous load (kept at
+     * the same address by the residency) must go before a fresh setup can be uploaded. */
+    if (c->circuit_params) engine_backend_gpu_drop_params(c->svc->backend, c->circuit_params);
+    cuzk_status st = groth16_setup(c->svc->prove_pool, &c->shape, out, err);
+    if (st == CUZK_OK) c->loads++;
     c->last_load_ms = (now_s() - t0) * 1e3;
     if (st == CUZK_OK) {
         c->bytes = engine_params_bytes(out);
@@ -261,7 +291,7 @@ static cuzk_status circuit_get(daemon_service *s, const circuit_spec *spec, circ
         if (!c) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", name);
         snprintf(c->name, sizeof(c->name), "%s", name);
         c->spec = *spec;
-        c->pool = s->prove_pool;
+        c->svc = s;
         cuzk_status st = engine_residency_add(s->res, c->name, circuit_load, c, err);
         if (st != CUZK_OK) {
             free(c);
@@ -282,13 +312,13 @@ static cuzk_status circuit_get(daemon_service *s, const circuit_spec *spec, circ
 }
 
 /* Takes a residency reference and makes sure the engine circuit matches the parameters in memory (a set
- * evicted and loaded again lives at another address; it can only have moved while no job used it). */
+ * evicted and loaded again is a new set, maybe at the same address; it can only change while no job uses it). */
 static cuzk_status circuit_acquire(daemon_service *s, circuit_entry *c, cuzk_error *err)
 {
     const groth16_params *params;
     cuzk_status st = engine_residency_acquire(s->res, c->name, &params, err);
     if (st != CUZK_OK) return st;
-    if (c->circuit_params != params) {
+    if (c->circuit_params != params || c->circuit_loads != c->loads) {
         if (c->circuit_params) engine_circuit_free(&c->circuit);
         c->circuit_params = NULL;
         st = engine_circuit_init(&c->circuit, c->name, params, &c->shape, circuit_synth, c, err);
@@ -297,6 +327,7 @@ static cuzk_status circuit_acquire(daemon_service *s, circuit_entry *c, cuzk_err
             return st;
         }
         c->circuit_params = params;
+        c->circuit_loads = c->loads;
     }
     c->active++;
     return CUZK_OK;
@@ -832,6 +863,35 @@ static void handle_status(daemon_service *s, service_reply *reply)
         have_fresh = 1;
     }
 
+    /* The GPUs (none on the CPU backend), with the job each is proving. */
+    Cuzk__V1__GPUStatus gpu_store[DAEMON_MAX_DEVICES];
+    Cuzk__V1__GPUStatus *gpu_ptrs[DAEMON_MAX_DEVICES];
+    char gpu_names[DAEMON_MAX_DEVICES][256], gpu_jobs[DAEMON_MAX_DEVICES][MAX_REQUEST_ID + 1];
+    uint64_t gpu_eid[DAEMON_MAX_DEVICES];
+    size_t n_gpus = s->gpu ? s->n_devices : 0;
+    pthread_mutex_lock(&s->tl_mu);
+    memcpy(gpu_eid, s->gpu_job, sizeof(gpu_eid));
+    pthread_mutex_unlock(&s->tl_mu);
+    for (size_t i = 0; i < n_gpus; i++) {
+        Cuzk__V1__GPUStatus *g = &gpu_store[i];
+        cuzk__v1__gpustatus__init(g);
+        g->ordinal = (uint32_t)s->devices[i];
+        gpu_device_info info;
+        cuzk_error gerr;
+        if (gpu_device_get_info(s->devices[i], &info, &gerr) == CUZK_OK) {
+            snprintf(gpu_names[i], sizeof(gpu_names[i]), "%s", info.name);
+            g->vram_total_bytes = info.total_mem;
+            g->vram_free_bytes = info.free_mem;
+        } else {
+            snprintf(gpu_names[i], sizeof(gpu_names[i]), "unknown (%.200s)", gerr.msg);
+        }
+        g->name = gpu_names[i];
+        gpu_jobs[i][0] = 0;
+        g->current_job_id = gpu_jobs[i];
+        g->current_proof_kind = (char *)"";
+        gpu_ptrs[i] = g;
+    }
+
     Cuzk__V1__SRSStatus srs_store[MAX_SRS_SNAP], *srs_ptrs[MAX_SRS_SNAP];
     srs_snap snap[MAX_SRS_SNAP];
     Cuzk__V1__QueueStatus q_store[NKINDS], *q_ptrs[NKINDS];
@@ -854,6 +914,12 @@ static void handle_status(daemon_service *s, service_reply *reply)
     for (job *j = s->jobs; j; j = j->next) {
         if (j->state == JOB_DONE) continue;
         int ki = kind_index(j->kind);
+        for (size_t i = 0; i < n_gpus; i++) {
+            if (j->submitted && gpu_eid[i] == j->engine_id) {
+                snprintf(gpu_jobs[i], sizeof(gpu_jobs[i]), "%s", j->id);
+                gpu_store[i].current_proof_kind = (char *)KINDS[ki].label;
+            }
+        }
         if (j->submitted && started_take(s, j->engine_id, 0))
             q_store[ki].in_progress++;
         else
@@ -872,6 +938,8 @@ static void handle_status(daemon_service *s, service_reply *reply)
 
     Cuzk__V1__GetStatusResponse r;
     cuzk__v1__get_status_response__init(&r);
+    r.n_gpus = n_gpus;
+    r.gpus = gpu_ptrs;
     r.n_loaded_srs = n_srs;
     r.loaded_srs = srs_ptrs;
     r.n_queues = NKINDS;
@@ -945,9 +1013,10 @@ static void handle_metrics(daemon_service *s, service_reply *reply)
     }
     fprintf(f, "# HELP cuzk_running_jobs Currently running proofs\n# TYPE cuzk_running_jobs gauge\n"
                "cuzk_running_jobs %" PRIu32 "\n", running);
-    unsigned devices = s->cfg.n_devices ? (unsigned)s->cfg.n_devices : 1;
     fprintf(f, "# HELP cuzk_gpu_workers Number of prover workers\n# TYPE cuzk_gpu_workers gauge\n"
-               "cuzk_gpu_workers %u\n", devices * s->cfg.gpu_workers_per_device);
+               "cuzk_gpu_workers %u\n", (unsigned)s->n_devices * s->cfg.gpu_workers_per_device);
+    fprintf(f, "# HELP cuzk_backend The prover backend in use (1 for the one in use)\n# TYPE cuzk_backend gauge\n"
+               "cuzk_backend{backend=\"%s\",devices=\"%zu\"} 1\n", s->backend->name, s->gpu ? s->n_devices : 0);
     engine_metrics_write(s->eng, f);
     if (fclose(f) != 0 || !text) {
         free(text);
@@ -1005,6 +1074,7 @@ static void *srs_main(void *arg)
         circuit_entry *c = s->circuits;
         while (c && strcmp(c->name, name)) c = c->next;
         int freed = c ? engine_residency_evict(s->res, c->name) : 0;
+        if (freed && c->circuit_params) engine_backend_gpu_drop_params(s->backend, c->circuit_params);
         uint64_t bytes = freed ? c->bytes : 0;
         int hot = c && !freed && engine_residency_state_of(s->res, c->name) == ENGINE_PARAMS_HOT;
         pthread_mutex_unlock(&s->reg_mu);
@@ -1224,6 +1294,40 @@ int service_idle(daemon_service *s)
     return idle;
 }
 
+/* The GPU backend on the configured devices (gpus.devices; empty: every visible one) when a device is
+ * visible, else the CPU backend on device slot 0. A configured device that does not exist is an error. */
+static cuzk_status backend_choose(daemon_service *s, cuzk_error *err)
+{
+    int visible = gpu_device_count();
+    if (visible > 0) {
+        if (s->cfg.n_devices) {
+            for (size_t i = 0; i < s->cfg.n_devices; i++) {
+                if (s->cfg.devices[i] < 0 || s->cfg.devices[i] >= visible)
+                    return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                                          "gpus.devices: device %d does not exist (%d visible: 0..%d)",
+                                          s->cfg.devices[i], visible, visible - 1);
+                s->devices[i] = s->cfg.devices[i];
+            }
+            s->n_devices = s->cfg.n_devices;
+        } else {
+            for (int i = 0; i < visible && i < DAEMON_MAX_DEVICES; i++) s->devices[s->n_devices++] = i;
+        }
+        cuzk_status st = pool_create(&s->finish_pool, s->cfg.gpu_threads, err);
+        if (st == CUZK_OK) st = engine_backend_gpu_create(s->prove_pool, s->finish_pool, &s->backend, err);
+        if (st == CUZK_OK) {
+            s->gpu = 1;
+            return CUZK_OK;
+        }
+        LOGW("GPU backend unavailable (%s): proving on the CPU", err->msg);
+        s->n_devices = 0;
+    } else if (s->cfg.n_devices) {
+        LOGW("gpus.devices is set but no GPU is visible (or cuzk was built without CUDA): proving on the CPU");
+    }
+    s->devices[0] = 0;
+    s->n_devices = 1;
+    return engine_backend_cpu_create(s->prove_pool, NULL, &s->backend, err);
+}
+
 cuzk_status service_create(daemon_service **out, const daemon_config *cfg, service_deliver_fn deliver,
                            void *deliver_ctx, cuzk_error *err)
 {
@@ -1240,13 +1344,13 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
     pthread_cond_init(&s->threads_cv, NULL);
     cuzk_status st = pool_create(&s->prove_pool, cfg->gpu_threads, err);
     if (st == CUZK_OK) st = pool_create(&s->synth_pool, cfg->synthesis_threads, err);
-    if (st == CUZK_OK) st = engine_backend_cpu_create(s->prove_pool, NULL, &s->backend, err);
+    if (st == CUZK_OK) st = backend_choose(s, err);
     if (st == CUZK_OK) {
         uint64_t budget = daemon_config_budget(cfg);
         engine_config ec = {
             .backend = s->backend,
-            .devices = cfg->n_devices ? cfg->devices : NULL,
-            .num_devices = cfg->n_devices,
+            .devices = s->devices,
+            .num_devices = s->n_devices,
             .gpu_workers = cfg->gpu_workers_per_device,
             .partition_workers = cfg->max_parallel_synthesis,
             .synthesis_lookahead = cfg->synthesis_lookahead,
@@ -1257,8 +1361,9 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
         };
         st = engine_create(&s->eng, &ec, err);
         if (st == CUZK_OK)
-            LOGI("engine: cpu backend, %u prover worker(s) per device, %u synthesis worker(s), budget %.1f GiB",
-                 cfg->gpu_workers_per_device, cfg->max_parallel_synthesis, (double)budget / (1 << 30));
+            LOGI("engine: %s backend, %zu device(s), %u prover worker(s) per device, %u synthesis worker(s), "
+                 "budget %.1f GiB", s->backend->name, s->n_devices, cfg->gpu_workers_per_device,
+                 cfg->max_parallel_synthesis, (double)budget / (1 << 30));
     }
     if (st == CUZK_OK) st = engine_residency_create(&s->res, engine_memory(s->eng), err);
     if (st != CUZK_OK) {
@@ -1298,6 +1403,7 @@ void service_destroy(daemon_service *s)
     }
     engine_destroy(s->eng);
     engine_backend_destroy(s->backend);
+    pool_destroy(s->finish_pool);
     pool_destroy(s->synth_pool);
     pool_destroy(s->prove_pool);
     free(s->started_ids);
