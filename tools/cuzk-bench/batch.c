@@ -615,6 +615,8 @@ static void batch_usage(FILE *f)
 
 int bench_batch(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--addr")) return bench_remote_batch(argc, argv); /* against a daemon: remote.c */
     const char *spec_text = NULL, *tl_path = NULL, *backend = gpu_device_count() > 0 ? "gpu" : "cpu";
     uint64_t n = 0, j = 0, parts = 2, pw = 2, gw = 2, lookahead = 1, budget = 0, threads = 0, stages = 0;
     uint64_t cpu_reps = 1;
