@@ -14,9 +14,9 @@
 #include "r1cs/r1cs.h"
 #include "util/pool.h"
 
-/* Witness-only system for partition witness w, challenges synthesized in parallel on pool (NULL: the caller's
- * thread); identical (every input and aux value, counts) to stacked_synthesize into r1cs_create_witness_only +
- * r1cs_finalize. out is finalized; free with r1cs_free. */
+/* Witness-only system for partition witness w (NULL: zero values, as stacked_synthesize), challenges synthesized
+ * in parallel on pool (NULL: the caller's thread); identical (every input and aux value, counts) to
+ * stacked_synthesize into r1cs_create_witness_only + r1cs_finalize. out is finalized; free with r1cs_free. */
 cuzk_status stacked_synthesize_witness(pool_t *pool, const stacked_circuit *c, const stacked_witness *w, r1cs *out,
                                        cuzk_error *err);
 
