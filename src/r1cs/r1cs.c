@@ -201,15 +201,20 @@ static cuzk_status create_common(r1cs *cs, const char *who, cuzk_error *err)
     return CUZK_OK;
 }
 
-static cuzk_status create_builder(r1cs *cs, int with_witness, int witness_only, cuzk_error *err)
+static cuzk_status create_builder(r1cs *cs, int with_witness, int witness_only, int checker, cuzk_error *err)
 {
-    const char *who = !witness_only ? "r1cs_create" : with_witness ? "r1cs_create_witness_only" : "r1cs_create_counter";
+    const char *who = checker ? "r1cs_create_checker"
+                      : !witness_only ? "r1cs_create"
+                      : with_witness  ? "r1cs_create_witness_only"
+                                      : "r1cs_create_counter";
     cuzk_status st = create_common(cs, who, err);
     if (st != CUZK_OK) return st;
     builder *b = cs->builder;
     cs->has_witness = with_witness;
     cs->witness_only = witness_only;
-    if (!witness_only) {
+    cs->checker = checker;
+    cs->check_first_bad = SIZE_MAX;
+    if (!witness_only && !checker) {
         for (int m = 0; m < 3; m++) {
             r1cs_matrix *mx = matrix(cs, m);
             if (grow((void **)&mx->row_start, &b->cap_row_start[m], 1024, sizeof *mx->row_start)) {
@@ -232,12 +237,21 @@ static cuzk_status create_builder(r1cs *cs, int with_witness, int witness_only, 
 
 cuzk_status r1cs_create(r1cs *cs, int with_witness, cuzk_error *err)
 {
-    return create_builder(cs, with_witness ? 1 : 0, 0, err);
+    return create_builder(cs, with_witness ? 1 : 0, 0, 0, err);
 }
 
-cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err) { return create_builder(cs, 1, 1, err); }
+cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err) { return create_builder(cs, 1, 1, 0, err); }
 
-cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err) { return create_builder(cs, 0, 1, err); }
+cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err) { return create_builder(cs, 0, 1, 0, err); }
+
+cuzk_status r1cs_create_checker(r1cs *cs, cuzk_error *err) { return create_builder(cs, 1, 0, 1, err); }
+
+int r1cs_checker_result(const r1cs *cs, size_t *first_bad, size_t *failures)
+{
+    if (first_bad) *first_bad = cs->checker ? cs->check_first_bad : SIZE_MAX;
+    if (failures) *failures = cs->checker ? cs->check_failures : 0;
+    return cs->checker && cs->check_failures == 0;
+}
 
 static cuzk_status alloc_var(r1cs *cs, r1cs_var_kind kind, const fr_t *value, r1cs_var *out, cuzk_error *err)
 {
@@ -329,6 +343,29 @@ static size_t prepare_lc(r1cs *cs, const r1cs_lc *lc, term *out, char which, cuz
     return m;
 }
 
+/* The value of lc under the kept witness (checker mode; variables already checked). Gadget LCs are mostly unit
+ * coefficients over 0/1 values: those cost a test or an addition, only the rest a multiplication. */
+static void lc_value(const r1cs *cs, const r1cs_lc *lc, fr_t *out)
+{
+    fr_t acc, t;
+    fr_set_zero(&acc);
+    for (size_t k = 0; k < lc->len; k++) {
+        r1cs_var v = lc->vars[k];
+        const fr_t *x = v.kind == R1CS_INPUT ? &cs->inputs[v.index] : &cs->aux[v.index];
+        if (fr_is_zero(x)) continue;
+        const fr_t *cf = &lc->coeffs[k];
+        if (fr_is_one(cf)) {
+            fr_add(&acc, &acc, x);
+        } else if (fr_is_one(x)) {
+            fr_add(&acc, &acc, cf);
+        } else {
+            fr_mul(&t, x, cf);
+            fr_add(&acc, &acc, &t);
+        }
+    }
+    *out = acc;
+}
+
 cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err)
 {
     builder *bd = cs->builder;
@@ -337,7 +374,7 @@ cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1c
                               bd ? "compiled (write the arrays)" : "finalized");
     static const r1cs_lc empty = {0, 0, NULL, NULL};
     const r1cs_lc *lcs[3] = {a ? a : &empty, b ? b : &empty, c ? c : &empty};
-    if (cs->witness_only) {
+    if (cs->witness_only || cs->checker) {
         /* Same argument checks as a full build, without the work of preparing rows nobody keeps. */
         for (int m = 0; m < 3; m++) {
             for (size_t k = 0; k < lcs[m]->len; k++) {
@@ -347,6 +384,16 @@ cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1c
                     return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                                           "constraint %zu: r1cs_enforce: %c term %zu: variable %u not allocated",
                                           cs->num_constraints, "ABC"[m], k, v.index);
+            }
+        }
+        if (cs->checker) {
+            fr_t va, vb, vc, ab;
+            lc_value(cs, lcs[0], &va);
+            lc_value(cs, lcs[1], &vb);
+            lc_value(cs, lcs[2], &vc);
+            fr_mul(&ab, &va, &vb);
+            if (!fr_eq(&ab, &vc)) {
+                if (cs->check_failures++ == 0) cs->check_first_bad = cs->num_constraints;
             }
         }
         cs->num_constraints++;
@@ -492,7 +539,7 @@ cuzk_status r1cs_finalize(r1cs *cs, cuzk_error *err)
     builder *b = cs->builder;
     if (!b) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_finalize: already finalized");
     size_t ni = cs->num_inputs;
-    if (!cs->witness_only) {
+    if (!cs->witness_only && !cs->checker) {
         if (b->compiled) {
             cuzk_status st = validate_compiled(cs, b, err);
             if (st != CUZK_OK) return st;
@@ -541,9 +588,9 @@ cuzk_status r1cs_finalize(r1cs *cs, cuzk_error *err)
 
 cuzk_status r1cs_check_witness(const r1cs *shape, const r1cs *wit, cuzk_error *err)
 {
-    if (!shape->finalized || shape->witness_only)
+    if (!shape->finalized || shape->witness_only || shape->checker)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_check_witness: the shape is %s",
-                              shape->finalized ? "witness-only (no matrices)" : "not finalized");
+                              shape->finalized ? "without matrices" : "not finalized");
     if (!wit->finalized || !wit->has_witness)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_check_witness: the witness is %s",
                               wit->finalized ? "without values" : "not finalized");

@@ -34,7 +34,7 @@
  *    the input value, b = c = 0) but set no density bit (A tracks aux only,
  *    B is empty). r1cs_finalize appends them the same way.
  *
- * Three ways to hold a system:
+ * Ways to hold a system:
  *  - full (r1cs_create with_witness = 1): matrices and variable values;
  *  - shape only (r1cs_create with_witness = 0): matrices, no values (setup,
  *    or compiling a circuit once);
@@ -43,7 +43,11 @@
  *    records no row, so synthesis costs only the witness computation. The
  *    a/b/c of such a witness are evaluated against a shape compiled earlier
  *    from the same circuit: check with r1cs_check_witness, then call
- *    r1cs_eval_abc(pool, shape, wit.inputs, wit.aux, ...).
+ *    r1cs_eval_abc(pool, shape, wit.inputs, wit.aux, ...);
+ *  - checker (r1cs_create_checker): values are kept and r1cs_enforce evaluates a * b = c on the spot, keeping
+ *    only the index of the first failing constraint and the number of failures (r1cs_checker_result), so a
+ *    circuit of any size is checked with memory for its values alone. Gadgets build their linear combinations
+ *    as in full mode (witness_only is 0), so the checker sees exactly the rows a full build would store.
  * Generators and file readers that know the sizes up front skip the builder
  * with r1cs_create_compiled and write the arrays directly.
  *
@@ -104,6 +108,8 @@ typedef struct r1cs {
     fr_t *inputs, *aux;
     int has_witness;
     int witness_only; /* no matrices: enforce only counts */
+    int checker;      /* no matrices: enforce evaluates the constraint (r1cs_create_checker) */
+    size_t check_failures, check_first_bad; /* checker: failing constraints so far, the first (SIZE_MAX: none) */
     int finalized;    /* r1cs_finalize succeeded: the shape is frozen and columns are in final layout */
     void *builder;    /* private construction state; NULL once finalized */
 } r1cs;
@@ -116,6 +122,12 @@ cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err);
 /* Creates a pure counter: variables and constraints are numbered, nothing else is stored (no matrices, no
  * values), so synthesis of any size needs no memory per variable or constraint. For circuit-info counts. */
 cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err);
+/* Creates an empty checker (see the top of this file). */
+cuzk_status r1cs_create_checker(r1cs *cs, cuzk_error *err);
+/* For a checker: 1 if every constraint enforced so far holds, else 0 with *first_bad (may be NULL) the index of the
+ * first failing constraint in enforce order (the row r1cs_is_satisfied would name) and *failures (may be NULL)
+ * their number. For a system of another mode: 0, *first_bad = SIZE_MAX, *failures = 0. */
+int r1cs_checker_result(const r1cs *cs, size_t *first_bad, size_t *failures);
 /* Frees everything; leaves *cs zeroed. Safe on a zeroed or failed system. */
 void r1cs_free(r1cs *cs);
 /* value may be NULL in shape-only mode (and is ignored there); it is required when values are kept.
@@ -124,7 +136,8 @@ cuzk_status r1cs_alloc_input(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_er
 cuzk_status r1cs_alloc_aux(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_error *err);
 /* Appends constraint a * b = c (NULL stands for an empty combination). Repeated variables inside one LC are merged by adding their coefficients and
  * terms whose merged coefficient is zero are dropped (see above). Every variable must have been allocated
- * (CUZK_ERR_INVALID_ARG otherwise). In witness-only mode only the count grows. */
+ * (CUZK_ERR_INVALID_ARG otherwise). In witness-only mode only the count grows; in checker mode the constraint is
+ * evaluated and a failure recorded (not an error). */
 cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err);
 /* The index of value in the coefficient table, adding it if new. value must be non-zero. For writers of
  * compiled systems (the builder calls it itself). Not available once finalized. */

@@ -61,7 +61,7 @@ static cuzk_status check_eval_args(const r1cs *cs, const fr_t *inputs, const fr_
 {
     if (!cs->finalized)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: system is not finalized", who);
-    if (cs->witness_only || cs->A.rows != cs->num_constraints || cs->B.rows != cs->num_constraints ||
+    if (cs->witness_only || cs->checker || cs->A.rows != cs->num_constraints || cs->B.rows != cs->num_constraints ||
         cs->C.rows != cs->num_constraints)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: system holds no matrices (witness-only)", who);
     if (!inputs || (!aux && cs->num_aux > 0))
@@ -135,9 +135,9 @@ static size_t popcount_words(const uint64_t *w, size_t n)
 cuzk_status r1cs_compute_density(const r1cs *cs, r1cs_density *out, cuzk_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!cs->finalized || cs->witness_only)
+    if (!cs->finalized || cs->witness_only || cs->checker)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_compute_density: system is %s",
-                              cs->finalized ? "witness-only" : "not finalized");
+                              cs->finalized ? "without matrices" : "not finalized");
     size_t ni = cs->num_inputs, na = cs->num_aux;
     size_t wi = (ni + 63) / 64, wa = (na + 63) / 64;
     out->a_aux = r1cs_xcalloc(wa ? wa : 1, sizeof(uint64_t));

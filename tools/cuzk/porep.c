@@ -2,22 +2,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "circuits/porep/c1.h"
 #include "circuits/porep/geometry.h"
 #include "circuits/porep/seal.h"
+#include "circuits/porep/synth_c1.h"
 #include "circuits/stacked/stacked.h"
 #include "cuzk.h"
+#include "r1cs/r1cs.h"
 
 static const char *PUSAGE =
     "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
     "           seal a random sector of SIZE (2KiB or 8MiB: sealing runs in memory) and write its C1 output\n"
     "           (SealCommitPhase1Output JSON, or the Lotus/Curio envelope with --envelope)\n"
+    "       cuzk porep synth-c1 --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
+    "           write a valid C1 output for any published size (32GiB, 64GiB included) without sealing: the\n"
+    "           sector is sparse (constant data, default leaves), only the challenged columns are computed\n"
     "       cuzk porep check-c1 FILE\n"
-    "           parse and validate a C1 file (JSON or envelope) and verify every vanilla proof in it\n";
+    "           parse and validate a C1 file (JSON or envelope) and verify every vanilla proof in it\n"
+    "       cuzk porep check-circuit FILE [--partition K | --all]\n"
+    "           synthesize partition K (default 0) or every partition of a C1 file's circuit, evaluating each\n"
+    "           constraint as it is made (values only, no matrices: ~4.5 GB for 32GiB), and report whether it\n"
+    "           is satisfied and exposes the C1's public inputs, or the first failing constraint\n";
 
-static int porep_seal_cmd(int argc, char **argv)
+/* seal and synth-c1: the same options, a C1 from a generator either way. */
+static int porep_write_cmd(int argc, char **argv, int synth)
 {
+    const char *cmd = synth ? "porep synth-c1" : "porep seal";
     const char *size = NULL, *out = NULL;
     unsigned long long seed = 1;
     int envelope = 0;
@@ -29,43 +41,45 @@ static int porep_seal_cmd(int argc, char **argv)
             char *end;
             seed = strtoull(argv[++i], &end, 0);
             if (*end) {
-                fprintf(stderr, "cuzk porep seal: --seed needs a number\n");
+                fprintf(stderr, "cuzk %s: --seed needs a number\n", cmd);
                 return EXIT_BAD_INPUT;
             }
         } else {
-            fprintf(stderr, "cuzk porep seal: unexpected argument '%s'\n%s", argv[i], PUSAGE);
+            fprintf(stderr, "cuzk %s: unexpected argument '%s'\n%s", cmd, argv[i], PUSAGE);
             return EXIT_BAD_INPUT;
         }
     }
     if (!size || !out) {
-        fprintf(stderr, "cuzk porep seal: --sector-size and --out are required\n%s", PUSAGE);
+        fprintf(stderr, "cuzk %s: --sector-size and --out are required\n%s", cmd, PUSAGE);
         return EXIT_BAD_INPUT;
     }
     cuzk_error err;
     const porep_geometry *g;
     cuzk_status st = porep_geometry_parse(size, &g, &err);
-    if (st) return cli_report("porep seal", st, &err);
-    if (g->sector_size > (8ull << 20))
-        return cli_report("porep seal",
+    if (st) return cli_report(cmd, st, &err);
+    if (!synth && g->sector_size > (8ull << 20))
+        return cli_report(cmd,
                           cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED,
-                                         "sealing %s in memory is not supported (2KiB and 8MiB are)", g->name),
+                                         "sealing %s in memory is not supported (2KiB and 8MiB are; synth-c1 makes "
+                                         "a C1 of any size)",
+                                         g->name),
                           &err);
     const porep_proof_type *t = porep_proof_type_find(g->sector_size, POREP_API_1_1, POREP_INTERACTIVE);
     if (!t)
-        return cli_report("porep seal",
-                          cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "%s has no registered PoRep proof", g->name), &err);
-    fprintf(stderr, "cuzk porep seal: sealing %s (%s)...\n", g->name, t->name);
+        return cli_report(cmd, cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "%s has no registered PoRep proof", g->name),
+                          &err);
+    fprintf(stderr, "cuzk %s: %s %s (%s)...\n", cmd, synth ? "synthesizing" : "sealing", g->name, t->name);
     porep_c1 c1;
-    st = porep_seal_test_c1(&c1, t, seed, &err);
-    if (st) return cli_report("porep seal", st, &err);
+    st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_test_c1(&c1, t, seed, &err);
+    if (st) return cli_report(cmd, st, &err);
     char *buf = NULL;
     size_t len = 0;
     st = envelope ? porep_c1_to_envelope(&c1, (int64_t)seed, &buf, &len, &err) : porep_c1_to_json(&c1, &buf, &len, &err);
     if (st == CUZK_OK) st = cli_write_file(out, buf, len, &err);
-    if (st == CUZK_OK) fprintf(stderr, "cuzk porep seal: wrote %s (%zu bytes)\n", out, len);
+    if (st == CUZK_OK) fprintf(stderr, "cuzk %s: wrote %s (%zu bytes)\n", cmd, out, len);
     free(buf);
     porep_c1_free(&c1);
-    return cli_report("porep seal", st, &err);
+    return cli_report(cmd, st, &err);
 }
 
 static int porep_check_cmd(int argc, char **argv)
@@ -83,6 +97,103 @@ static int porep_check_cmd(int argc, char **argv)
     if (st == CUZK_OK) printf("%s: valid C1 output, every vanilla proof verifies\n", argv[1]);
     porep_c1_free(&c1);
     return cli_report("porep check-c1", st, &err);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Partition k of c1 in a checker system. *ok: 1 satisfied with the C1's public inputs, 0 not (printed). */
+static cuzk_status check_partition(const porep_c1 *c1, const stacked_circuit *c, unsigned k, int *ok, cuzk_error *err)
+{
+    *ok = 0;
+    double t0 = now_s();
+    stacked_witness w;
+    cuzk_status st = stacked_witness_from_c1(&w, c, c1, k, err);
+    if (st) return st;
+    r1cs cs;
+    st = r1cs_create_checker(&cs, err);
+    if (st == CUZK_OK) st = stacked_synthesize(&cs, c, &w, err);
+    if (st == CUZK_OK) st = r1cs_finalize(&cs, err);
+    stacked_witness_free(&w);
+    size_t np = stacked_num_public_inputs(c);
+    fr_t *want = st == CUZK_OK ? malloc(np * sizeof *want) : NULL;
+    if (st == CUZK_OK && !want) st = cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory for %zu public inputs", np);
+    if (st == CUZK_OK) st = porep_c1_public_inputs(c1, k, want, err);
+    if (st) {
+        free(want);
+        r1cs_free(&cs);
+        return cuzk_error_prefix(err, "partition %u: ", k);
+    }
+    size_t first_bad = 0, failures = 0, input_bad = SIZE_MAX;
+    int sat = r1cs_checker_result(&cs, &first_bad, &failures);
+    if (cs.num_inputs != np + 1) input_bad = 0;
+    for (size_t i = 0; input_bad == SIZE_MAX && i < np; i++)
+        if (!fr_eq(&want[i], &cs.inputs[i + 1])) input_bad = i;
+    double dt = now_s() - t0;
+    if (sat && input_bad == SIZE_MAX)
+        printf("partition %u: satisfied: %zu constraints, %zu inputs, %zu aux (%.1f s)\n", k, cs.num_constraints,
+               cs.num_inputs, cs.num_aux, dt);
+    else if (!sat)
+        printf("partition %u: NOT satisfied: constraint %zu fails first (%zu of %zu constraints fail) (%.1f s)\n", k,
+               first_bad, failures, cs.num_constraints, dt);
+    else
+        printf("partition %u: constraints hold but public input %zu differs from the C1's (%.1f s)\n", k, input_bad,
+               dt);
+    *ok = sat && input_bad == SIZE_MAX;
+    free(want);
+    r1cs_free(&cs);
+    return CUZK_OK;
+}
+
+static int porep_check_circuit_cmd(int argc, char **argv)
+{
+    const char *cmd = "porep check-circuit", *file = NULL;
+    long part = 0;
+    int all = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--all") == 0) all = 1;
+        else if (strcmp(argv[i], "--partition") == 0 && i + 1 < argc) {
+            char *end;
+            part = strtol(argv[++i], &end, 10);
+            if (*end || part < 0) {
+                fprintf(stderr, "cuzk %s: --partition needs a number\n", cmd);
+                return EXIT_BAD_INPUT;
+            }
+        } else if (!file && argv[i][0] != '-') file = argv[i];
+        else {
+            fprintf(stderr, "cuzk %s: unexpected argument '%s'\n%s", cmd, argv[i], PUSAGE);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "cuzk %s: a C1 file is required\n%s", cmd, PUSAGE);
+        return EXIT_BAD_INPUT;
+    }
+    cuzk_error err;
+    porep_c1 c1;
+    cuzk_status st = porep_c1_read_file(&c1, file, NULL, &err);
+    if (st) return cli_report(cmd, st, &err);
+    if (!all && (unsigned long)part >= c1.partitions) {
+        fprintf(stderr, "cuzk %s: partition %ld: the C1 has %u\n", cmd, part, c1.partitions);
+        porep_c1_free(&c1);
+        return EXIT_BAD_INPUT;
+    }
+    stacked_circuit c;
+    st = stacked_circuit_init_geometry(&c, c1.geometry, c1.type->kind, &err);
+    int good = 1;
+    for (unsigned k = all ? 0 : (unsigned)part; st == CUZK_OK && k < (all ? c1.partitions : (unsigned)part + 1); k++) {
+        int ok = 0;
+        st = check_partition(&c1, &c, k, &ok, &err);
+        good &= ok;
+    }
+    stacked_circuit_free(&c);
+    porep_c1_free(&c1);
+    if (st) return cli_report(cmd, st, &err);
+    return good ? EXIT_VALID : EXIT_INVALID;
 }
 
 int cmd_circuit_info(int argc, char **argv)
@@ -122,8 +233,10 @@ int cmd_porep(int argc, char **argv)
         fputs(PUSAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_BAD_INPUT : 0;
     }
-    if (strcmp(argv[1], "seal") == 0) return porep_seal_cmd(argc - 1, argv + 1);
+    if (strcmp(argv[1], "seal") == 0) return porep_write_cmd(argc - 1, argv + 1, 0);
+    if (strcmp(argv[1], "synth-c1") == 0) return porep_write_cmd(argc - 1, argv + 1, 1);
     if (strcmp(argv[1], "check-c1") == 0) return porep_check_cmd(argc - 1, argv + 1);
+    if (strcmp(argv[1], "check-circuit") == 0) return porep_check_circuit_cmd(argc - 1, argv + 1);
     fprintf(stderr, "cuzk porep: unknown command '%s'\n%s", argv[1], PUSAGE);
     return EXIT_BAD_INPUT;
 }
