@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "circuits/stacked/stacked.h"
 #include "circuits/synthetic.h"
 
 static cuzk_status parse_u64(const char *s, size_t n, uint64_t *out, const char *key, cuzk_error *err)
 {
     char buf[32];
-    if (n == 0 || n >= sizeof buf) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec: bad value for %s", key);
+    if (n == 0 || n >= sizeof buf)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec: bad value for %s", key);
     memcpy(buf, s, n);
     buf[n] = 0;
     char *end;
@@ -22,39 +24,124 @@ static cuzk_status parse_u64(const char *s, size_t n, uint64_t *out, const char 
     return CUZK_OK;
 }
 
-cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *err)
+/* Calls fn(ctx, key, value) for each key=value of text from p on, stopping at the first failure. */
+typedef cuzk_status (*spec_kv_fn)(void *ctx, const char *key, size_t klen, const char *val, size_t vlen,
+                                  const char *text, cuzk_error *err);
+
+static cuzk_status spec_each(const char *text, const char *p, spec_kv_fn fn, void *ctx, cuzk_error *err)
 {
-    const char *colon = strchr(text, ':');
-    size_t kind_len = colon ? (size_t)(colon - text) : strlen(text);
-    if (kind_len != strlen("synthetic") || strncmp(text, "synthetic", kind_len) != 0)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': unknown kind (known: synthetic:k=K[,seed=S])",
-                              text);
-    circuit_spec s = {.kind = CIRCUIT_SYNTHETIC, .k = 0, .seed = 1};
-    const char *p = colon ? colon + 1 : text + kind_len;
     while (*p) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         const char *eq = memchr(p, '=', len);
         if (!eq) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': expected key=value", text);
-        size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
-        uint64_t v;
-        cuzk_status st;
-        if (klen == 1 && p[0] == 'k') {
-            if ((st = parse_u64(eq + 1, vlen, &v, "k", err))) return st;
-            if (v < SYNTHETIC_MIN_K || v > SYNTHETIC_MAX_K)
-                return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec: k must be in %d..%d", SYNTHETIC_MIN_K,
-                                      SYNTHETIC_MAX_K);
-            s.k = (unsigned)v;
-        } else if (klen == 4 && strncmp(p, "seed", 4) == 0) {
-            if ((st = parse_u64(eq + 1, vlen, &v, "seed", err))) return st;
-            s.seed = v;
-        } else {
-            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': unknown key '%.*s'", text, (int)klen,
-                                  p);
-        }
+        size_t klen = (size_t)(eq - p);
+        cuzk_status st = fn(ctx, p, klen, eq + 1, len - klen - 1, text, err);
+        if (st) return st;
         p += len;
         if (*p == ',') p++;
     }
+    return CUZK_OK;
+}
+
+static int key_is(const char *key, size_t klen, const char *name)
+{
+    return klen == strlen(name) && strncmp(key, name, klen) == 0;
+}
+
+static cuzk_status synthetic_kv(void *ctx, const char *key, size_t klen, const char *val, size_t vlen,
+                                const char *text, cuzk_error *err)
+{
+    circuit_spec *s = ctx;
+    uint64_t v;
+    cuzk_status st;
+    if (key_is(key, klen, "k")) {
+        if ((st = parse_u64(val, vlen, &v, "k", err))) return st;
+        if (v < SYNTHETIC_MIN_K || v > SYNTHETIC_MAX_K)
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec: k must be in %d..%d", SYNTHETIC_MIN_K,
+                                  SYNTHETIC_MAX_K);
+        s->k = (unsigned)v;
+        return CUZK_OK;
+    }
+    if (key_is(key, klen, "seed")) {
+        if ((st = parse_u64(val, vlen, &v, "seed", err))) return st;
+        s->seed = v;
+        return CUZK_OK;
+    }
+    return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': unknown key '%.*s'", text, (int)klen, key);
+}
+
+/* Indexed by porep_api and porep_kind. */
+static const char *const API_NAMES[] = {"1.0", "1.1", "1.2"};
+static const char *const KIND_NAMES[] = {"interactive", "synthetic", "ni"};
+
+/* While parsing porep: the api and kind given, -1 if not. */
+typedef struct porep_choice {
+    int api, kind;
+} porep_choice;
+
+static cuzk_status porep_kv(void *ctx, const char *key, size_t klen, const char *val, size_t vlen, const char *text,
+                            cuzk_error *err)
+{
+    porep_choice *c = ctx;
+    const char *const *names;
+    int *slot;
+    if (key_is(key, klen, "api")) names = API_NAMES, slot = &c->api;
+    else if (key_is(key, klen, "kind")) names = KIND_NAMES, slot = &c->kind;
+    else
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': unknown key '%.*s'", text, (int)klen, key);
+    for (int i = 0; i < 3; i++)
+        if (vlen == strlen(names[i]) && strncmp(val, names[i], vlen) == 0) {
+            *slot = i;
+            return CUZK_OK;
+        }
+    return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': %.*s must be %s, %s or %s", text, (int)klen,
+                          key, names[0], names[1], names[2]);
+}
+
+static cuzk_status parse_porep(const char *text, const char *p, circuit_spec *out, cuzk_error *err)
+{
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    char size[32];
+    if (n == 0 || n >= sizeof size)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': expected porep:SIZE (e.g. porep:2KiB)",
+                              text);
+    memcpy(size, p, n);
+    size[n] = 0;
+    const porep_geometry *g;
+    cuzk_status st = porep_geometry_parse(size, &g, err);
+    if (st) return cuzk_error_prefix(err, "circuit spec '%s': ", text);
+    porep_choice c = {-1, -1};
+    if ((st = spec_each(text, p + n + (comma != NULL), porep_kv, &c, err))) return st;
+    if (c.api < 0) c.api = POREP_API_1_1;
+    /* API 1.2 registers no plain interactive proof: its interactive-challenge form is synthetic PoRep. */
+    if (c.kind < 0) c.kind = c.api == POREP_API_1_2 ? POREP_SYNTHETIC : POREP_INTERACTIVE;
+    const porep_proof_type *t = porep_proof_type_find(g->sector_size, (porep_api)c.api, (porep_kind)c.kind);
+    if (!t)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': %s has no registered %s PoRep of API %s",
+                              text, g->name, KIND_NAMES[c.kind], API_NAMES[c.api]);
+    memset(out, 0, sizeof *out);
+    out->kind = CIRCUIT_POREP;
+    out->porep = t;
+    return CUZK_OK;
+}
+
+cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *err)
+{
+    const char *colon = strchr(text, ':');
+    size_t kind_len = colon ? (size_t)(colon - text) : strlen(text);
+    if (kind_len == strlen("porep") && strncmp(text, "porep", kind_len) == 0) {
+        if (!colon) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': expected porep:SIZE", text);
+        return parse_porep(text, colon + 1, out, err);
+    }
+    if (kind_len != strlen("synthetic") || strncmp(text, "synthetic", kind_len) != 0)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "circuit spec '%s': unknown kind (known: synthetic:k=K[,seed=S], "
+                              "porep:SIZE[,api=A][,kind=K])", text);
+    circuit_spec s = {.kind = CIRCUIT_SYNTHETIC, .k = 0, .seed = 1};
+    cuzk_status st = spec_each(text, colon ? colon + 1 : text + kind_len, synthetic_kv, &s, err);
+    if (st) return st;
     if (s.k == 0) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': k=K is required", text);
     *out = s;
     return CUZK_OK;
@@ -62,10 +149,32 @@ cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *
 
 void circuit_spec_format(const circuit_spec *spec, char *buf, size_t len)
 {
+    if (spec->kind == CIRCUIT_POREP) {
+        const porep_geometry *g = porep_geometry_for_size(spec->porep->sector_size);
+        snprintf(buf, len, "porep:%s,api=%s,kind=%s", g ? g->name : "?", API_NAMES[spec->porep->api],
+                 KIND_NAMES[spec->porep->kind]);
+        return;
+    }
     snprintf(buf, len, "synthetic:k=%u,seed=%llu", spec->k, (unsigned long long)spec->seed);
 }
 
 cuzk_status circuit_spec_build(pool_t *pool, const circuit_spec *spec, unsigned what, r1cs *out, cuzk_error *err)
 {
-    return synthetic_build(pool, spec->k, spec->seed, what, out, err);
+    if (spec->kind != CIRCUIT_POREP) return synthetic_build(pool, spec->k, spec->seed, what, out, err);
+    memset(out, 0, sizeof *out);
+    if (what & R1CS_WITNESS)
+        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
+                              "%s: a PoRep witness comes from a C1 file (cuzk prove --porep)", spec->porep->name);
+    const porep_geometry *g = porep_geometry_for_size(spec->porep->sector_size);
+    stacked_circuit c;
+    cuzk_status st = stacked_circuit_init_geometry(&c, g, spec->porep->kind, err);
+    if (st == CUZK_OK && (st = r1cs_create(out, 0, err)) == CUZK_OK &&
+        (st = stacked_synthesize(out, &c, NULL, err)) == CUZK_OK)
+        st = r1cs_finalize(out, err);
+    stacked_circuit_free(&c);
+    if (st != CUZK_OK) {
+        r1cs_free(out);
+        cuzk_error_prefix(err, "%s: ", spec->porep->name);
+    }
+    return st;
 }

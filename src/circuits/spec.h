@@ -1,29 +1,37 @@
 /* Circuit specifications as the command-line tools take them, e.g.
  *   synthetic:k=20            the synthetic PoRep-shaped circuit of 2^20 rows (seed 1)
  *   synthetic:k=20,seed=7
+ *   porep:2KiB                one partition of the StackedDRG PoRep circuit (StackedDrg2KiBV1_1)
+ *   porep:32GiB,api=1.2,kind=ni
+ * For porep: api 1.0, 1.1 (default) or 1.2; kind interactive (default up to 1.1), synthetic (default for 1.2)
+ * or ni (non-interactive); the pair must name a registered proof type of the size. Interactive and synthetic
+ * PoRep share one circuit (and parameters); non-interactive has more challenges per partition.
  * One parser for every program, so a spec means the same thing everywhere. */
 #ifndef CUZK_CIRCUITS_SPEC_H
 #define CUZK_CIRCUITS_SPEC_H
 
 #include <stdint.h>
 
+#include "circuits/porep/geometry.h"
 #include "cuzk/status.h"
 #include "r1cs/r1cs.h"
 #include "util/pool.h"
 
-typedef enum circuit_kind { CIRCUIT_SYNTHETIC } circuit_kind;
+typedef enum circuit_kind { CIRCUIT_SYNTHETIC, CIRCUIT_POREP } circuit_kind;
 
 typedef struct circuit_spec {
     circuit_kind kind;
-    unsigned k;
-    uint64_t seed;
+    unsigned k;    /* synthetic */
+    uint64_t seed; /* synthetic */
+    const porep_proof_type *porep; /* porep: an entry of porep_proof_types() */
 } circuit_spec;
 
 /* CUZK_ERR_INVALID_ARG with a message naming the bad part. */
 cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *err);
-/* Canonical text of a spec ("synthetic:k=20,seed=1"). */
+/* Canonical text of a spec ("synthetic:k=20,seed=1", "porep:2KiB,api=1.1,kind=interactive"). */
 void circuit_spec_format(const circuit_spec *spec, char *buf, size_t len);
-/* Builds and finalizes the circuit. what: R1CS_MATRICES and/or R1CS_WITNESS. */
+/* Builds and finalizes the circuit. what: R1CS_MATRICES and/or R1CS_WITNESS. A PoRep circuit's witness comes from
+ * a C1 (engine/porep.h), so for porep only the shape is built (R1CS_WITNESS: CUZK_ERR_UNSUPPORTED). */
 cuzk_status circuit_spec_build(pool_t *pool, const circuit_spec *spec, unsigned what, r1cs *out, cuzk_error *err);
 
 #endif
