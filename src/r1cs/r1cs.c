@@ -343,29 +343,6 @@ static size_t prepare_lc(r1cs *cs, const r1cs_lc *lc, term *out, char which, cuz
     return m;
 }
 
-/* The value of lc under the kept witness (checker mode; variables already checked). Gadget LCs are mostly unit
- * coefficients over 0/1 values: those cost a test or an addition, only the rest a multiplication. */
-static void lc_value(const r1cs *cs, const r1cs_lc *lc, fr_t *out)
-{
-    fr_t acc, t;
-    fr_set_zero(&acc);
-    for (size_t k = 0; k < lc->len; k++) {
-        r1cs_var v = lc->vars[k];
-        const fr_t *x = v.kind == R1CS_INPUT ? &cs->inputs[v.index] : &cs->aux[v.index];
-        if (fr_is_zero(x)) continue;
-        const fr_t *cf = &lc->coeffs[k];
-        if (fr_is_one(cf)) {
-            fr_add(&acc, &acc, x);
-        } else if (fr_is_one(x)) {
-            fr_add(&acc, &acc, cf);
-        } else {
-            fr_mul(&t, x, cf);
-            fr_add(&acc, &acc, &t);
-        }
-    }
-    *out = acc;
-}
-
 cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err)
 {
     builder *bd = cs->builder;
@@ -388,9 +365,9 @@ cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1c
         }
         if (cs->checker) {
             fr_t va, vb, vc, ab;
-            lc_value(cs, lcs[0], &va);
-            lc_value(cs, lcs[1], &vb);
-            lc_value(cs, lcs[2], &vc);
+            r1cs_lc_eval(cs, lcs[0], &va);
+            r1cs_lc_eval(cs, lcs[1], &vb);
+            r1cs_lc_eval(cs, lcs[2], &vc);
             fr_mul(&ab, &va, &vb);
             if (!fr_eq(&ab, &vc)) {
                 if (cs->check_failures++ == 0) cs->check_first_bad = cs->num_constraints;

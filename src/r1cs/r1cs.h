@@ -134,6 +134,9 @@ void r1cs_free(r1cs *cs);
  * Indices are limited to 2^31 - 1 per kind. */
 cuzk_status r1cs_alloc_input(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_error *err);
 cuzk_status r1cs_alloc_aux(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_error *err);
+/* The value of lc under cs's kept values (every variable allocated; cs has a witness). The checker's evaluation:
+ * terms on zero values are skipped, unit coefficients and values of one add without a multiplication. */
+void r1cs_lc_eval(const r1cs *cs, const r1cs_lc *lc, fr_t *out);
 /* Appends constraint a * b = c (NULL stands for an empty combination). Repeated variables inside one LC are merged by adding their coefficients and
  * terms whose merged coefficient is zero are dropped (see above). Every variable must have been allocated
  * (CUZK_ERR_INVALID_ARG otherwise). In witness-only mode only the count grows; in checker mode the constraint is

@@ -47,6 +47,28 @@ static inline void row_eval(const eval_ctx *e, const r1cs_matrix *mx, size_t i, 
     *out = acc;
 }
 
+void r1cs_lc_eval(const r1cs *cs, const r1cs_lc *lc, fr_t *out)
+{
+    fr_t acc, t, one;
+    fr_set_zero(&acc);
+    fr_set_one(&one);
+    for (size_t k = 0; k < lc->len; k++) {
+        r1cs_var v = lc->vars[k];
+        const fr_t *x = v.kind == R1CS_INPUT ? &cs->inputs[v.index] : &cs->aux[v.index];
+        if (fr_zero_fast(x)) continue;
+        const fr_t *cf = &lc->coeffs[k];
+        if (fr_eq_fast(cf, &one)) {
+            fr_add(&acc, &acc, x);
+        } else if (fr_eq_fast(x, &one)) {
+            fr_add(&acc, &acc, cf);
+        } else {
+            fr_mul(&t, x, cf);
+            fr_add(&acc, &acc, &t);
+        }
+    }
+    *out = acc;
+}
+
 static void eval_task(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
