@@ -145,70 +145,86 @@ static cuzk_status num_hash_bits(r1cs *cs, const gadget_num *n, gadget_bool out[
     return CUZK_OK;
 }
 
-typedef struct top_vars {
-    gadget_num comm_d, comm_c, comm_r_last;
-    gadget_bool replica_id[256];
-} top_vars;
-
-/* Proof::synthesize (params.rs) for one challenge. p NULL: shape. */
-static cuzk_status synth_challenge(r1cs *cs, const stacked_circuit *c, const stacked_challenge *p,
-                                   const top_vars *top, cuzk_error *err)
+/* Proof::synthesize (params.rs) for one challenge, in the parts stacked.h exposes. p NULL: shape. */
+cuzk_status stacked_synth_columns(r1cs *cs, const stacked_circuit *c, const stacked_challenge *p,
+                                  const stacked_top_vars *top, stacked_challenge_vars *v, cuzk_error *err)
 {
     cuzk_status st;
-    fr_t v;
-    fr_set_zero(&v);
-    gadget_num data_leaf;
-    if ((st = gadget_num_alloc(cs, p ? &p->data_leaf : &v, &data_leaf, err)) != CUZK_OK) return st;
-    if ((st = inclusion(cs, &c->tree_d, p ? &p->comm_d : NULL, &data_leaf, &top->comm_d, "comm_d_inclusion", err)))
+    fr_t zero;
+    fr_set_zero(&zero);
+    if ((st = gadget_num_alloc(cs, p ? &p->data_leaf : &zero, &v->data_leaf, err)) != CUZK_OK) return st;
+    if ((st = inclusion(cs, &c->tree_d, p ? &p->comm_d : NULL, &v->data_leaf, &top->comm_d, "comm_d_inclusion",
+                        err)))
         return st;
 
-    gadget_num drg[POREP_DRG_DEGREE][POREP_MAX_LAYERS], exp[POREP_EXP_DEGREE][POREP_MAX_LAYERS];
     char what[48];
     for (int i = 0; i < POREP_DRG_DEGREE; i++) {
         snprintf(what, sizeof what, "drg_parent_%d", i);
-        if ((st = parent_column(cs, c, p ? &p->drg[i] : NULL, &top->comm_c, drg[i], what, err)) != CUZK_OK) return st;
+        if ((st = parent_column(cs, c, p ? &p->drg[i] : NULL, &top->comm_c, v->drg[i], what, err)) != CUZK_OK)
+            return st;
     }
     for (int i = 0; i < POREP_EXP_DEGREE; i++) {
         snprintf(what, sizeof what, "exp_parent_%d", i);
-        if ((st = parent_column(cs, c, p ? &p->exp[i] : NULL, &top->comm_c, exp[i], what, err)) != CUZK_OK) return st;
+        if ((st = parent_column(cs, c, p ? &p->exp[i] : NULL, &top->comm_c, v->exp[i], what, err)) != CUZK_OK)
+            return st;
     }
 
-    gadget_u64 challenge;
-    if ((st = gadget_u64_alloc(cs, p ? p->challenge : 0, &challenge, err)) != CUZK_OK ||
-        (st = gadget_u64_pack_into_input(cs, &challenge, err)) != CUZK_OK)
+    if ((st = gadget_u64_alloc(cs, p ? p->challenge : 0, &v->challenge, err)) != CUZK_OK ||
+        (st = gadget_u64_pack_into_input(cs, &v->challenge, err)) != CUZK_OK)
         return cuzk_error_prefix(err, "challenge: ");
+    return CUZK_OK;
+}
 
-    gadget_num labels[POREP_MAX_LAYERS];
+cuzk_status stacked_synth_label(r1cs *cs, const stacked_circuit *c, const stacked_top_vars *top,
+                                stacked_challenge_vars *v, unsigned layer, cuzk_error *err)
+{
+    cuzk_status st;
     gadget_bool bits[POREP_DEGREE][256];
     const gadget_bool *expanded[STACKED_LABEL_PARENTS];
-    for (unsigned layer = 1; layer <= c->layers; layer++) {
-        int n = 0;
-        for (int i = 0; i < POREP_DRG_DEGREE; i++, n++)
-            if ((st = num_hash_bits(cs, &drg[i][layer - 1], bits[n], err)) != CUZK_OK)
-                return cuzk_error_prefix(err, "labeling_%u: drg_parent_%d_bits: ", layer, n);
-        if (layer > 1) {
-            /* Expander parents are the previous layer's labels. */
-            for (int i = 0; i < POREP_EXP_DEGREE; i++, n++)
-                if ((st = num_hash_bits(cs, &exp[i][layer - 2], bits[n], err)) != CUZK_OK)
-                    return cuzk_error_prefix(err, "labeling_%u: exp_parent_%d_bits: ", layer, n);
-        }
-        /* The 37-parent layout: layer 1 repeats its 6 parents six times then the first; later layers their 14
-         * twice then the first 9. Both are the parents list repeated cyclically. */
-        for (int j = 0; j < STACKED_LABEL_PARENTS; j++) expanded[j] = bits[j % n];
-        if ((st = stacked_create_label(cs, top->replica_id, expanded, layer, &challenge, &labels[layer - 1], err)) !=
-            CUZK_OK)
-            return cuzk_error_prefix(err, "labeling_%u: ", layer);
+    if (layer < 1 || layer > c->layers)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "stacked_synth_label: layer %u of %u", layer, c->layers);
+    int n = 0;
+    for (int i = 0; i < POREP_DRG_DEGREE; i++, n++)
+        if ((st = num_hash_bits(cs, &v->drg[i][layer - 1], bits[n], err)) != CUZK_OK)
+            return cuzk_error_prefix(err, "labeling_%u: drg_parent_%d_bits: ", layer, n);
+    if (layer > 1) {
+        /* Expander parents are the previous layer's labels. */
+        for (int i = 0; i < POREP_EXP_DEGREE; i++, n++)
+            if ((st = num_hash_bits(cs, &v->exp[i][layer - 2], bits[n], err)) != CUZK_OK)
+                return cuzk_error_prefix(err, "labeling_%u: exp_parent_%d_bits: ", layer, n);
     }
+    /* The 37-parent layout: layer 1 repeats its 6 parents six times then the first; later layers their 14
+     * twice then the first 9. Both are the parents list repeated cyclically. */
+    for (int j = 0; j < STACKED_LABEL_PARENTS; j++) expanded[j] = bits[j % n];
+    if ((st = stacked_create_label(cs, top->replica_id, expanded, layer, &v->challenge, &v->labels[layer - 1],
+                                   err)) != CUZK_OK)
+        return cuzk_error_prefix(err, "labeling_%u: ", layer);
+    return CUZK_OK;
+}
 
+cuzk_status stacked_synth_finish(r1cs *cs, const stacked_circuit *c, const stacked_challenge *p,
+                                 const stacked_top_vars *top, const stacked_challenge_vars *v, cuzk_error *err)
+{
+    cuzk_status st;
     gadget_num encoded, column_hash;
-    if ((st = gadget_encode(cs, &labels[c->layers - 1], &data_leaf, &encoded, err)) != CUZK_OK)
+    if ((st = gadget_encode(cs, &v->labels[c->layers - 1], &v->data_leaf, &encoded, err)) != CUZK_OK)
         return cuzk_error_prefix(err, "encode_node: ");
     if ((st = inclusion(cs, &c->tree_rc, p ? &p->comm_r_last : NULL, &encoded, &top->comm_r_last,
                         "comm_r_last_data_inclusion", err)) != CUZK_OK)
         return st;
-    if ((st = gadget_poseidon_hash(cs, labels, &c->p_column, &column_hash, err)) != CUZK_OK)
+    if ((st = gadget_poseidon_hash(cs, v->labels, &c->p_column, &column_hash, err)) != CUZK_OK)
         return cuzk_error_prefix(err, "c_x_column_hash: ");
     return inclusion(cs, &c->tree_rc, p ? &p->comm_c : NULL, &column_hash, &top->comm_c, "c_x_inclusion", err);
+}
+
+static cuzk_status synth_challenge(r1cs *cs, const stacked_circuit *c, const stacked_challenge *p,
+                                   const stacked_top_vars *top, cuzk_error *err)
+{
+    stacked_challenge_vars v;
+    cuzk_status st = stacked_synth_columns(cs, c, p, top, &v, err);
+    for (unsigned layer = 1; layer <= c->layers && st == CUZK_OK; layer++)
+        st = stacked_synth_label(cs, c, top, &v, layer, err);
+    return st == CUZK_OK ? stacked_synth_finish(cs, c, p, top, &v, err) : st;
 }
 
 cuzk_status stacked_witness_alloc(stacked_witness *w, const stacked_circuit *c, cuzk_error *err)
@@ -254,6 +270,33 @@ void stacked_witness_free(stacked_witness *w)
     memset(w, 0, sizeof *w);
 }
 
+cuzk_status stacked_synth_top(r1cs *cs, const stacked_circuit *c, const stacked_witness *w, stacked_top_vars *top,
+                              cuzk_error *err)
+{
+    cuzk_status st;
+    fr_t zero;
+    fr_set_zero(&zero);
+    gadget_num rid, cr, h;
+    gadget_bool le[GADGET_FR_NUM_BITS];
+    if ((st = gadget_num_alloc(cs, w ? &w->replica_id : &zero, &rid, err)) != CUZK_OK ||
+        (st = gadget_num_inputize(cs, &rid, err)) != CUZK_OK ||
+        (st = gadget_num_to_bits_le(cs, &rid, le, err)) != CUZK_OK)
+        return cuzk_error_prefix(err, "replica_id: ");
+    gadget_reverse_bit_numbering(le, GADGET_FR_NUM_BITS, top->replica_id);
+    if ((st = gadget_num_alloc(cs, w ? &w->comm_d : &zero, &top->comm_d, err)) != CUZK_OK ||
+        (st = gadget_num_inputize(cs, &top->comm_d, err)) != CUZK_OK ||
+        (st = gadget_num_alloc(cs, w ? &w->comm_r : &zero, &cr, err)) != CUZK_OK ||
+        (st = gadget_num_inputize(cs, &cr, err)) != CUZK_OK ||
+        (st = gadget_num_alloc(cs, w ? &w->comm_r_last : &zero, &top->comm_r_last, err)) != CUZK_OK ||
+        (st = gadget_num_alloc(cs, w ? &w->comm_c : &zero, &top->comm_c, err)) != CUZK_OK)
+        return cuzk_error_prefix(err, "commitments: ");
+    gadget_num pre[2] = {top->comm_c, top->comm_r_last};
+    if ((st = gadget_poseidon_hash(cs, pre, &c->p2, &h, err)) != CUZK_OK ||
+        (st = gadget_enforce_equal(cs, &cr, &h, err)) != CUZK_OK)
+        return cuzk_error_prefix(err, "H_comm_c_comm_r_last: ");
+    return CUZK_OK;
+}
+
 cuzk_status stacked_synthesize(r1cs *cs, const stacked_circuit *c, const stacked_witness *w, cuzk_error *err)
 {
     const char *who = "stacked_synthesize";
@@ -261,27 +304,8 @@ cuzk_status stacked_synthesize(r1cs *cs, const stacked_circuit *c, const stacked
     if (w && w->challenges != c->challenges)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: witness for %u challenges, circuit %u", who,
                               w->challenges, c->challenges);
-    fr_t zero;
-    fr_set_zero(&zero);
-    top_vars top;
-    gadget_num rid, cr, h;
-    gadget_bool le[GADGET_FR_NUM_BITS];
-    if ((st = gadget_num_alloc(cs, w ? &w->replica_id : &zero, &rid, err)) != CUZK_OK ||
-        (st = gadget_num_inputize(cs, &rid, err)) != CUZK_OK ||
-        (st = gadget_num_to_bits_le(cs, &rid, le, err)) != CUZK_OK)
-        return cuzk_error_prefix(err, "%s: replica_id: ", who);
-    gadget_reverse_bit_numbering(le, GADGET_FR_NUM_BITS, top.replica_id);
-    if ((st = gadget_num_alloc(cs, w ? &w->comm_d : &zero, &top.comm_d, err)) != CUZK_OK ||
-        (st = gadget_num_inputize(cs, &top.comm_d, err)) != CUZK_OK ||
-        (st = gadget_num_alloc(cs, w ? &w->comm_r : &zero, &cr, err)) != CUZK_OK ||
-        (st = gadget_num_inputize(cs, &cr, err)) != CUZK_OK ||
-        (st = gadget_num_alloc(cs, w ? &w->comm_r_last : &zero, &top.comm_r_last, err)) != CUZK_OK ||
-        (st = gadget_num_alloc(cs, w ? &w->comm_c : &zero, &top.comm_c, err)) != CUZK_OK)
-        return cuzk_error_prefix(err, "%s: commitments: ", who);
-    gadget_num pre[2] = {top.comm_c, top.comm_r_last};
-    if ((st = gadget_poseidon_hash(cs, pre, &c->p2, &h, err)) != CUZK_OK ||
-        (st = gadget_enforce_equal(cs, &cr, &h, err)) != CUZK_OK)
-        return cuzk_error_prefix(err, "%s: H_comm_c_comm_r_last: ", who);
+    stacked_top_vars top;
+    if ((st = stacked_synth_top(cs, c, w, &top, err)) != CUZK_OK) return cuzk_error_prefix(err, "%s: ", who);
     for (unsigned i = 0; i < c->challenges; i++)
         if ((st = synth_challenge(cs, c, w ? &w->proofs[i] : NULL, &top, err)) != CUZK_OK)
             return cuzk_error_prefix(err, "%s: challenge_%u: ", who, i);

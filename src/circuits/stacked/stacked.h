@@ -16,7 +16,9 @@
 #ifndef CUZK_CIRCUITS_STACKED_STACKED_H
 #define CUZK_CIRCUITS_STACKED_STACKED_H
 
+#include "circuits/gadgets/boolean.h"
 #include "circuits/gadgets/por.h"
+#include "circuits/gadgets/uint64.h"
 #include "circuits/porep/c1.h"
 #include "circuits/porep/geometry.h"
 
@@ -87,6 +89,36 @@ cuzk_status stacked_witness_from_c1(stacked_witness *w, const stacked_circuit *c
 /* Synthesizes the partition into cs (any r1cs mode). w NULL synthesizes the shape with zero values (for a
  * shape-only or counting system). w must have been allocated for c. */
 cuzk_status stacked_synthesize(r1cs *cs, const stacked_circuit *c, const stacked_witness *w, cuzk_error *err);
+
+/* stacked_synthesize in parts, for synthesizing pieces of a partition in separate systems (stacked_fast.c): the
+ * top level, then per challenge the columns part (data leaf, TreeD path, the 14 parent columns, the challenge),
+ * the label of each layer 1..L, and the finish (encoding, TreeR path, the challenged column). stacked_synthesize is
+ * top, then for each challenge columns, labels, finish. A part reads of the variables of earlier parts only those
+ * in its arguments, through their values and indices, so a system that holds other variables with the same values
+ * (and the same kinds) synthesizes the same part. p NULL: shape. */
+typedef struct stacked_top_vars {
+    gadget_num comm_d, comm_c, comm_r_last;
+    gadget_bool replica_id[256]; /* to_bits_le then reverse_bit_numbering */
+} stacked_top_vars;
+
+typedef struct stacked_challenge_vars {
+    gadget_num data_leaf;
+    gadget_num drg[POREP_DRG_DEGREE][POREP_MAX_LAYERS], exp[POREP_EXP_DEGREE][POREP_MAX_LAYERS];
+    gadget_u64 challenge;
+    gadget_num labels[POREP_MAX_LAYERS];
+} stacked_challenge_vars;
+
+cuzk_status stacked_synth_top(r1cs *cs, const stacked_circuit *c, const stacked_witness *w, stacked_top_vars *top,
+                              cuzk_error *err);
+/* Sets v's data_leaf, drg, exp and challenge. */
+cuzk_status stacked_synth_columns(r1cs *cs, const stacked_circuit *c, const stacked_challenge *p,
+                                  const stacked_top_vars *top, stacked_challenge_vars *v, cuzk_error *err);
+/* Reads v's drg[.][layer - 1], exp[.][layer - 2] (layer > 1) and challenge; sets labels[layer - 1]. */
+cuzk_status stacked_synth_label(r1cs *cs, const stacked_circuit *c, const stacked_top_vars *top,
+                                stacked_challenge_vars *v, unsigned layer, cuzk_error *err);
+/* Reads v's labels and data_leaf. */
+cuzk_status stacked_synth_finish(r1cs *cs, const stacked_circuit *c, const stacked_challenge *p,
+                                 const stacked_top_vars *top, const stacked_challenge_vars *v, cuzk_error *err);
 
 /* Sizes of the partition circuit as bellperson reports them. */
 typedef struct stacked_info {
