@@ -8,11 +8,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "circuits/porep/c1.h"
+#include "circuits/porep/geometry.h"
 #include "circuits/spec.h"
 #include "circuits/synthetic.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon/log.h"
 #include "engine/engine.h"
+#include "engine/porep.h"
 #include "engine/residency.h"
 #include "gpu/gpu.h"
 #include "groth16/groth16.h"
@@ -45,14 +48,28 @@ static int kind_index(int kind)
     return -1;
 }
 
-/* Circuit-id names of the Rust daemon's parameter sets (PreloadSRS / EvictSRS). */
-static const char *const FILECOIN_SRS[] = {"porep-32g", "porep-64g", "wpost-32g", "winning-32g", "snap-32g",
-                                           "snap-64g"};
+/* Circuit-id names of the Rust daemon's parameter sets that cuzk cannot prove yet (PreloadSRS / EvictSRS).
+ * PoRep sets are named porep-<size>[-ni] (porep_set_name). */
+static const char *const FILECOIN_SRS[] = {"wpost-32g", "winning-32g", "snap-32g", "snap-64g"};
 
-/* ---- circuits: one entry per canonical spec, parameters held by the residency ---- */
+/* ---- circuits: one entry per canonical spec or PoRep parameter set, parameters held by the residency ---- */
+
+/* A PoRep entry's circuit for one proof type (the engine's PoRep circuit checks the C1's API version and kind
+ * against it, so each registered proof type of the set's size gets its own, over the same parameters). */
+typedef struct porep_variant {
+    const porep_proof_type *type;
+    engine_porep_circuit *pc;
+    unsigned loads; /* the parameter load pc was created with */
+    struct porep_variant *next;
+} porep_variant;
 
 typedef struct circuit_entry {
     char name[128];
+    /* PoRep: the parameters are <srs.param_cache>/<name>.params; interactive and synthetic PoRep of a size share
+     * them ("porep-32g"), non-interactive has its own ("porep-32g-ni"). */
+    const porep_geometry *geometry; /* NULL: a circuit spec */
+    int ni;
+    porep_variant *variants;
     circuit_spec spec;
     r1cs shape;
     int shape_built;
@@ -80,6 +97,9 @@ typedef struct job {
     uint64_t engine_id;
     struct daemon_service *svc;
     circuit_spec spec;
+    uint8_t *input;       /* PoRep: the C1 as received, until the job thread parsed it */
+    size_t input_len;
+    uint64_t sector_size; /* PoRep: the request's sector_size (0: not given) */
     circuit_entry *entry; /* set by the job thread */
     unsigned partitions;
     engine_priority prio;
@@ -279,6 +299,83 @@ static cuzk_status circuit_load(void *ctx, groth16_params *out, cuzk_error *err)
     return st;
 }
 
+/* A PoRep set's parameters from <srs.param_cache>/<name>.params (bellperson layout, e.g. written by
+ * `cuzk setup --circuit porep:2KiB`). Trusted local files: the subgroup checks of the bases are skipped (they
+ * dominate the load time of 32 GiB parameters); the verifying key is checked in full. */
+static cuzk_status porep_load(void *ctx, groth16_params *out, cuzk_error *err)
+{
+    circuit_entry *c = ctx;
+    char path[sizeof(c->svc->cfg.param_cache) + 160];
+    snprintf(path, sizeof(path), "%s/%s.params", c->svc->cfg.param_cache, c->name);
+    double t0 = now_s();
+    if (c->circuit_params) engine_backend_gpu_drop_params(c->svc->backend, c->circuit_params);
+    cuzk_status st = groth16_params_read(c->svc->prove_pool, out, path, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "srs.param_cache: ");
+    c->loads++;
+    c->last_load_ms = (now_s() - t0) * 1e3;
+    c->bytes = engine_params_bytes(out);
+    LOGI("parameters of %s read from %s: %.1f MiB in %.0f ms", c->name, path, (double)c->bytes / 1048576.0,
+         c->last_load_ms);
+    return CUZK_OK;
+}
+
+/* The parameter-set name of a PoRep size: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g (the Rust
+ * daemon's ids for the published sizes), with -ni for non-interactive PoRep. */
+static void porep_set_name(const porep_geometry *g, int ni, char *out, size_t n)
+{
+    uint64_t b = g->sector_size;
+    if (b % (1ull << 30) == 0)
+        snprintf(out, n, "porep-%" PRIu64 "g%s", b >> 30, ni ? "-ni" : "");
+    else if (b % (1ull << 20) == 0)
+        snprintf(out, n, "porep-%" PRIu64 "m%s", b >> 20, ni ? "-ni" : "");
+    else
+        snprintf(out, n, "porep-%" PRIu64 "k%s", b >> 10, ni ? "-ni" : "");
+}
+
+/* The size of a PoRep set name, or NULL when id names none. */
+static const porep_geometry *porep_set_parse(const char *id, int *ni)
+{
+    size_t count;
+    const porep_geometry *gs = porep_geometries(&count);
+    for (size_t i = 0; i < count; i++) {
+        for (int k = 0; k < 2; k++) {
+            char name[64];
+            porep_set_name(&gs[i], k, name, sizeof(name));
+            if (!strcmp(name, id)) {
+                *ni = k;
+                return &gs[i];
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Finds or registers the entry of a PoRep parameter set. Under reg_mu. */
+static cuzk_status porep_get(daemon_service *s, const porep_geometry *g, int ni, circuit_entry **out, cuzk_error *err)
+{
+    char name[64];
+    porep_set_name(g, ni, name, sizeof(name));
+    circuit_entry *c = s->circuits;
+    while (c && strcmp(c->name, name)) c = c->next;
+    if (!c) {
+        c = calloc(1, sizeof(*c));
+        if (!c) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", name);
+        snprintf(c->name, sizeof(c->name), "%s", name);
+        c->geometry = g;
+        c->ni = ni;
+        c->svc = s;
+        cuzk_status st = engine_residency_add(s->res, c->name, porep_load, c, err);
+        if (st != CUZK_OK) {
+            free(c);
+            return st;
+        }
+        c->next = s->circuits;
+        s->circuits = c;
+    }
+    *out = c;
+    return CUZK_OK;
+}
+
 /* Finds or registers the entry of a canonical spec and builds its shape. Under reg_mu. */
 static cuzk_status circuit_get(daemon_service *s, const circuit_spec *spec, circuit_entry **out, cuzk_error *err)
 {
@@ -312,12 +409,44 @@ static cuzk_status circuit_get(daemon_service *s, const circuit_spec *spec, circ
 }
 
 /* Takes a residency reference and makes sure the engine circuit matches the parameters in memory (a set
- * evicted and loaded again is a new set, maybe at the same address; it can only change while no job uses it). */
-static cuzk_status circuit_acquire(daemon_service *s, circuit_entry *c, cuzk_error *err)
+ * evicted and loaded again is a new set, maybe at the same address; it can only change while no job uses it).
+ * A PoRep entry gives the circuit of proof type `type` in *pc. Under reg_mu. */
+static cuzk_status circuit_acquire(daemon_service *s, circuit_entry *c, const porep_proof_type *type,
+                                   engine_porep_circuit **pc, cuzk_error *err)
 {
     const groth16_params *params;
     cuzk_status st = engine_residency_acquire(s->res, c->name, &params, err);
     if (st != CUZK_OK) return st;
+    if (c->geometry) {
+        porep_variant *v = c->variants;
+        while (v && v->type != type) v = v->next;
+        if (!v) {
+            v = calloc(1, sizeof(*v));
+            if (!v) {
+                engine_residency_release(s->res, c->name);
+                return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", type->name);
+            }
+            v->type = type;
+            v->next = c->variants;
+            c->variants = v;
+        }
+        if (!v->pc || v->loads != c->loads) {
+            engine_porep_circuit_free(v->pc);
+            v->pc = NULL;
+            double t0 = now_s();
+            st = engine_porep_circuit_create(type, params, s->prove_pool, &v->pc, err);
+            if (st != CUZK_OK) {
+                engine_residency_release(s->res, c->name);
+                return cuzk_error_prefix(err, "%s (%s): ", c->name, type->name);
+            }
+            v->loads = c->loads;
+            LOGI("circuit %s compiled for %s in %.0f ms", type->name, c->name, (now_s() - t0) * 1e3);
+        }
+        c->circuit_params = params;
+        c->active++;
+        *pc = v->pc;
+        return CUZK_OK;
+    }
     if (c->circuit_params != params || c->circuit_loads != c->loads) {
         if (c->circuit_params) engine_circuit_free(&c->circuit);
         c->circuit_params = NULL;
@@ -352,6 +481,7 @@ static job *job_find(daemon_service *s, const char *id)
 
 static void job_free(job *j)
 {
+    free(j->input);
     free(j->proof);
     free(j);
 }
@@ -488,14 +618,47 @@ static void *job_main(void *arg)
     memset(&res, 0, sizeof(res));
     int have_res = 0, acquired = 0;
     double t_prep = now_s();
+    porep_c1 c1;
+    memset(&c1, 0, sizeof(c1));
+    int have_c1 = 0;
+    cuzk_status st = CUZK_OK;
+    engine_request rq = {.partitions = j->partitions, .priority = j->prio};
 
-    pthread_mutex_lock(&s->reg_mu);
-    cuzk_status st = circuit_get(s, &j->spec, &j->entry, &err);
-    if (st == CUZK_OK) {
-        st = circuit_acquire(s, j->entry, &err);
-        acquired = st == CUZK_OK;
+    if (j->kind == KIND_POREP) {
+        /* The C1 is parsed here, not in the handler: 50 MB of JSON must not hold up the server loop. */
+        st = porep_c1_parse(&c1, (const char *)j->input, j->input_len, NULL, &err);
+        if (st != CUZK_OK) {
+            cuzk_error_prefix(&err, "invalid C1 (vanilla_proof): ");
+        } else {
+            have_c1 = 1;
+            if (j->sector_size && j->sector_size != c1.type->sector_size)
+                st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG,
+                                    "sector_size %" PRIu64 " does not match the C1's proof type %s (%" PRIu64 " bytes)",
+                                    j->sector_size, c1.type->name, c1.type->sector_size);
+        }
+        pthread_mutex_lock(&s->mu);
+        free(j->input);
+        j->input = NULL;
+        if (have_c1) j->partitions = c1.partitions;
+        pthread_mutex_unlock(&s->mu);
     }
-    pthread_mutex_unlock(&s->reg_mu);
+    if (st == CUZK_OK) {
+        engine_porep_circuit *pc = NULL;
+        pthread_mutex_lock(&s->reg_mu);
+        if (have_c1)
+            st = porep_get(s, c1.geometry, c1.type->kind == POREP_NON_INTERACTIVE, &j->entry, &err);
+        else
+            st = circuit_get(s, &j->spec, &j->entry, &err);
+        if (st == CUZK_OK) {
+            st = circuit_acquire(s, j->entry, have_c1 ? c1.type : NULL, &pc, &err);
+            acquired = st == CUZK_OK;
+        }
+        pthread_mutex_unlock(&s->reg_mu);
+        if (st == CUZK_OK && have_c1)
+            st = engine_porep_request(pc, &c1, j->prio, &rq, &err);
+        else if (st == CUZK_OK)
+            rq.circuit = &j->entry->circuit;
+    }
     j->srs_ms = ms_of(now_s() - t_prep);
 
     if (st == CUZK_OK) {
@@ -505,8 +668,6 @@ static void *job_main(void *arg)
         if (cancel) {
             st = CUZK_ERR_CANCELLED;
         } else {
-            engine_request rq = {.circuit = &j->entry->circuit, .payload = NULL, .partitions = j->partitions,
-                                 .priority = j->prio};
             uint64_t eid = 0;
             st = engine_submit(s->eng, &rq, &eid, &err);
             if (st == CUZK_OK) {
@@ -524,6 +685,7 @@ static void *job_main(void *arg)
         }
     }
     if (acquired) circuit_release(s, j->entry);
+    if (have_c1) porep_c1_free(&c1);
 
     uint8_t *proof = NULL;
     size_t proof_len = 0;
@@ -649,6 +811,12 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
             reply_error(reply, RPC_INVALID_ARGUMENT, "circuit: %s", err.msg);
             return NULL;
         }
+        if (spec.kind != CIRCUIT_SYNTHETIC) {
+            reply_error(reply, RPC_INVALID_ARGUMENT,
+                        "circuit: CIRCUIT_SPEC proves synthetic:k=N circuits; a PoRep C2 is POREP_SEAL_COMMIT with "
+                        "the C1 in vanilla_proof");
+            return NULL;
+        }
         if (partitions > MAX_PARTITIONS) {
             reply_error(reply, RPC_INVALID_ARGUMENT, "partitions: %u is more than %d", partitions, MAX_PARTITIONS);
             return NULL;
@@ -701,11 +869,25 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
     s->n_active++;
     *is_new = 1;
 
-    if (kind != KIND_CIRCUIT) {
+    if (kind == KIND_POREP) {
+        /* A copy: the request message is freed when the handler returns; the job thread parses it. */
+        j->input = malloc(rq->vanilla_proof.len ? rq->vanilla_proof.len : 1);
+        if (!j->input) {
+            pending_delivery *d;
+            size_t nd;
+            job_end_locked(s, j, CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED, "out of memory copying the C1", &d,
+                           &nd);
+            free(d);
+            return j;
+        }
+        if (rq->vanilla_proof.len) memcpy(j->input, rq->vanilla_proof.data, rq->vanilla_proof.len);
+        j->input_len = rq->vanilla_proof.len;
+        j->sector_size = rq->sector_size;
+    } else if (kind != KIND_CIRCUIT) {
         char msg[256];
         snprintf(msg, sizeof(msg),
-                 "%s proofs are not implemented yet in cuzk (the Filecoin circuits are still being written); "
-                 "CIRCUIT_SPEC is the kind cuzk proves today",
+                 "%s proofs are not implemented yet in cuzk (their circuits are still being written); "
+                 "POREP_SEAL_COMMIT and CIRCUIT_SPEC are the kinds cuzk proves today",
                  KINDS[ki].what);
         pending_delivery *d;
         size_t nd;
@@ -723,7 +905,10 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
         free(d);
         return j;
     }
-    LOGI("job %s queued: %s, %u partition(s), priority %d", j->id, rq->circuit, partitions, (int)j->prio);
+    if (kind == KIND_POREP)
+        LOGI("job %s queued: PoRep C2, C1 of %zu bytes, priority %d", j->id, j->input_len, (int)j->prio);
+    else
+        LOGI("job %s queued: %s, %u partition(s), priority %d", j->id, rq->circuit, partitions, (int)j->prio);
     return j;
 }
 
@@ -1036,6 +1221,8 @@ typedef struct srs_op {
     void *call;
     int evict;
     circuit_spec spec;
+    const porep_geometry *geometry; /* a PoRep set instead of the spec */
+    int ni;
 } srs_op;
 
 static void *srs_main(void *arg)
@@ -1045,12 +1232,16 @@ static void *srs_main(void *arg)
     service_reply reply;
     cuzk_error err;
     char name[128];
-    circuit_spec_format(&op->spec, name, sizeof(name));
+    if (op->geometry)
+        porep_set_name(op->geometry, op->ni, name, sizeof(name));
+    else
+        circuit_spec_format(&op->spec, name, sizeof(name));
     if (!op->evict) {
         double t0 = now_s();
         pthread_mutex_lock(&s->reg_mu);
         circuit_entry *c = NULL;
-        cuzk_status st = circuit_get(s, &op->spec, &c, &err);
+        cuzk_status st = op->geometry ? porep_get(s, op->geometry, op->ni, &c, &err)
+                                      : circuit_get(s, &op->spec, &c, &err);
         int already = 0;
         if (st == CUZK_OK) {
             engine_residency_state rs = engine_residency_state_of(s->res, c->name);
@@ -1059,8 +1250,11 @@ static void *srs_main(void *arg)
         }
         pthread_mutex_unlock(&s->reg_mu);
         if (st != CUZK_OK) {
-            reply_error(&reply, st == CUZK_ERR_NOMEM ? RPC_RESOURCE_EXHAUSTED : RPC_INTERNAL, "%s: %s", name,
-                        err.msg);
+            reply_error(&reply,
+                        st == CUZK_ERR_NOMEM ? RPC_RESOURCE_EXHAUSTED
+                        : st == CUZK_ERR_IO  ? RPC_FAILED_PRECONDITION
+                                             : RPC_INTERNAL,
+                        "%s: %s", name, err.msg);
         } else {
             Cuzk__V1__PreloadSrsResponse r;
             cuzk__v1__preload_srs_response__init(&r);
@@ -1135,7 +1329,7 @@ static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t l
                 reply_pack(reply, &r.base);
             } else {
                 reply_error(reply, RPC_UNIMPLEMENTED,
-                            "%s: Filecoin parameter sets are not implemented yet in cuzk (the circuits are still "
+                            "%s: this Filecoin parameter set is not implemented yet in cuzk (its circuit is still "
                             "being written)", id);
             }
             return 1;
@@ -1147,11 +1341,12 @@ static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t l
         return 1;
     }
     cuzk_error err;
-    if (circuit_spec_parse(id, &op->spec, &err) != CUZK_OK) {
+    op->geometry = porep_set_parse(id, &op->ni);
+    if (!op->geometry && (circuit_spec_parse(id, &op->spec, &err) != CUZK_OK || op->spec.kind != CIRCUIT_SYNTHETIC)) {
         free(op);
         reply_error(reply, RPC_INVALID_ARGUMENT,
-                    "unknown circuit_id '%.100s' (a Filecoin set such as porep-32g, or a circuit spec such as "
-                    "synthetic:k=8: %s)", id, err.msg);
+                    "unknown circuit_id '%.100s' (a PoRep set such as porep-32g or porep-2k, or a circuit spec such "
+                    "as synthetic:k=8)", id);
         return 1;
     }
     op->s = s;
@@ -1397,8 +1592,14 @@ void service_destroy(daemon_service *s)
     while (s->circuits) {
         circuit_entry *c = s->circuits;
         s->circuits = c->next;
-        if (c->circuit_params) engine_circuit_free(&c->circuit);
+        if (!c->geometry && c->circuit_params) engine_circuit_free(&c->circuit);
         if (c->shape_built) r1cs_free(&c->shape);
+        while (c->variants) {
+            porep_variant *v = c->variants;
+            c->variants = v->next;
+            engine_porep_circuit_free(v->pc);
+            free(v);
+        }
         free(c);
     }
     engine_destroy(s->eng);

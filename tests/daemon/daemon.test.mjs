@@ -40,6 +40,7 @@ threads = 1
 max_parallel_synthesis = 2
 [srs]
 preload = ["porep-32g"]   # deprecated: a warning, not an error
+param_cache = "${work}"
 [logging]
 level = "info"
 `);
@@ -194,13 +195,19 @@ async function main() {
   r = await call('AwaitProof', { job_id: 'no-such-job' });
   check(r.err && r.err.code === grpc.status.NOT_FOUND, `AwaitProof unknown job: NOT_FOUND (${r.err && r.err.code})`);
 
-  // ---- Filecoin kinds: accepted, answered FAILED ----
+  // ---- Filecoin kinds: a bad C1 and the kinds not implemented are answered FAILED ----
   r = await call('SubmitProof', { request_id: 'porep-1', proof_kind: 'POREP_SEAL_COMMIT', sector_size: 34359738368,
     registered_proof: 8, vanilla_proof: Buffer.from('{"SectorNum":1}'), sector_number: 1, miner_id: 1000 });
   check(!r.err && r.res.job_id === 'porep-1', `SubmitProof PoRep accepted: ${r.err}`);
-  r = await call('AwaitProof', { job_id: 'porep-1', timeout_ms: 1000 });
-  check(!r.err && r.res.status === 'FAILED' && /not implemented yet/.test(r.res.error_message),
-    `PoRep answered FAILED, not implemented: ${r.res && r.res.error_message}`);
+  r = await call('AwaitProof', { job_id: 'porep-1', timeout_ms: 5000 });
+  check(!r.err && r.res.status === 'FAILED' && /^invalid C1 \(vanilla_proof\): /.test(r.res.error_message),
+    `PoRep with a bad C1 answered FAILED: ${r.res && r.res.error_message}`);
+  for (const [id, c1] of [['porep-empty', Buffer.alloc(0)], ['porep-junk', Buffer.from('{"registered_proof":7')],
+    ['porep-env', Buffer.from('{"SectorNum":1,"Phase1Out":"!!","SectorSize":2048}')]]) {
+    r = await call('Prove', { submit: { request_id: id, proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: c1 } });
+    check(!r.err && statusOf(r) === 'FAILED' && /^invalid C1/.test(r.res.result.error_message),
+      `${id}: FAILED with a clear message (${r.err || r.res.result.error_message})`);
+  }
   for (const kind of ['SNAP_DEALS_UPDATE', 'WINDOW_POST_PARTITION', 'WINNING_POST']) {
     r = await call('Prove', { submit: { request_id: `fc-${kind}`, proof_kind: kind, vanilla_proofs: [Buffer.alloc(64)],
       randomness: Buffer.alloc(32), comm_r_old: Buffer.alloc(32) } });
@@ -244,7 +251,7 @@ async function main() {
   const text = r.res ? r.res.prometheus_text : '';
   const completedNow = counts((await call('GetStatus', {})).res).completed;
   check(new RegExp(`^cuzk_proofs_completed_total ${completedNow}$`, 'm').test(text), 'metrics: completed total');
-  check(/^cuzk_proofs_failed\{proof_kind="porep_c2"\} 1$/m.test(text), 'metrics: the PoRep failure, Rust label');
+  check(/^cuzk_proofs_failed\{proof_kind="porep_c2"\} 4$/m.test(text), 'metrics: the PoRep failures, Rust label');
   check(/^cuzk_engine_jobs_total\{outcome="cancelled"\} 1$/m.test(text), 'metrics: the engine saw the cancel');
   check(/^# TYPE cuzk_engine_job_ms histogram$/m.test(text), 'metrics: engine histograms');
 
@@ -264,7 +271,10 @@ async function main() {
   r = await call('GetStatus', {});
   check(!r.res.loaded_srs.some((x) => x.circuit_id === 'synthetic:k=9,seed=1'), 'no longer listed');
   r = await call('PreloadSRS', { circuit_id: 'porep-32g' });
-  check(r.err && r.err.code === grpc.status.UNIMPLEMENTED, 'PreloadSRS porep-32g: UNIMPLEMENTED');
+  check(r.err && r.err.code === grpc.status.FAILED_PRECONDITION && /porep-32g\.params/.test(r.err.details),
+    `PreloadSRS porep-32g without its file: FAILED_PRECONDITION naming the file (${r.err && r.err.details})`);
+  r = await call('PreloadSRS', { circuit_id: 'winning-32g' });
+  check(r.err && r.err.code === grpc.status.UNIMPLEMENTED, 'PreloadSRS winning-32g: UNIMPLEMENTED');
   r = await call('EvictSRS', { circuit_id: 'porep-32g' });
   check(!r.err && r.res.was_loaded === false, 'EvictSRS porep-32g: was not loaded');
   r = await call('PreloadSRS', { circuit_id: 'bogus' });
@@ -300,7 +310,7 @@ async function main() {
   r = await rawCall('SubmitProof', huge, 60000);
   check(r.err && r.err.code === grpc.status.RESOURCE_EXHAUSTED,
     `a 257 MiB request: RESOURCE_EXHAUSTED (${r.err && r.err.code} ${r.err && r.err.details})`);
-  // Just under the limit, a valid PoRep request: accepted (and answered FAILED: not implemented).
+  // Just under the limit, a PoRep request: accepted (and answered FAILED: not a C1).
   const bigVanilla = Buffer.alloc(200 * MIB, 0x20);
   r = await call('SubmitProof', { request_id: 'porep-big', proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: bigVanilla });
   check(!r.err && r.res.job_id === 'porep-big', `a 200 MiB PoRep request is accepted (${r.err})`);
