@@ -3,15 +3,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Where the variables and rows of the partition live: the top level first, then challenge blocks of equal size. */
+#include "circuits/gadgets/num.h"
+#include "circuits/gadgets/uint64.h"
+
+/* Where the variables and rows of the partition live: the top level first, then challenge blocks of equal size. A
+ * block is made of segments, in order: the columns part, the label of each layer, the finish (stacked.h). */
+#define MAX_SEGMENTS (POREP_MAX_LAYERS + 2)
+
 typedef struct layout {
     size_t top_in, top_aux, top_con; /* inputs count ONE */
     size_t blk_in, blk_aux, blk_con;
-    unsigned n; /* challenges */
+    size_t seg_in[MAX_SEGMENTS + 1], seg_aux[MAX_SEGMENTS + 1]; /* segment starts within a block, then its end */
+    unsigned n, layers;
 } layout;
 
-/* A circuit or witness restricted to some challenges: stacked_synthesize reads nothing but the fields copied here,
- * and the Poseidon constants stay owned by the original. */
+/* A circuit restricted to some challenges: stacked_synthesize reads nothing but the fields copied here, and the
+ * Poseidon constants stay owned by the original. */
 static stacked_circuit circuit_with(const stacked_circuit *c, unsigned challenges)
 {
     stacked_circuit cc = *c;
@@ -19,34 +26,34 @@ static stacked_circuit circuit_with(const stacked_circuit *c, unsigned challenge
     return cc;
 }
 
-static cuzk_status count_prefix(const stacked_circuit *c, unsigned challenges, size_t out[3], cuzk_error *err)
+/* Counts the top level and one block, part by part, in a counting system. */
+static cuzk_status layout_of(const stacked_circuit *c, layout *L, cuzk_error *err)
 {
-    stacked_circuit cc = circuit_with(c, challenges);
+    memset(L, 0, sizeof *L);
+    L->n = c->challenges;
+    L->layers = c->layers;
     r1cs cs;
     cuzk_status st = r1cs_create_counter(&cs, err);
     if (st != CUZK_OK) return st;
-    st = stacked_synthesize(&cs, &cc, NULL, err);
-    out[0] = cs.num_inputs;
-    out[1] = cs.num_aux;
-    out[2] = cs.num_constraints;
+    stacked_top_vars top;
+    stacked_challenge_vars v;
+    if ((st = stacked_synth_top(&cs, c, NULL, &top, err)) != CUZK_OK) goto done;
+    L->top_in = cs.num_inputs;
+    L->top_aux = cs.num_aux;
+    L->top_con = cs.num_constraints;
+    for (unsigned s = 0; s < c->layers + 2 && st == CUZK_OK; s++) {
+        L->seg_in[s] = cs.num_inputs - L->top_in;
+        L->seg_aux[s] = cs.num_aux - L->top_aux;
+        st = s == 0               ? stacked_synth_columns(&cs, c, NULL, &top, &v, err)
+             : s <= c->layers ? stacked_synth_label(&cs, c, &top, &v, s, err)
+                                : stacked_synth_finish(&cs, c, NULL, &top, &v, err);
+    }
+    L->blk_in = L->seg_in[c->layers + 2] = cs.num_inputs - L->top_in;
+    L->blk_aux = L->seg_aux[c->layers + 2] = cs.num_aux - L->top_aux;
+    L->blk_con = cs.num_constraints - L->top_con;
+done:
     r1cs_free(&cs);
     return st;
-}
-
-static cuzk_status layout_of(const stacked_circuit *c, layout *L, cuzk_error *err)
-{
-    size_t top[3], one[3];
-    cuzk_status st = count_prefix(c, 0, top, err);
-    if (st == CUZK_OK) st = count_prefix(c, 1, one, err);
-    if (st != CUZK_OK) return st;
-    L->top_in = top[0];
-    L->top_aux = top[1];
-    L->top_con = top[2];
-    L->blk_in = one[0] - top[0];
-    L->blk_aux = one[1] - top[1];
-    L->blk_con = one[2] - top[2];
-    L->n = c->challenges;
-    return CUZK_OK;
 }
 
 /* ---- witness ---- */
@@ -56,53 +63,85 @@ typedef struct witness_job {
     const stacked_witness *w;
     const layout *L;
     r1cs *out;
-    cuzk_status *st; /* per challenge */
-    cuzk_error *err; /* per challenge */
+    fr_t *labels;     /* per challenge, per layer: the label values, for the finish parts */
+    size_t first;     /* unit index of the first task of the current loop */
+    cuzk_status *st;  /* per unit */
+    cuzk_error *err;  /* per unit */
 } witness_job;
 
-/* Challenge i in a system of its own that holds the top level and that one challenge; its block's values are then
- * copied to their place in the partition. Redoing the top level per challenge costs a few hundred constraints. */
-static cuzk_status witness_challenge(const witness_job *j, unsigned i, cuzk_error *err)
+/* One segment s of challenge i in a system of its own: the top level, stand-ins for the variables of earlier parts
+ * that the segment reads (allocated with their values; see stacked.h), then the segment, whose values are copied
+ * to their place in the partition. Redoing the top level and the stand-ins costs a few hundred constraints; a
+ * segment has hundreds of thousands. */
+static cuzk_status witness_segment(const witness_job *j, unsigned i, unsigned s, cuzk_error *err)
 {
     const layout *L = j->L;
-    stacked_circuit cc = circuit_with(j->c, 1);
-    stacked_witness wi;
-    if (j->w) {
-        wi = *j->w;
-        wi.challenges = 1;
-        wi.proofs = &j->w->proofs[i];
-    }
+    const stacked_circuit *c = j->c;
+    const stacked_challenge *p = j->w ? &j->w->proofs[i] : NULL;
+    fr_t zero;
+    fr_set_zero(&zero);
     r1cs cs;
     cuzk_status st = r1cs_create_witness_only(&cs, err);
     if (st != CUZK_OK) return st;
-    if ((st = stacked_synthesize(&cs, &cc, j->w ? &wi : NULL, err)) != CUZK_OK) {
-        r1cs_free(&cs);
-        return st;
+    stacked_top_vars top;
+    stacked_challenge_vars v;
+    memset(&v, 0, sizeof v);
+    if ((st = stacked_synth_top(&cs, c, j->w, &top, err)) != CUZK_OK) goto done;
+    if (s >= 1 && s <= c->layers) {
+        for (int k = 0; k < POREP_DRG_DEGREE && st == CUZK_OK; k++)
+            st = gadget_num_alloc(&cs, p ? &p->drg[k].rows[s - 1] : &zero, &v.drg[k][s - 1], err);
+        for (int k = 0; k < POREP_EXP_DEGREE && s > 1 && st == CUZK_OK; k++)
+            st = gadget_num_alloc(&cs, p ? &p->exp[k].rows[s - 2] : &zero, &v.exp[k][s - 2], err);
+        if (st == CUZK_OK) st = gadget_u64_alloc(&cs, p ? p->challenge : 0, &v.challenge, err);
+    } else if (s == c->layers + 1) {
+        st = gadget_num_alloc(&cs, p ? &p->data_leaf : &zero, &v.data_leaf, err);
+        for (unsigned l = 0; l < c->layers && st == CUZK_OK; l++)
+            st = gadget_num_alloc(&cs, &j->labels[(size_t)i * c->layers + l], &v.labels[l], err);
     }
-    if (cs.num_inputs != L->top_in + L->blk_in || cs.num_aux != L->top_aux + L->blk_aux ||
-        cs.num_constraints != L->top_con + L->blk_con) {
-        r1cs_free(&cs);
-        return cuzk_error_set(err, CUZK_ERR_INTERNAL,
-                              "%zu inputs, %zu aux, %zu constraints with values; %zu, %zu, %zu without", cs.num_inputs,
-                              cs.num_aux, cs.num_constraints, L->top_in + L->blk_in, L->top_aux + L->blk_aux,
-                              L->top_con + L->blk_con);
+    if (st != CUZK_OK) goto done;
+    size_t in0 = cs.num_inputs, aux0 = cs.num_aux;
+    st = s == 0             ? stacked_synth_columns(&cs, c, p, &top, &v, err)
+         : s <= c->layers ? stacked_synth_label(&cs, c, &top, &v, s, err)
+                            : stacked_synth_finish(&cs, c, p, &top, &v, err);
+    if (st != CUZK_OK) goto done;
+    size_t n_in = L->seg_in[s + 1] - L->seg_in[s], n_aux = L->seg_aux[s + 1] - L->seg_aux[s];
+    if (cs.num_inputs - in0 != n_in || cs.num_aux - aux0 != n_aux) {
+        st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "part %u: %zu inputs, %zu aux with values; %zu, %zu without", s,
+                            cs.num_inputs - in0, cs.num_aux - aux0, n_in, n_aux);
+        goto done;
     }
+    if (s >= 1 && s <= c->layers) j->labels[(size_t)i * c->layers + s - 1] = v.labels[s - 1].value;
     r1cs *out = j->out;
-    memcpy(out->inputs + L->top_in + i * L->blk_in, cs.inputs + L->top_in, L->blk_in * sizeof(fr_t));
-    memcpy(out->aux + L->top_aux + i * L->blk_aux, cs.aux + L->top_aux, L->blk_aux * sizeof(fr_t));
-    if (i == 0) {
+    memcpy(out->inputs + L->top_in + i * L->blk_in + L->seg_in[s], cs.inputs + in0, n_in * sizeof(fr_t));
+    memcpy(out->aux + L->top_aux + i * L->blk_aux + L->seg_aux[s], cs.aux + aux0, n_aux * sizeof(fr_t));
+    if (i == 0 && s == 0) {
         memcpy(out->inputs + 1, cs.inputs + 1, (L->top_in - 1) * sizeof(fr_t));
         memcpy(out->aux, cs.aux, L->top_aux * sizeof(fr_t));
     }
+done:
     r1cs_free(&cs);
-    return CUZK_OK;
+    return st == CUZK_OK ? st : cuzk_error_prefix(err, "challenge_%u: ", i);
 }
 
+/* Unit u of the first loop: the columns part of challenge u (u < n; the biggest units go first), else label
+ * (u - n) % layers + 1 of challenge (u - n) / layers. Unit n * (layers + 1) + i of the second loop: the finish of
+ * challenge i, which needs the labels' values. */
 static void witness_task(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
     const witness_job *j = ctx;
-    for (size_t i = begin; i < end; i++) j->st[i] = witness_challenge(j, (unsigned)i, &j->err[i]);
+    unsigned n = j->L->n, layers = j->L->layers;
+    for (size_t t = begin; t < end; t++) {
+        size_t u = j->first + t;
+        unsigned i, s;
+        if (u < n)
+            i = (unsigned)u, s = 0;
+        else if (u < (size_t)n * (layers + 1))
+            i = (unsigned)((u - n) / layers), s = (unsigned)((u - n) % layers) + 1;
+        else
+            i = (unsigned)(u - (size_t)n * (layers + 1)), s = layers + 1;
+        j->st[u] = witness_segment(j, i, s, &j->err[u]);
+    }
 }
 
 cuzk_status stacked_synthesize_witness(pool_t *pool, const stacked_circuit *c, const stacked_witness *w, r1cs *out,
@@ -120,25 +159,33 @@ cuzk_status stacked_synthesize_witness(pool_t *pool, const stacked_circuit *c, c
     st = r1cs_create_compiled(out, L.top_in + L.n * L.blk_in, L.top_aux + L.n * L.blk_aux,
                               L.top_con + L.n * L.blk_con, no_nnz, R1CS_WITNESS, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "%s: ", who);
-    cuzk_status *sts = r1cs_xcalloc(L.n, sizeof *sts);
-    cuzk_error *errs = r1cs_xcalloc(L.n, sizeof *errs);
-    if (!sts || !errs) {
-        free(sts);
-        free(errs);
-        r1cs_free(out);
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "%s: cannot allocate %u statuses", who, L.n);
+    size_t first_loop = (size_t)L.n * (L.layers + 1), units = first_loop + L.n;
+    cuzk_status *sts = r1cs_xcalloc(units, sizeof *sts);
+    cuzk_error *errs = r1cs_xcalloc(units, sizeof *errs);
+    fr_t *labels = r1cs_xcalloc((size_t)L.n * L.layers, sizeof *labels);
+    if (!sts || !errs || !labels) {
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "%s: cannot allocate the state of %zu parts", who, units);
+        goto done;
     }
-    witness_job j = {c, w, &L, out, sts, errs};
-    pool_parallel_for(pool, L.n, 1, witness_task, &j);
-    for (unsigned i = 0; i < L.n && st == CUZK_OK; i++) {
-        if (sts[i] != CUZK_OK) {
-            *err = errs[i];
-            st = cuzk_error_prefix(err, "%s: challenge_%u: ", who, i);
-        }
+    witness_job j = {c, w, &L, out, labels, 0, sts, errs};
+    pool_parallel_for(pool, first_loop, 1, witness_task, &j);
+    for (size_t u = 0; u < first_loop && st == CUZK_OK; u++)
+        if (sts[u] != CUZK_OK) *err = errs[u], st = sts[u];
+    if (st == CUZK_OK) {
+        j.first = first_loop;
+        pool_parallel_for(pool, L.n, 1, witness_task, &j);
+        for (size_t u = first_loop; u < units && st == CUZK_OK; u++)
+            if (sts[u] != CUZK_OK) *err = errs[u], st = sts[u];
     }
+    if (st != CUZK_OK) {
+        cuzk_error_prefix(err, "%s: ", who);
+        goto done;
+    }
+    if ((st = r1cs_finalize(out, err)) != CUZK_OK) cuzk_error_prefix(err, "%s: ", who);
+done:
     free(sts);
     free(errs);
-    if (st == CUZK_OK && (st = r1cs_finalize(out, err)) != CUZK_OK) cuzk_error_prefix(err, "%s: ", who);
+    free(labels);
     if (st != CUZK_OK) r1cs_free(out);
     return st;
 }
