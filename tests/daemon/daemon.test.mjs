@@ -3,9 +3,12 @@
 // daemon's generated code). Over a unix socket in a temporary directory.
 //
 //   node daemon.test.mjs DAEMON_BINARY PROTO_DIR
+//   node daemon.test.mjs DAEMON_BINARY PROTO_DIR --porep PARAM_DIR C1_DIR CUZK_BINARY
+// The second form runs only the PoRep C2 checks (porep.sh prepares them): PARAM_DIR holds porep-2k.params and
+// porep-2k.vk, C1_DIR the 2 KiB C1 files c1.json and c1-envelope.json; proofs are checked with `cuzk verify`.
 //
 // Exit status 0 when every check passed, 1 otherwise. The daemon's log is printed on failure.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +21,14 @@ const protoLoader = require('@grpc/proto-loader');
 const [daemonBin, protoDir] = process.argv.slice(2);
 if (!daemonBin || !protoDir) {
   console.error('usage: node daemon.test.mjs DAEMON_BINARY PROTO_DIR');
+  process.exit(2);
+}
+
+const porepArg = process.argv.indexOf('--porep');
+const porep = porepArg > 0 ? { params: process.argv[porepArg + 1], c1: process.argv[porepArg + 2],
+  cuzk: process.argv[porepArg + 3] } : null;
+if (porep && !(porep.params && porep.c1 && porep.cuzk)) {
+  console.error('usage: node daemon.test.mjs DAEMON_BINARY PROTO_DIR --porep PARAM_DIR C1_DIR CUZK_BINARY');
   process.exit(2);
 }
 
@@ -40,7 +51,7 @@ threads = 1
 max_parallel_synthesis = 2
 [srs]
 preload = ["porep-32g"]   # deprecated: a warning, not an error
-param_cache = "${work}"
+param_cache = "${porep ? path.resolve(porep.params) : work}"
 [logging]
 level = "info"
 `);
@@ -359,8 +370,91 @@ async function main() {
   console.log(`daemon test: ${checks} checks, ${failures} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
+// ---- PoRep C2 of a real 2 KiB C1 (sealed by `cuzk porep seal`) ----
+function verifyPorep(c1Path, proof, what) {
+  const proofPath = path.join(work, 'proof.bin');
+  fs.writeFileSync(proofPath, proof);
+  const v = spawnSync(porep.cuzk, ['verify', '--porep', c1Path, '--vk', path.join(porep.params, 'porep-2k.vk'),
+    '--proof', proofPath], { encoding: 'utf8' });
+  return { ok: v.status === 0 && /^valid$/m.test(v.stdout), out: `${what}: exit ${v.status} ${v.stdout} ${v.stderr}` };
+}
+
+async function porepMain() {
+  const t0 = Date.now();
+  const rawPath = path.join(porep.c1, 'c1.json'), envPath = path.join(porep.c1, 'c1-envelope.json');
+  const raw = fs.readFileSync(rawPath), env = fs.readFileSync(envPath);
+  const long = 900000;
+  startDaemon();
+  check(await waitServing(), 'the daemon serves GetStatus after start');
+
+  let r = await call('PreloadSRS', { circuit_id: 'porep-2k' }, long);
+  check(!r.err && r.res.already_loaded === false, `PreloadSRS porep-2k: ${r.err}`);
+  r = await call('GetStatus', {});
+  const set = r.res && r.res.loaded_srs.find((x) => x.circuit_id === 'porep-2k');
+  check(set && set.tier === 'WARM' && Number(set.size_bytes) > 0, 'GetStatus lists porep-2k, warm');
+
+  // Prove with the raw SealCommitPhase1Output JSON.
+  r = await call('Prove', { submit: { request_id: 'c2-raw', proof_kind: 'POREP_SEAL_COMMIT', sector_size: 2048,
+    vanilla_proof: raw, sector_number: 1, miner_id: 1000 } }, long);
+  const pr = r.res && r.res.result;
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove 2 KiB C1: ${r.err || (pr && pr.error_message)}`);
+  check(pr && proofWellFormed(pr.proof, 1) && pr.verified === true, 'one well-formed proof, verified by the daemon');
+  if (pr && pr.proof.length === 192) {
+    let v = verifyPorep(rawPath, pr.proof, 'raw');
+    check(v.ok, `cuzk verify --porep accepts the proof (${v.out})`);
+    const bad = Buffer.from(pr.proof);
+    bad[150] ^= 1; // inside C: a different point (or none), never a valid proof
+    v = verifyPorep(rawPath, bad, 'tampered');
+    check(!v.ok, 'cuzk verify --porep rejects a tampered copy');
+    console.log(`2 KiB PoRep C2 through the daemon: total ${pr.total_ms} ms (synth ${pr.synthesis_ms}, gpu ${pr.gpu_compute_ms})`);
+  }
+
+  // Submit + Await with the Lotus/Curio envelope, as Curio sends it.
+  r = await call('SubmitProof', { request_id: 'c2-env', proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: env });
+  check(!r.err && r.res.job_id === 'c2-env', `SubmitProof envelope: ${r.err}`);
+  r = await call('AwaitProof', { job_id: 'c2-env' }, long);
+  check(!r.err && r.res.status === 'COMPLETED' && r.res.verified === true, `AwaitProof envelope: ${r.err || r.res.error_message}`);
+  if (!r.err && r.res.proof.length === 192) {
+    const v = verifyPorep(envPath, r.res.proof, 'envelope');
+    check(v.ok, `cuzk verify --porep accepts the envelope's proof (${v.out})`);
+  }
+
+  // Cancel: three jobs, the last cancelled while the first ones hold the pipeline.
+  const ids = ['c2-q1', 'c2-q2', 'c2-q3'];
+  for (const id of ids) {
+    r = await call('SubmitProof', { request_id: id, proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: raw });
+    check(!r.err, `SubmitProof ${id}: ${r.err}`);
+  }
+  r = await call('CancelProof', { job_id: 'c2-q3' });
+  check(!r.err && r.res.was_running === true, 'CancelProof of a queued PoRep job: was_running');
+  const ends = await Promise.all(ids.map((id) => call('AwaitProof', { job_id: id }, long)));
+  check(ends[0].res && ends[0].res.status === 'COMPLETED' && ends[1].res && ends[1].res.status === 'COMPLETED',
+    'the two other jobs complete');
+  check(ends[2].res && ends[2].res.status === 'CANCELLED', `the cancelled one: CANCELLED (${ends[2].res && ends[2].res.status})`);
+  check(ends[0].res && ends[1].res && Buffer.compare(ends[0].res.proof, ends[1].res.proof) !== 0,
+    'two proofs of one C1 differ (fresh r, s)');
+
+  // A C1 of another size than the request says: FAILED, clearly.
+  r = await call('Prove', { submit: { request_id: 'c2-size', proof_kind: 'POREP_SEAL_COMMIT', sector_size: 34359738368,
+    vanilla_proof: raw } });
+  check(!r.err && statusOf(r) === 'FAILED' && /does not match the C1/.test(r.res.result.error_message),
+    `a sector_size mismatch: FAILED (${r.err || r.res.result.error_message})`);
+
+  r = await call('GetStatus', {});
+  const q = r.res.queues.find((x) => x.proof_kind === 'porep-c2');
+  check(q.pending === 0 && q.in_progress === 0, 'nothing PoRep left queued');
+  check(counts(r.res).completed === 4 && counts(r.res).cancelled === 1, `4 completed, 1 cancelled (${JSON.stringify(counts(r.res))})`);
+  console.log(`gpus: ${JSON.stringify(r.res.gpus)}`);
+
+  daemon.kill('SIGTERM');
+  const exited = await Promise.race([daemon.exitInfo, sleep(60000).then(() => null)]);
+  check(exited && exited.code === 0, `the daemon exits 0 after SIGTERM (${JSON.stringify(exited)})`);
+  client.close();
+  console.log(`daemon porep test: ${checks} checks, ${failures} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
 try {
-  await main();
+  await (porep ? porepMain() : main());
 } catch (e) {
   failures++;
   console.error('FAIL: exception', e);
