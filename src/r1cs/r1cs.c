@@ -28,7 +28,10 @@ static int hook_fires(void)
 
 void *r1cs_xmalloc(size_t n) { return hook_fires() ? NULL : malloc(n ? n : 1); }
 void *r1cs_xrealloc(void *p, size_t n) { return hook_fires() ? NULL : realloc(p, n ? n : 1); }
-void *r1cs_xcalloc(size_t count, size_t size) { return hook_fires() ? NULL : calloc(count ? count : 1, size ? size : 1); }
+void *r1cs_xcalloc(size_t count, size_t size)
+{
+    return hook_fires() ? NULL : calloc(count ? count : 1, size ? size : 1);
+}
 
 /* Grows *p (of *cap elements) to hold at least need elements, doubling. 0 or -1 (untouched). */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)

@@ -137,10 +137,10 @@ cuzk_status r1cs_alloc_aux(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_erro
 /* The value of lc under cs's kept values (every variable allocated; cs has a witness). The checker's evaluation:
  * terms on zero values are skipped, unit coefficients and values of one add without a multiplication. */
 void r1cs_lc_eval(const r1cs *cs, const r1cs_lc *lc, fr_t *out);
-/* Appends constraint a * b = c (NULL stands for an empty combination). Repeated variables inside one LC are merged by adding their coefficients and
- * terms whose merged coefficient is zero are dropped (see above). Every variable must have been allocated
- * (CUZK_ERR_INVALID_ARG otherwise). In witness-only mode only the count grows; in checker mode the constraint is
- * evaluated and a failure recorded (not an error). */
+/* Appends constraint a * b = c (NULL stands for an empty combination). Repeated variables inside one LC are merged
+ * by adding their coefficients and terms whose merged coefficient is zero are dropped (see above). Every variable
+ * must have been allocated (CUZK_ERR_INVALID_ARG otherwise). In witness-only mode only the count grows; in checker
+ * mode the constraint is evaluated and a failure recorded (not an error). */
 cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err);
 /* The index of value in the coefficient table, adding it if new. value must be non-zero. For writers of
  * compiled systems (the builder calls it itself). Not available once finalized. */
