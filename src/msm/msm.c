@@ -3,8 +3,9 @@
  *
  * Plan of one MSM: (1) in parallel, scalars leave Montgomery form and are sorted into three kinds: 0 (skipped),
  * 1 (summed with plain additions) and the rest (Pippenger). (2) Pippenger with signed (Booth) window digits
- * in [-2^(c-1), 2^(c-1)], so 2^(c-1) XYZZ buckets per window; the work is cut into tasks (window, slice of
- * points), each with its own buckets, reduced by a running sum to one point per task. (3) The tasks' points are
+ * in [-2^(c-1), 2^(c-1)], so 2^(c-1) buckets per window (affine with batched inversion for large windows, XYZZ
+ * for small ones); the work is cut into tasks (window, slice of points), each with its own buckets, reduced by a
+ * running sum to one point per task. (3) The tasks' points are
  * combined by Horner's rule over the windows, c doublings apart. */
 #include "msm/msm.h"
 
@@ -45,13 +46,39 @@ typedef struct msm_plan {
     unsigned slices; /* slices of the points per window */
 } msm_plan_t;
 
-/* Cost in mixed additions per thread: every point meets every window once; each task also reduces its 2^(c-1)
- * buckets with two full additions each (a full XYZZ addition costs about 1.4 mixed ones). */
+/* Windows of at least this many bits keep affine buckets and add in batches with one shared inversion (see
+ * msm_impl.h); smaller windows have too few buckets to fill a batch without collisions, and keep XYZZ buckets. */
+#define MSM_AFFINE_MIN_C 11
+#define MSM_AFFINE_MAX_BATCH 2048
+
+/* Entries of one affine batch for c-bit windows, 0 for the XYZZ path: a quarter of the buckets keeps collisions
+ * (a point whose bucket already waits in the batch) near one in eight. */
+static size_t msm_affine_batch(unsigned c)
+{
+    if (c < MSM_AFFINE_MIN_C) return 0;
+    size_t quarter = (size_t)1 << (c - 3);
+    return quarter < MSM_AFFINE_MAX_BATCH ? quarter : MSM_AFFINE_MAX_BATCH;
+}
+
+/* States of an affine bucket. */
+#define MSM_FULL 1 /* the affine bucket holds a point (else it is infinity) */
+#define MSM_BUSY 2 /* an addition into the bucket waits in the current batch */
+#define MSM_OVER 4 /* the XYZZ overflow bucket holds a point */
+
+/* The affine path computes window digits a block at a time, so that it can prefetch the bucket of a point a few
+ * places ahead. */
+#define MSM_DIGIT_BLOCK 256
+#define MSM_PREFETCH_AHEAD 8
+
+/* Field multiplications: a mixed XYZZ addition costs 10, an affine one 6 plus its share of the batch's inversion
+ * (about 570); each task also reduces its 2^(c-1) buckets with about 24 per bucket. */
+#define MSM_INV_COST 570.0
 static double msm_plan_cost(size_t n, unsigned nthreads, unsigned c, unsigned slices)
 {
     unsigned nwin = (256 + c - 1) / c;
-    size_t rounds = ((size_t)nwin * slices + nthreads - 1) / nthreads;
-    return (double)rounds * ((double)n / slices + 1.4 * (double)((size_t)1 << c));
+    size_t rounds = ((size_t)nwin * slices + nthreads - 1) / nthreads, batch = msm_affine_batch(c);
+    double per_point = batch ? 6.0 + MSM_INV_COST / (double)batch : 10.0;
+    return (double)rounds * ((double)n / slices * per_point + 24.0 * (double)((size_t)1 << (c - 1)));
 }
 
 /* The cheapest plan for n points on nthreads threads; c = 0 chooses the window too, else it is forced to c. */
@@ -200,19 +227,23 @@ static void msm_scalars_load(pool_t *pool, msm_scalars_t *sc, const fr_t *scalar
 
 #define MSM_G(x) g1_##x
 #define MSM_FN(x) msm_g1_##x
-#define MSM_FIELD_NEG fp_neg
+#define MSM_F(x) fp_##x
+#define MSM_F_T fp_t
 #include "msm/msm_impl.h"
 #undef MSM_G
 #undef MSM_FN
-#undef MSM_FIELD_NEG
+#undef MSM_F
+#undef MSM_F_T
 
 #define MSM_G(x) g2_##x
 #define MSM_FN(x) msm_g2_##x
-#define MSM_FIELD_NEG fp2_neg
+#define MSM_F(x) fp2_##x
+#define MSM_F_T fp2_t
 #include "msm/msm_impl.h"
 #undef MSM_G
 #undef MSM_FN
-#undef MSM_FIELD_NEG
+#undef MSM_F
+#undef MSM_F_T
 
 void msm_g1(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, const uint64_t *density,
             size_t n)

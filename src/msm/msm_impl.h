@@ -4,7 +4,7 @@
  *   MSM_G(x)       the curve layer's name for x (g1_##x): types MSM_G(affine_t), MSM_G(jac_t), MSM_G(xyzz_t)
  *                  and the point operations
  *   MSM_FN(x)      the name of this instantiation's function x (msm_g1_##x)
- *   MSM_FIELD_NEG  negation in the coordinate field (fp_neg, fp2_neg)
+ *   MSM_F(x)       the coordinate field's name for x (fp_##x, fp2_##x), MSM_F_T its element type
  * and, before the first inclusion, the group-independent pieces of msm.c: msm_scalars_t, msm_scalars_prepare,
  * msm_scalars_release, msm_digit, msm_plan and the thread helpers. */
 
@@ -21,7 +21,7 @@ static inline void MSM_FN(acc_affine)(MSM_FN(xyzz_t) *acc, const MSM_FN(aff_t) *
     }
     MSM_FN(aff_t) q;
     q.x = p->x;
-    MSM_FIELD_NEG(&q.y, &p->y);
+    MSM_F(neg)(&q.y, &p->y);
     MSM_G(xyzz_add_affine)(acc, acc, &q);
 }
 
@@ -73,16 +73,224 @@ static int MSM_FN(masked_sum)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(af
 
 /* ---- Pippenger over the scalars that are neither 0 nor 1 ---- */
 
+/* One scheduled affine addition bucket += P (or a doubling when dbl). */
+typedef struct MSM_FN(sched) {
+    uint32_t b;   /* bucket index */
+    uint8_t neg;  /* add -P */
+    uint8_t dbl;  /* P equals the bucket: a doubling */
+    const MSM_FN(aff_t) *p;
+} MSM_FN(sched_t);
+
+/* A point whose bucket was busy, retried in the next batch. */
+typedef struct MSM_FN(pending) {
+    uint32_t i; /* index into the task's points */
+    int32_t d;  /* its window digit, non-zero */
+} MSM_FN(pending_t);
+
+/* One worker's memory for its tasks, allocated at its first task (many threads with few tasks allocate only what
+ * runs) and reused by the next. */
+typedef struct MSM_FN(scratch) {
+    MSM_FN(xyzz_t) *xyzz;    /* 2^(c-1) XYZZ buckets: the XYZZ path's buckets, the affine path's overflow */
+    MSM_FN(aff_t) *aff;      /* affine path: 2^(c-1) buckets */
+    uint8_t *state;          /* affine path: MSM_FULL | MSM_BUSY | MSM_OVER per bucket */
+    MSM_F_T *den, *prefix;   /* affine path, per batch entry: the denominator and the product of those before it */
+    MSM_FN(sched_t) *sched;  /* affine path: the batch */
+    MSM_FN(pending_t) *queue[2];
+} MSM_FN(scratch_t);
+
+static void MSM_FN(scratch_free)(MSM_FN(scratch_t) *s)
+{
+    free(s->xyzz);
+    free(s->aff);
+    free(s->state);
+    free(s->den);
+    free(s->prefix);
+    free(s->sched);
+    free(s->queue[0]);
+    free(s->queue[1]);
+    memset(s, 0, sizeof *s);
+}
+
+/* Returns 0, or -1 (s freed) if memory ran out. */
+static int MSM_FN(scratch_alloc)(MSM_FN(scratch_t) *s, unsigned c)
+{
+    size_t nb = (size_t)1 << (c - 1), batch = msm_affine_batch(c);
+    /* The affine path touches an overflow bucket only on repeated collisions: malloc leaves the rest uncommitted. */
+    s->xyzz = malloc(nb * sizeof *s->xyzz);
+    if (s->xyzz == NULL) return -1;
+    if (batch == 0) return 0;
+    s->aff = malloc(nb * sizeof *s->aff);
+    s->state = malloc(nb);
+    s->den = malloc(batch * sizeof *s->den);
+    s->prefix = malloc(batch * sizeof *s->prefix);
+    s->sched = malloc(batch * sizeof *s->sched);
+    s->queue[0] = malloc(batch * sizeof *s->queue[0]);
+    s->queue[1] = malloc(batch * sizeof *s->queue[1]);
+    if (s->aff && s->state && s->den && s->prefix && s->sched && s->queue[0] && s->queue[1]) return 0;
+    MSM_FN(scratch_free)(s);
+    return -1;
+}
+
 typedef struct MSM_FN(pip_ctx) {
     const MSM_FN(aff_t) *bases;
     const msm_scalars_t *sc;
     msm_plan_t plan;
-    /* 2^(c-1) per worker, allocated by the worker at its first task: many threads with few tasks allocate only
-     * what runs. */
-    MSM_FN(xyzz_t) **buckets;
+    MSM_FN(scratch_t) *scratch; /* one per worker */
     MSM_FN(xyzz_t) *window_sums; /* one per task: window w, slice s at w * slices + s */
     atomic_int failed;           /* a worker found no memory for its buckets */
 } MSM_FN(pip_ctx);
+
+/* The affine path: each bucket is an affine point, and additions into distinct buckets are gathered into batches
+ * that share one field inversion (Montgomery's trick), about 6 multiplications per addition against 10 for a mixed
+ * XYZZ addition. A point whose bucket already waits in the batch is retried in the next batch; when that queue is
+ * full, or the input is exhausted, it goes to the bucket's XYZZ overflow instead (one bucket hit by every point
+ * must not cost one inversion per point). */
+typedef struct MSM_FN(affine_run) {
+    MSM_FN(scratch_t) *s;
+    const MSM_FN(aff_t) *pts;
+    size_t n;     /* scheduled in this batch */
+    size_t qn;    /* entries in s->queue[0] */
+    size_t batch; /* capacity of the batch and of each queue */
+    MSM_F_T acc;  /* product of the batch's denominators */
+} MSM_FN(affine_run);
+
+static void MSM_FN(schedule)(MSM_FN(affine_run) *a, uint32_t b, const MSM_FN(aff_t) *p, int neg, int dbl,
+                             const MSM_F_T *den)
+{
+    MSM_FN(scratch_t) *s = a->s;
+    s->prefix[a->n] = a->acc;
+    s->den[a->n] = *den;
+    MSM_F(mul)(&a->acc, &a->acc, den);
+    s->sched[a->n] = (MSM_FN(sched_t)){b, (uint8_t)neg, (uint8_t)dbl, p};
+    s->state[b] |= MSM_BUSY;
+    a->n++;
+}
+
+/* bucket[|d| - 1] += sign(d) * pts[i]; retry says whether a busy bucket may queue the point for the next batch. */
+static void MSM_FN(affine_add)(MSM_FN(affine_run) *a, uint32_t i, int32_t d, int retry)
+{
+    MSM_FN(scratch_t) *s = a->s;
+    const MSM_FN(aff_t) *p = &a->pts[i];
+    uint32_t b = (uint32_t)(d > 0 ? d : -d) - 1;
+    int neg = d < 0;
+    uint8_t st = s->state[b];
+    if (st & MSM_BUSY) {
+        if (retry && a->qn < a->batch) {
+            s->queue[0][a->qn++] = (MSM_FN(pending_t)){i, d};
+            return;
+        }
+        if (!(st & MSM_OVER)) MSM_G(xyzz_set_inf)(&s->xyzz[b]);
+        s->state[b] = st | MSM_OVER;
+        MSM_FN(acc_affine)(&s->xyzz[b], p, neg);
+        return;
+    }
+    if (MSM_G(affine_is_inf)(p)) return;
+    MSM_FN(aff_t) *q = &s->aff[b];
+    if (!(st & MSM_FULL)) {
+        q->x = p->x;
+        if (neg) MSM_F(neg)(&q->y, &p->y);
+        else q->y = p->y;
+        s->state[b] = st | MSM_FULL;
+        return;
+    }
+    MSM_F_T den;
+    MSM_F(sub)(&den, &p->x, &q->x);
+    if (!MSM_F(is_zero)(&den)) {
+        MSM_FN(schedule)(a, b, p, neg, 0, &den);
+        return;
+    }
+    /* Same x: P equals the bucket (a doubling) or its negation (the sum is infinity). A point with y = 0 has order
+     * 2: doubling it also gives infinity. */
+    MSM_F_T y;
+    if (neg) MSM_F(neg)(&y, &p->y);
+    else y = p->y;
+    if (MSM_F(eq)(&y, &q->y) && !MSM_F(is_zero)(&y)) {
+        MSM_F(dbl)(&den, &y);
+        MSM_FN(schedule)(a, b, p, neg, 1, &den);
+        return;
+    }
+    s->state[b] = st & (uint8_t)~MSM_FULL;
+}
+
+/* Applies the batch: one inversion, then each bucket becomes bucket + P with lambda = num / den. */
+static void MSM_FN(affine_flush)(MSM_FN(affine_run) *a)
+{
+    MSM_FN(scratch_t) *s = a->s;
+    if (a->n == 0) return;
+    MSM_F_T inv;
+    MSM_F(inv)(&inv, &a->acc);
+    for (size_t k = a->n; k-- > 0;) {
+        const MSM_FN(sched_t) *e = &s->sched[k];
+        MSM_FN(aff_t) *q = &s->aff[e->b];
+        MSM_F_T t, lambda, num, x3;
+        MSM_F(mul)(&t, &inv, &s->prefix[k]); /* 1 / den[k] */
+        MSM_F(mul)(&inv, &inv, &s->den[k]);
+        const MSM_F_T *x2;
+        if (e->dbl) { /* lambda = 3 x^2 / 2y */
+            MSM_F(sqr)(&num, &q->x);
+            MSM_F(dbl)(&x3, &num);
+            MSM_F(add)(&num, &num, &x3);
+            x2 = &q->x;
+        } else { /* lambda = (y2 - y1) / (x2 - x1) */
+            if (e->neg) {
+                MSM_F(add)(&num, &e->p->y, &q->y);
+                MSM_F(neg)(&num, &num);
+            } else {
+                MSM_F(sub)(&num, &e->p->y, &q->y);
+            }
+            x2 = &e->p->x;
+        }
+        MSM_F(mul)(&lambda, &num, &t);
+        MSM_F(sqr)(&x3, &lambda);
+        MSM_F(sub)(&x3, &x3, &q->x);
+        MSM_F(sub)(&x3, &x3, x2);
+        MSM_F(sub)(&t, &q->x, &x3);
+        MSM_F(mul)(&t, &t, &lambda);
+        MSM_F(sub)(&q->y, &t, &q->y);
+        q->x = x3;
+        s->state[e->b] &= (uint8_t)~MSM_BUSY;
+    }
+    a->n = 0;
+    MSM_F(set_one)(&a->acc);
+}
+
+static void MSM_FN(affine_buckets)(MSM_FN(pip_ctx) *ctx, MSM_FN(scratch_t) *s, unsigned w, size_t lo, size_t hi)
+{
+    unsigned c = ctx->plan.c;
+    size_t nb = (size_t)1 << (c - 1);
+    const uint64_t(*k)[FR_LIMBS] = (const uint64_t(*)[FR_LIMBS])ctx->sc->k;
+    memset(s->state, 0, nb);
+    MSM_FN(affine_run) a = {.s = s, .pts = ctx->bases + lo, .batch = msm_affine_batch(c)};
+    MSM_F(set_one)(&a.acc);
+    int32_t digit[MSM_DIGIT_BLOCK];
+    size_t m = hi - lo, i = 0, blk_end = 0;
+    while (i < m || a.qn > 0) {
+        /* The points that collided in the last batch go first; they may collide again. */
+        MSM_FN(pending_t) *old = s->queue[0];
+        size_t nold = a.qn;
+        s->queue[0] = s->queue[1];
+        s->queue[1] = old;
+        a.qn = 0;
+        for (size_t j = 0; j < nold; j++) MSM_FN(affine_add)(&a, old[j].i, old[j].d, i < m);
+        while (i < m && a.n < a.batch) {
+            if (i == blk_end) {
+                blk_end = i + MSM_DIGIT_BLOCK < m ? i + MSM_DIGIT_BLOCK : m;
+                for (size_t j = i; j < blk_end; j++) digit[j % MSM_DIGIT_BLOCK] = msm_digit(k[lo + j], w, c);
+            }
+            if (i + MSM_PREFETCH_AHEAD < blk_end) {
+                int32_t dn = digit[(i + MSM_PREFETCH_AHEAD) % MSM_DIGIT_BLOCK];
+                if (dn) {
+                    const char *line = (const char *)&s->aff[(dn > 0 ? dn : -dn) - 1];
+                    for (size_t off = 0; off < sizeof(MSM_FN(aff_t)); off += 64) __builtin_prefetch(line + off, 1);
+                }
+            }
+            int32_t d = digit[i % MSM_DIGIT_BLOCK];
+            if (d) MSM_FN(affine_add)(&a, (uint32_t)i, d, 1);
+            i++;
+        }
+        MSM_FN(affine_flush)(&a);
+    }
+}
 
 static void MSM_FN(pip_task)(MSM_FN(pip_ctx) *ctx, size_t task, unsigned worker)
 {
@@ -90,14 +298,30 @@ static void MSM_FN(pip_task)(MSM_FN(pip_ctx) *ctx, size_t task, unsigned worker)
     size_t nb = (size_t)1 << (c - 1), m = ctx->sc->m;
     size_t lo = m / ctx->plan.slices * s + (m % ctx->plan.slices) * s / ctx->plan.slices;
     size_t hi = m / ctx->plan.slices * (s + 1) + (m % ctx->plan.slices) * (s + 1) / ctx->plan.slices;
-    if (ctx->buckets[worker] == NULL) ctx->buckets[worker] = malloc(nb * sizeof(MSM_FN(xyzz_t)));
-    MSM_FN(xyzz_t) *bucket = ctx->buckets[worker];
-    if (bucket == NULL) {
+    MSM_FN(scratch_t) *sc = &ctx->scratch[worker];
+    if (sc->xyzz == NULL && MSM_FN(scratch_alloc)(sc, c) != 0) {
         atomic_store(&ctx->failed, 1);
         return;
     }
-    for (size_t b = 0; b < nb; b++) MSM_G(xyzz_set_inf)(&bucket[b]);
+    MSM_FN(xyzz_t) *bucket = sc->xyzz;
+    MSM_FN(xyzz_t) run, total;
+    MSM_G(xyzz_set_inf)(&run);
+    MSM_G(xyzz_set_inf)(&total);
 
+    if (sc->aff != NULL) {
+        MSM_FN(affine_buckets)(ctx, sc, w, lo, hi);
+        /* The running sum of the XYZZ path below, over each bucket's affine point and overflow. */
+        for (size_t b = nb; b-- > 0;) {
+            uint8_t st = sc->state[b];
+            if (st & MSM_FULL) MSM_G(xyzz_add_affine)(&run, &run, &sc->aff[b]);
+            if (st & MSM_OVER) MSM_G(xyzz_add)(&run, &run, &bucket[b]);
+            MSM_G(xyzz_add)(&total, &total, &run);
+        }
+        ctx->window_sums[task] = total;
+        return;
+    }
+
+    for (size_t b = 0; b < nb; b++) MSM_G(xyzz_set_inf)(&bucket[b]);
     const uint64_t(*k)[FR_LIMBS] = (const uint64_t(*)[FR_LIMBS])ctx->sc->k;
     /* The buckets outgrow the caches for large windows: fetch the next point's bucket while adding this one. */
     int next = lo < hi ? msm_digit(k[lo], w, c) : 0;
@@ -114,9 +338,6 @@ static void MSM_FN(pip_task)(MSM_FN(pip_ctx) *ctx, size_t task, unsigned worker)
 
     /* sum_b (b+1) * bucket[b] as a running sum from the top: each bucket joins `run` once and `run` joins the
      * total once per bucket below and including it. */
-    MSM_FN(xyzz_t) run, total;
-    MSM_G(xyzz_set_inf)(&run);
-    MSM_G(xyzz_set_inf)(&total);
     for (size_t b = nb; b-- > 0;) {
         MSM_G(xyzz_add)(&run, &run, &bucket[b]);
         MSM_G(xyzz_add)(&total, &total, &run);
@@ -137,12 +358,12 @@ static int MSM_FN(pippenger)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(aff
     unsigned nthreads = msm_threads(pool);
     MSM_FN(pip_ctx) ctx = {bases, sc, msm_plan(sc->nother, nthreads, c), NULL, NULL, 0};
     size_t ntasks = (size_t)ctx.plan.nwin * ctx.plan.slices;
-    ctx.buckets = calloc(nthreads, sizeof *ctx.buckets);
+    ctx.scratch = calloc(nthreads, sizeof *ctx.scratch);
     ctx.window_sums = malloc(ntasks * sizeof(MSM_FN(xyzz_t)));
-    if (ctx.buckets != NULL && ctx.window_sums != NULL) pool_parallel_for(pool, ntasks, 1, MSM_FN(pip_body), &ctx);
-    int ok = ctx.buckets != NULL && ctx.window_sums != NULL && !atomic_load(&ctx.failed);
-    for (unsigned t = 0; ctx.buckets != NULL && t < nthreads; t++) free(ctx.buckets[t]);
-    free(ctx.buckets);
+    if (ctx.scratch != NULL && ctx.window_sums != NULL) pool_parallel_for(pool, ntasks, 1, MSM_FN(pip_body), &ctx);
+    int ok = ctx.scratch != NULL && ctx.window_sums != NULL && !atomic_load(&ctx.failed);
+    for (unsigned t = 0; ctx.scratch != NULL && t < nthreads; t++) MSM_FN(scratch_free)(&ctx.scratch[t]);
+    free(ctx.scratch);
     if (!ok) {
         free(ctx.window_sums);
         return -1;

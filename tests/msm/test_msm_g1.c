@@ -227,6 +227,78 @@ static void test_windows(void)
     }
 }
 
+/* Windows of 11 bits and more keep affine buckets and add in batches that share one inversion; a point whose bucket
+ * already waits in the batch is retried in the next batch, or goes to an XYZZ overflow bucket when the retry queue
+ * is full (256 entries at c = 11). Equal scalars put equal digits into one bucket in every window: with one base
+ * that is a doubling, then collisions, queue and overflow; with P and -P the bucket goes through infinity. */
+static void test_affine_corners(void)
+{
+    enum { N = 700 };
+    static const unsigned windows[] = {11, 13};
+    g1_affine_t *bases = malloc(N * sizeof *bases), *pts = malloc(N * sizeof *pts);
+    fr_t *scalars = malloc(N * sizeof *scalars);
+    CHECK(bases && pts && scalars);
+    if (!bases || !pts || !scalars) goto done;
+    make_bases(bases, N);
+    fr_t s[3];
+    for (int j = 0; j < 3; j++) fr_random(&s[j], &rng);
+
+    for (int kind = 0; kind < 6; kind++) {
+        const char *what = "";
+        for (size_t i = 0; i < N; i++) {
+            switch (kind) {
+            case 0: /* one base, one scalar: every point into the same bucket of each window */
+                what = "one base, one scalar";
+                pts[i] = bases[0];
+                scalars[i] = s[0];
+                break;
+            case 1: /* one base, three scalars */
+                what = "one base, three scalars";
+                pts[i] = bases[0];
+                scalars[i] = s[rng_next(&rng) % 3];
+                break;
+            case 2: /* P, -P, P, -P, ...: each bucket alternates between P and infinity */
+                what = "P and -P alternating";
+                if (i % 2) g1_affine_neg(&pts[i], &bases[0]);
+                else pts[i] = bases[0];
+                scalars[i] = s[0];
+                break;
+            case 3: /* P, P, -P, -P, -P, P, ... at random, with infinity among them */
+                what = "P and -P at random, with infinity";
+                if (rng_next(&rng) % 2) g1_affine_neg(&pts[i], &bases[i % 4]);
+                else pts[i] = bases[i % 4];
+                if (i % 37 == 5) g1_affine_set_inf(&pts[i]);
+                scalars[i] = s[i % 4 == 3 ? 1 : 0];
+                break;
+            case 4: /* distinct bases, small scalars: all in window 0, crowding a few buckets */
+                what = "small scalars";
+                pts[i] = bases[i];
+                fr_from_u64(&scalars[i], 2 + rng_next(&rng) % 6);
+                break;
+            default: /* pairs (Q, -Q) of distinct bases with equal scalars among random ones: the total is the rest */
+                what = "pairs cancelling among random points";
+                if (i % 4 == 1) g1_affine_neg(&pts[i], &pts[i - 1]);
+                else pts[i] = bases[i];
+                if (i % 4 == 1) scalars[i] = scalars[i - 1];
+                else fr_random(&scalars[i], &rng);
+                break;
+            }
+        }
+        g1_jac_t want, got;
+        naive(&want, pts, scalars, NULL, N);
+        for (size_t wi = 0; wi < sizeof windows / sizeof windows[0]; wi++) {
+            for (int p = 0; p < 3; p++) {
+                msm_g1_window(pools[p], &got, pts, scalars, NULL, N, windows[wi]);
+                CHECK_MSG(g1_jac_eq(&got, &want), "%s: c=%u pool %s", what, windows[wi], pool_names[p]);
+            }
+        }
+    }
+done:
+    free(bases);
+    free(pts);
+    free(scalars);
+}
+
 static void test_batch_add(void)
 {
     enum { N = 777, WORDS = (N + 63) / 64 };
@@ -319,6 +391,7 @@ int main(void)
     test_special_bases();
     test_density();
     test_windows();
+    test_affine_corners();
     test_batch_add();
     test_chunks();
     test_slices();
