@@ -4,29 +4,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench.h"
 #include "circuits/porep/seal.h"
+#include "circuits/porep/synth_c1.h"
 #include "circuits/stacked/stacked_fast.h"
 
 #define MAX_THREADS 16
 
-typedef enum witness_source { WIT_AUTO, WIT_SEAL, WIT_RANDOM, WIT_ZERO } witness_source;
+typedef enum witness_source { WIT_SYNTH, WIT_SEAL, WIT_RANDOM, WIT_ZERO } witness_source;
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench synth --circuit porep:SIZE [--threads N[,N...]]... [--reps R] [--witness KIND]\n"
-            "                        [--serial] [--no-check]\n"
+            "                        [--challenges K] [--serial] [--no-check]\n"
             "  Compiles the interactive PoRep partition circuit of SIZE (2KiB, 8MiB, 512MiB, 32GiB, ...) once, then\n"
             "  for each thread count (default 1) times witness generation and a/b/c evaluation, median of R runs\n"
-            "  (default 3). KIND: seal (a sector sealed here, partition 0 of its C1; 2KiB .. 8MiB), random (values\n"
-            "  drawn at random: the same work, not a satisfying witness), zero; default seal up to 8 MiB, else\n"
-            "  random. --serial also times stacked_synthesize into a witness-only system (the path before).\n"
-            "  A sealed witness is checked against the compiled shape unless --no-check.\n");
+            "  (default 3). KIND, partition 0 of: synth (default: porep_synth_c1's C1 of a sparse synthetic sector,\n"
+            "  any size) or seal (a sector sealed here, 2KiB .. 8MiB); or random (values drawn at random: the same\n"
+            "  work, not a satisfying witness) or zero. --serial also times stacked_synthesize into a witness-only\n"
+            "  system (the path before). A C1 witness is checked against the compiled shape unless --no-check.\n"
+            "  --challenges K: the circuit of SIZE with K challenges instead of the partition's (a smaller run of a\n"
+            "  large shape; random witness unless --witness zero).\n");
 }
 
 static double seconds_since(uint64_t t0) { return (double)(bench_now_ns() - t0) * 1e-9; }
+
+/* CPU time of the whole process, all threads: on a shared machine it says what the work costs when wall time
+ * cannot. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void random_path(rng_t *rng, const por_tree *t, stacked_path *p)
 {
@@ -58,20 +71,20 @@ static void random_witness(const stacked_circuit *c, stacked_witness *w)
     }
 }
 
-/* The partition's witness from the chosen source; *sealed says whether it satisfies the circuit. */
+/* The partition's witness from the chosen source; *satisfying says whether it satisfies the circuit. */
 static cuzk_status make_witness(const porep_geometry *g, const stacked_circuit *c, witness_source src,
-                                stacked_witness *w, int *sealed, cuzk_error *err)
+                                stacked_witness *w, int *satisfying, cuzk_error *err)
 {
-    *sealed = 0;
-    if (src == WIT_SEAL) {
+    *satisfying = 0;
+    if (src == WIT_SEAL || src == WIT_SYNTH) {
         const porep_proof_type *t = porep_proof_type_find(g->sector_size, POREP_API_1_1, POREP_INTERACTIVE);
         if (!t) return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "no interactive V1_1 proof type for %s", g->name);
         porep_c1 c1;
-        cuzk_status st = porep_seal_test_c1(&c1, t, 1, err);
+        cuzk_status st = src == WIT_SEAL ? porep_seal_test_c1(&c1, t, 1, err) : porep_synth_c1(&c1, t, 1, err);
         if (st != CUZK_OK) return st;
         st = stacked_witness_from_c1(w, c, &c1, 0, err);
         porep_c1_free(&c1);
-        *sealed = st == CUZK_OK;
+        *satisfying = st == CUZK_OK;
         return st;
     }
     cuzk_status st = stacked_witness_alloc(w, c, err);
@@ -104,8 +117,9 @@ static int parse_threads(const char *s, unsigned *threads, unsigned *n)
 int bench_synth(int argc, char **argv)
 {
     const char *circuit = NULL;
-    unsigned threads[MAX_THREADS], n_threads = 0, reps = 3;
-    witness_source src = WIT_AUTO;
+    unsigned threads[MAX_THREADS], n_threads = 0, reps = 3, challenges = 0;
+    witness_source src = WIT_SYNTH;
+    int src_given = 0;
     int serial = 0, check = 1;
     for (int i = 1; i < argc; i++) {
         uint64_t v;
@@ -122,8 +136,17 @@ int bench_synth(int argc, char **argv)
             reps = (unsigned)v;
             i++;
         } else if (next && strcmp(argv[i], "--witness") == 0 &&
-                   (strcmp(next, "seal") == 0 || strcmp(next, "random") == 0 || strcmp(next, "zero") == 0)) {
-            src = next[0] == 's' ? WIT_SEAL : next[0] == 'r' ? WIT_RANDOM : WIT_ZERO;
+                   (strcmp(next, "synth") == 0 || strcmp(next, "seal") == 0 || strcmp(next, "random") == 0 ||
+                    strcmp(next, "zero") == 0)) {
+            src = strcmp(next, "synth") == 0  ? WIT_SYNTH
+                  : strcmp(next, "seal") == 0 ? WIT_SEAL
+                  : next[0] == 'r'            ? WIT_RANDOM
+                                              : WIT_ZERO;
+            src_given = 1;
+            i++;
+        } else if (next && strcmp(argv[i], "--challenges") == 0 && bench_parse_u64(next, &v) == 0 && v >= 1 &&
+                   v <= POREP_MAX_CHALLENGES) {
+            challenges = (unsigned)v;
             i++;
         } else if (strcmp(argv[i], "--serial") == 0) {
             serial = 1;
@@ -143,7 +166,11 @@ int bench_synth(int argc, char **argv)
         return 2;
     }
     if (n_threads == 0) threads[n_threads++] = 1;
-    if (src == WIT_AUTO) src = g->sector_size <= 8u << 20 ? WIT_SEAL : WIT_RANDOM;
+    if (challenges && !src_given) src = WIT_RANDOM;
+    if ((src == WIT_SEAL || src == WIT_SYNTH) && challenges) {
+        fprintf(stderr, "cuzk-bench synth: --challenges needs --witness random or zero\n");
+        return 2;
+    }
     unsigned max_threads = 1;
     for (unsigned i = 0; i < n_threads; i++)
         if (threads[i] > max_threads) max_threads = threads[i];
@@ -157,27 +184,34 @@ int bench_synth(int argc, char **argv)
     memset(&wit, 0, sizeof wit);
     fr_t *abc = NULL;
     pool_t *pool = NULL;
-    double *t_wit = calloc(reps, sizeof(double)), *t_abc = calloc(reps, sizeof(double));
-    if (!t_wit || !t_abc) goto out_nocircuit;
-    if (stacked_circuit_init_geometry(&c, g, POREP_INTERACTIVE, &err) != CUZK_OK) goto fail_nocircuit;
+    double *t_wit = calloc(4 * (size_t)reps, sizeof(double)), *t_abc = t_wit + reps, *c_wit = t_abc + reps,
+           *c_abc = c_wit + reps;
+    if (!t_wit) goto out_nocircuit;
+    if ((challenges ? stacked_circuit_init(&c, g->nodes, g->layers, challenges, g->base_arity, g->sub_arity,
+                                           g->top_arity, &err)
+                    : stacked_circuit_init_geometry(&c, g, POREP_INTERACTIVE, &err)) != CUZK_OK)
+        goto fail_nocircuit;
 
-    int sealed;
+    int satisfying;
     uint64_t t0 = bench_now_ns();
-    if (make_witness(g, &c, src, &w, &sealed, &err) != CUZK_OK) goto fail;
-    static const char *src_names[] = {"", "sealed here (C1 partition 0)", "random values (not satisfying)",
+    if (make_witness(g, &c, src, &w, &satisfying, &err) != CUZK_OK) goto fail;
+    static const char *src_names[] = {"of a synthetic C1 (porep_synth_c1, partition 0)",
+                                      "sealed here (C1 partition 0)", "random values (not satisfying)",
                                       "zero values (not satisfying)"};
     printf("circuit porep:%s: %u challenges, witness %s, made in %.2f s\n", g->name, c.challenges, src_names[src],
            seconds_since(t0));
 
     if (pool_create(&pool, max_threads, &err) != CUZK_OK) goto fail;
     t0 = bench_now_ns();
+    double c_shape = cpu_seconds();
     if (stacked_compile_shape(pool, &c, &shape, &err) != CUZK_OK) goto fail;
     double t_shape = seconds_since(t0);
+    c_shape = cpu_seconds() - c_shape;
     printf("shape: %zu constraints, %zu inputs, %zu aux; nnz A %llu B %llu C %llu; %zu bytes; compiled in %.3f s "
-           "(%u threads)\n",
+           "(%u threads, CPU time %.3f s)\n",
            shape.num_constraints, shape.num_inputs, shape.num_aux, (unsigned long long)shape.A.row_start[shape.A.rows],
            (unsigned long long)shape.B.row_start[shape.B.rows], (unsigned long long)shape.C.row_start[shape.C.rows],
-           shape_bytes(&shape), t_shape, max_threads);
+           shape_bytes(&shape), t_shape, max_threads, c_shape);
     pool_destroy(pool);
     pool = NULL;
 
@@ -190,42 +224,50 @@ int bench_synth(int argc, char **argv)
     if (serial) {
         r1cs ref;
         t0 = bench_now_ns();
+        double c0 = cpu_seconds();
         if (r1cs_create_witness_only(&ref, &err) != CUZK_OK) goto fail;
         cuzk_status st = stacked_synthesize(&ref, &c, src == WIT_ZERO ? NULL : &w, &err);
         if (st == CUZK_OK) st = r1cs_finalize(&ref, &err);
         r1cs_free(&ref);
         if (st != CUZK_OK) goto fail;
-        printf("serial stacked_synthesize (witness-only): %.3f s\n", seconds_since(t0));
+        printf("serial stacked_synthesize (witness-only): %.3f s, CPU time %.3f s\n", seconds_since(t0),
+               cpu_seconds() - c0);
     }
     for (unsigned ti = 0; ti < n_threads; ti++) {
         if (pool_create(&pool, threads[ti], &err) != CUZK_OK) goto fail;
         for (unsigned r = 0; r < reps; r++) {
             r1cs_free(&wit);
             t0 = bench_now_ns();
+            double c0 = cpu_seconds();
             if (stacked_synthesize_witness(pool, &c, src == WIT_ZERO ? NULL : &w, &wit, &err) != CUZK_OK) goto fail;
             t_wit[r] = seconds_since(t0);
+            c_wit[r] = cpu_seconds() - c0;
             if (r1cs_check_witness(&shape, &wit, &err) != CUZK_OK) goto fail;
             t0 = bench_now_ns();
+            c0 = cpu_seconds();
             if (r1cs_eval_abc(pool, &shape, wit.inputs, wit.aux, abc, abc + nc, abc + 2 * nc, &err) != CUZK_OK)
                 goto fail;
             t_abc[r] = seconds_since(t0);
+            c_abc[r] = cpu_seconds() - c0;
         }
         if (ti == 0) {
             printf("witness: %zu bytes (%zu inputs + %zu aux); a/b/c: %zu bytes\n",
                    (wit.num_inputs + wit.num_aux) * sizeof(fr_t), wit.num_inputs, wit.num_aux,
                    3 * nc * sizeof(fr_t));
-            if (sealed && check) {
+            if (satisfying && check) {
                 size_t bad = 0;
                 if (!r1cs_is_satisfied(pool, &shape, wit.inputs, wit.aux, &bad)) {
-                    cuzk_error_set(&err, CUZK_ERR_INTERNAL, "the sealed witness fails row %zu", bad);
+                    cuzk_error_set(&err, CUZK_ERR_INTERNAL, "the C1's witness fails row %zu", bad);
                     goto fail;
                 }
-                printf("the sealed witness satisfies the compiled shape\n");
+                printf("the C1's witness satisfies the compiled shape\n");
             }
         }
         double mw = bench_median(t_wit, reps), ma = bench_median(t_abc, reps);
-        printf("threads %3u: witness %.3f s, a/b/c %.3f s, total %.3f s (median of %u)\n", threads[ti], mw, ma,
-               mw + ma, reps);
+        double cw = bench_median(c_wit, reps), ca = bench_median(c_abc, reps);
+        printf("threads %3u: witness %.3f s, a/b/c %.3f s, total %.3f s (median of %u); CPU time witness %.3f s, "
+               "a/b/c %.3f s\n",
+               threads[ti], mw, ma, mw + ma, reps, cw, ca);
         fflush(stdout);
         pool_destroy(pool);
         pool = NULL;
@@ -243,7 +285,6 @@ out:
     stacked_circuit_free(&c);
 out_nocircuit:
     free(t_wit);
-    free(t_abc);
     return rc;
 fail_nocircuit:
     fprintf(stderr, "cuzk-bench synth: %s\n", err.msg);
