@@ -144,6 +144,12 @@ static void test_shapes(pool_t *pool, rng_t *rng)
         CHECK(stacked_witness_alloc(&w, &c, &err) == CUZK_OK);
         random_witness(rng, &c, &w);
         run(k == 0 ? NULL : pool, &c, &w, 0, what);
+        /* A witness for another number of challenges is refused, leaving nothing to free. */
+        stacked_witness short_w = w;
+        short_w.challenges--;
+        r1cs none;
+        CHECK(stacked_synthesize_witness(pool, &c, &short_w, &none, &err) == CUZK_ERR_INVALID_ARG);
+        CHECK(none.aux == NULL && none.inputs == NULL);
         stacked_witness_free(&w);
         stacked_circuit_free(&c);
     }
