@@ -8,6 +8,7 @@
 #include "gpu_impl.cuh"
 
 extern "C" {
+#include "gpu/gpu_g2.h"
 #include "gpu/gpu_ntt.h"
 #include "gpu/gpu_prove.h"
 }
@@ -27,6 +28,7 @@ struct gpu_params {
     const groth16_params *params;
     gpu_ctx *ctx; /* owns the buffers (gpu_buf_free waits on its stream) */
     gpu_buf *h, *l, *a, *b_g1;
+    gpu_buf *b_g2; /* NULL when it did not fit: B_G2 then stays wholly on the CPU */
 };
 
 extern "C" void gpu_params_free(gpu_params *gp)
@@ -36,6 +38,7 @@ extern "C" void gpu_params_free(gpu_params *gp)
     gpu_buf_free(gp->l);
     gpu_buf_free(gp->a);
     gpu_buf_free(gp->b_g1);
+    gpu_buf_free(gp->b_g2);
     gpu_ctx_destroy(gp->ctx);
     free(gp);
 }
@@ -58,6 +61,11 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
         return cuzk_error_prefix(err, "gpu_params_upload (device %d, %zu bytes of bases): ", device,
                                  (params->h_len + params->l_len + params->a_len + params->b_g1_len) * P);
     }
+    /* B_G2's bases are optional: without them the unit scalars of B_G2 are summed on the CPU as well. */
+    cuzk_error ignored;
+    if (gpu_buf_upload(gp->ctx, &gp->b_g2, params->b_g2, params->b_g2_len * sizeof(g2_affine_t), &ignored) !=
+        CUZK_OK)
+        gp->b_g2 = NULL;
     *out = gp;
     return CUZK_OK;
 }
@@ -65,7 +73,8 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
 extern "C" size_t gpu_params_bytes(const gpu_params *gp)
 {
     if (gp == NULL) return 0;
-    return gpu_buf_size(gp->h) + gpu_buf_size(gp->l) + gpu_buf_size(gp->a) + gpu_buf_size(gp->b_g1);
+    return gpu_buf_size(gp->h) + gpu_buf_size(gp->l) + gpu_buf_size(gp->a) + gpu_buf_size(gp->b_g1) +
+           gpu_buf_size(gp->b_g2);
 }
 
 extern "C" int gpu_params_device(const gpu_params *gp)
@@ -548,6 +557,17 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
                                               (const g1_affine_t *)gpu_buf_ptr(gp->a),
                                               (const g1_affine_t *)gpu_buf_ptr(gp->b_g1)};
     static const char *const QNAME[GPU_Q_COUNT] = {"L", "A", "B_G1"};
+    /* B_G2 shares B_G1's scalars and selection: its unit scalars are summed here, its tail left to the CPU. */
+    query *qb = &cl->q[GPU_Q_B];
+    int b2_split = st == CUZK_OK && gp->b_g2 != NULL && qb->split;
+    g2_jac_t b2_ones;
+    g2_jac_set_inf(&b2_ones);
+    if (b2_split && qb->ones_n) {
+        st = gpu_batch_add_g2(pv->ctx, &b2_ones, (const g2_affine_t *)gpu_buf_ptr(gp->b_g2), qb->ones, qb->nbases,
+                              err);
+        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2 unit scalars: ");
+        gt.batch_add_g2_ms = gpu_ctx_last_ms(pv->ctx);
+    }
     for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
         const fr_t *full = q == GPU_Q_L ? aux : cl->q[q].full;
         st = run_query(pv->ctx, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err);
@@ -557,12 +577,27 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
         gt.tail[q] = cl->q[q].tail_n;
         gt.split[q] = cl->q[q].split;
     }
+    fr_t *b2_tail_s = NULL;
+    uint32_t *b2_tail_i = NULL;
+    size_t b2_tail_n = 0;
+    if (st == CUZK_OK && b2_split) {
+        b2_tail_s = qb->tail_s;
+        b2_tail_i = qb->tail_i;
+        b2_tail_n = qb->tail_n;
+        qb->tail_s = NULL;
+        qb->tail_i = NULL;
+    }
     for (int q = 0; q < GPU_Q_COUNT; q++) query_free(&cl->q[q]);
     free(cl->cnt);
     free(cl);
     if (st != CUZK_OK) return st;
 
     memset(pending, 0, sizeof *pending);
+    pending->b_g2_split = b2_split;
+    pending->b_g2_ones = b2_ones;
+    pending->b_g2_tail_s = b2_tail_s;
+    pending->b_g2_tail_i = b2_tail_i;
+    pending->b_g2_tail_n = b2_tail_n;
     pending->params = params;
     pending->inputs = inputs;
     pending->aux = aux;

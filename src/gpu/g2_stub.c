@@ -1,0 +1,13 @@
+/* gpu_g2.h without a CUDA compiler. */
+#include "gpu/gpu_g2.h"
+
+cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask, size_t n,
+                             cuzk_error *err)
+{
+    (void)ctx;
+    (void)out;
+    (void)bases;
+    (void)mask;
+    (void)n;
+    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu: cuzk was built without CUDA");
+}

@@ -1,0 +1,26 @@
+/* G2 on the GPU: the sum of the bases selected by a bit mask (B_G2's unit scalars). Same conventions as
+ * gpu.h: bases and mask may be host or device memory of ctx's device; the call returns when the result is on
+ * the host; gpu_ctx_last_ms gives its device time. */
+#ifndef CUZK_GPU_GPU_G2_H
+#define CUZK_GPU_GPU_G2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "cuzk/status.h"
+#include "ec/g2.h"
+#include "gpu/gpu.h"
+
+/* out = sum of bases[i] over i < n with bit i of mask set (mask: (n + 63) / 64 words). Infinity among the
+ * bases is allowed. */
+cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask, size_t n,
+                             cuzk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
