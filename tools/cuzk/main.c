@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "circuits/porep/c1.h"
 #include "circuits/spec.h"
+#include "engine/engine.h"
+#include "engine/porep.h"
 #include "formats/json.h"
 #include "formats/snarkjs_json.h"
 #include "formats/wtns.h"
@@ -20,15 +23,22 @@ static const char *USAGE =
     "usage: cuzk <command> [options]\n"
     "\n"
     "commands:\n"
-    "  setup    --circuit SPEC --params FILE --vk FILE\n"
-    "           parameters for one of our circuits from fresh toxic waste (bellperson .params/.vk layout)\n"
+    "  setup    --circuit SPEC [--api 1.1|1.2] --params FILE --vk FILE\n"
+    "           parameters for one of our circuits from fresh toxic waste (bellperson .params/.vk layout);\n"
+    "           --api sets the PoRep API version of a porep: SPEC\n"
     "  prove    --circuit SPEC --params FILE --proof FILE [--public FILE]\n"
     "           prove the circuit's witness; writes the 192-byte proof and the public inputs as JSON\n"
+    "  prove    --porep C1 --params FILE --out FILE [--vk FILE] [--backend cpu|gpu]\n"
+    "           PoRep C2: prove every partition of a C1 output (JSON or Lotus/Curio envelope) through the\n"
+    "           proving engine, on the GPU when one is present (--backend forces one); every proof is verified\n"
+    "           (also against --vk if given) and the partitions' 192-byte proofs are written in order\n"
     "  prove    --zkey FILE --wtns FILE --proof proof.json [--public public.json]\n"
     "           prove a snarkjs Groth16 circuit (bls12381); writes snarkjs' proof.json and public.json\n"
     "           (every proof is verified before it is written)\n"
     "  verify   --vk FILE --proof FILE (--public FILE | --circuit SPEC)\n"
     "           check a 192-byte proof against a bellperson .vk\n"
+    "  verify   --porep C1 --vk FILE --proof FILE\n"
+    "           check a PoRep C2 proof (partitions x 192 bytes) against the C1's public inputs\n"
     "  verify   --vk verification_key.json --proof proof.json --public public.json\n"
     "           check a snarkjs proof (chosen when --vk ends in .json)\n"
     "  porep    seal | check-c1 ...\n"
@@ -45,12 +55,15 @@ static const char *USAGE =
     "  -h, --help    this text\n"
     "\n"
     "SPEC: synthetic:k=K[,seed=S]  the synthetic PoRep-shaped circuit of about 2^K constraints\n"
+    "      porep:SIZE[,api=1.0|1.1|1.2][,kind=interactive|synthetic|ni]\n"
+    "                                 one partition of the StackedDRG PoRep circuit (default api 1.1, interactive;\n"
+    "                                 setup up to 1GiB: larger sectors use the published Filecoin parameters)\n"
     "\n"
     "Public inputs are a JSON array of decimal strings (the constant ONE excluded), as snarkjs writes them.\n"
     "Exit status: 0 success or valid proof, 1 invalid proof, 2 bad input or usage, 3 internal error.\n";
 
 typedef struct options {
-    const char *circuit, *params, *vk, *proof, *public_path, *zkey, *wtns;
+    const char *circuit, *params, *vk, *proof, *public_path, *zkey, *wtns, *porep, *out, *backend, *api;
     unsigned threads;
     int trusted;
     int nfiles;
@@ -103,6 +116,10 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--public") == 0) slot = &o->public_path;
         else if (strcmp(a, "--zkey") == 0) slot = &o->zkey;
         else if (strcmp(a, "--wtns") == 0) slot = &o->wtns;
+        else if (strcmp(a, "--porep") == 0) slot = &o->porep;
+        else if (strcmp(a, "--out") == 0) slot = &o->out;
+        else if (strcmp(a, "--backend") == 0) slot = &o->backend;
+        else if (strcmp(a, "--api") == 0) slot = &o->api;
         else if (strcmp(a, "--trusted") == 0) {
             o->trusted = 1;
             continue;
@@ -177,6 +194,17 @@ cuzk_status cli_write_file(const char *path, const void *data, size_t len, cuzk_
     return ok ? CUZK_OK : cuzk_error_set(err, CUZK_ERR_IO, "%s: write failed", path);
 }
 
+/* The spec of --circuit, with --api applied to a porep spec. */
+static cuzk_status parse_spec(const options *o, circuit_spec *spec, cuzk_error *err)
+{
+    if (!o->api) return circuit_spec_parse(o->circuit, spec, err);
+    if (strncmp(o->circuit, "porep:", 6) != 0 || strstr(o->circuit, "api="))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "--api goes with --circuit porep:SIZE (without api=)");
+    char text[256];
+    snprintf(text, sizeof text, "%s,api=%s", o->circuit, o->api);
+    return circuit_spec_parse(text, spec, err);
+}
+
 static cuzk_status build_circuit(pool_t *pool, const char *text, unsigned what, r1cs *cs, cuzk_error *err)
 {
     circuit_spec spec;
@@ -185,18 +213,35 @@ static cuzk_status build_circuit(pool_t *pool, const char *text, unsigned what, 
     return circuit_spec_build(pool, &spec, what, cs, err);
 }
 
+/* Above this, one partition has over 10^8 constraints: the setup would need tens of GiB and days of CPU time. */
+#define SETUP_MAX_POREP_SECTOR (1ull << 30)
+
 static int cmd_setup(pool_t *pool, const options *o)
 {
-    if (!need("setup", o->circuit, "--circuit") || !need("setup", o->params, "--params") || !need("setup", o->vk, "--vk"))
+    if (!need("setup", o->circuit, "--circuit") || !need("setup", o->params, "--params") ||
+        !need("setup", o->vk, "--vk"))
         return EXIT_BAD_INPUT;
     cuzk_error err;
+    circuit_spec spec;
+    cuzk_status st = parse_spec(o, &spec, &err);
+    if (st) return cli_report("setup", st, &err);
+    char canon[128];
+    circuit_spec_format(&spec, canon, sizeof canon);
+    if (spec.kind == CIRCUIT_POREP && spec.porep->sector_size > SETUP_MAX_POREP_SECTOR)
+        return cli_report("setup",
+                          cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED,
+                                         "%s: one partition of this size has over 10^8 constraints; its parameters "
+                                         "would take tens of GiB and a CPU setup days. Use the published Filecoin "
+                                         "parameters (setup is supported up to 1GiB sectors)",
+                                         canon),
+                          &err);
     r1cs cs;
     double t0 = now_s();
-    cuzk_status st = build_circuit(pool, o->circuit, R1CS_MATRICES, &cs, &err);
+    st = circuit_spec_build(pool, &spec, R1CS_MATRICES, &cs, &err);
     if (st) return cli_report("setup", st, &err);
     progress("setup", "circuit built", t0);
-    fprintf(stderr, "cuzk setup: %zu constraints, %zu inputs, %zu aux\n", cs.num_constraints, cs.num_inputs,
-            cs.num_aux);
+    fprintf(stderr, "cuzk setup: %s: %zu constraints, %zu inputs, %zu aux\n", canon, cs.num_constraints,
+            cs.num_inputs, cs.num_aux);
     st = groth16_setup_files(pool, &cs, o->params, o->vk, &err);
     r1cs_free(&cs);
     if (st == CUZK_OK) progress("setup", "parameters written", t0);
@@ -240,8 +285,221 @@ static int cmd_prove_zkey(pool_t *pool, const options *o)
     return cli_report("prove", st, &err);
 }
 
+/* ---- PoRep C2 ---- */
+
+typedef struct porep_progress {
+    const char *backend;
+    unsigned partitions;
+} porep_progress;
+
+/* The value of " key=" in a TIMELINE line, or dflt. */
+static double timeline_num(const char *line, const char *key, double dflt)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *v = strstr(line, pat);
+    return v ? strtod(v + strlen(pat), NULL) : dflt;
+}
+
+/* One line per partition and stage, from the engine's timeline. */
+static void porep_timeline(void *ctx, const char *line)
+{
+    const porep_progress *pp = ctx;
+    const char *ev = strstr(line, " ev=");
+    if (!ev) return;
+    ev += 4;
+    int part = (int)timeline_num(line, "part", -1);
+    if (part < 0) return;
+    if (strncmp(ev, "SYNTH_END ", 10) == 0)
+        fprintf(stderr, "cuzk prove: partition %d/%u synthesized (%.0f ms)\n", part + 1, pp->partitions,
+                timeline_num(line, "synth_ms", 0));
+    else if (strncmp(ev, "GPU_END ", 8) == 0)
+        fprintf(stderr, "cuzk prove: partition %d/%u H, L, A, B_G1 on %s (%.0f ms)\n", part + 1, pp->partitions,
+                pp->backend, timeline_num(line, "gpu_ms", 0));
+    else if (strncmp(ev, "FINISH_END ", 11) == 0)
+        fprintf(stderr, "cuzk prove: partition %d/%u finished and self-verified (%.0f ms)\n", part + 1,
+                pp->partitions, timeline_num(line, "finish_ms", 0));
+}
+
+/* The backend --backend names, or the GPU when one is present and the CPU otherwise. */
+static cuzk_status porep_backend(const options *o, pool_t *pool, pool_t **finish_pool, engine_backend **be,
+                                 cuzk_error *err)
+{
+    const char *want = o->backend;
+    if (want && strcmp(want, "cpu") != 0 && strcmp(want, "gpu") != 0)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "--backend must be cpu or gpu, not '%s'", want);
+    if (!want || strcmp(want, "gpu") == 0) {
+        /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's device work. */
+        cuzk_status st = pool_create(finish_pool, o->threads, err);
+        if (st == CUZK_OK) st = engine_backend_gpu_create(pool, *finish_pool, be, err);
+        if (st == CUZK_OK || want || st != CUZK_ERR_UNSUPPORTED) return st;
+        fprintf(stderr, "cuzk prove: %s; proving on the CPU\n", err->msg);
+    }
+    return engine_backend_cpu_create(pool, NULL, be, err);
+}
+
+static int cmd_prove_porep(pool_t *pool, const options *o)
+{
+    const char *out = o->out ? o->out : o->proof;
+    if (!need("prove", o->params, "--params") || !need("prove", out, "--out")) return EXIT_BAD_INPUT;
+    cuzk_error err;
+    porep_c1 c1;
+    groth16_params params;
+    groth16_vk vk;
+    int have_params = 0, have_vk = 0;
+    engine_porep_circuit *pc = NULL;
+    engine_backend *be = NULL;
+    pool_t *finish_pool = NULL;
+    engine *e = NULL;
+    engine_result res;
+    memset(&res, 0, sizeof res);
+    uint8_t *bytes = NULL;
+    double t0 = now_s(), t_load = 0, t_compile = 0, t_prove = 0;
+    int64_t sector_num = 0;
+    cuzk_status st = porep_c1_read_file(&c1, o->porep, &sector_num, &err);
+    if (st) return cli_report("prove", st, &err);
+    fprintf(stderr, "cuzk prove: %s: %s, %u partition%s x %u challenges\n", o->porep, c1.type->name, c1.partitions,
+            c1.partitions == 1 ? "" : "s", c1.challenges);
+    st = groth16_params_read(pool, &params, o->params, o->trusted ? GROTH16_LOAD_SKIP_SUBGROUP_CHECK : 0, &err);
+    if (st == CUZK_OK) have_params = 1;
+    if (st == CUZK_OK && o->vk && (st = groth16_vk_read(&vk, o->vk, &err)) == CUZK_OK) have_vk = 1;
+    t_load = now_s() - t0;
+    if (st == CUZK_OK) progress("prove", "C1 and parameters loaded", t0);
+    if (st == CUZK_OK && (st = engine_porep_circuit_create(c1.type, &params, pool, &pc, &err)) == CUZK_OK) {
+        t_compile = now_s() - t0 - t_load;
+        const engine_circuit *ec = engine_porep_circuit_get(pc);
+        fprintf(stderr, "cuzk prove: circuit compiled (%.2f s): %zu constraints, domain %zu\n", t_compile,
+                ec->shape->num_constraints, ec->m);
+    }
+    if (st == CUZK_OK) st = porep_backend(o, pool, &finish_pool, &be, &err);
+    porep_progress pp = {be ? be->name : "?", c1.partitions};
+    if (st == CUZK_OK) {
+        engine_config cfg = {.backend = be, .synth_pool = pool, .timeline_cb = porep_timeline, .timeline_ctx = &pp};
+        st = engine_create(&e, &cfg, &err);
+    }
+    if (st == CUZK_OK) {
+        double t1 = now_s();
+        engine_request rq;
+        uint64_t id;
+        fprintf(stderr, "cuzk prove: proving %u partition%s on %s\n", c1.partitions, c1.partitions == 1 ? "" : "s",
+                be->name);
+        if ((st = engine_porep_request(pc, &c1, ENGINE_PRIO_NORMAL, &rq, &err)) == CUZK_OK &&
+            (st = engine_submit(e, &rq, &id, &err)) == CUZK_OK)
+            st = engine_wait(e, id, &res, &err);
+        t_prove = now_s() - t1;
+        if (st == CUZK_OK && !res.verified)
+            st = cuzk_error_set(&err, CUZK_ERR_INTERNAL, "the engine did not self-verify the proofs");
+    }
+    /* An independent check that the --vk file is the one paired with these parameters. */
+    for (unsigned k = 0; st == CUZK_OK && have_vk && k < c1.partitions; k++) {
+        groth16_pvk pvk;
+        fr_t *pub;
+        size_t n;
+        if ((st = engine_porep_public_inputs(&c1, k, &pub, &n, &err)) != CUZK_OK) break;
+        if (n + 1 != vk.ic_len)
+            st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s: %zu public inputs, the circuit has %zu", o->vk,
+                                vk.ic_len - 1, n);
+        else if ((st = groth16_pvk_prepare(&pvk, &vk, &err)) == CUZK_OK) {
+            st = groth16_verify(pool, &pvk, &res.proofs[k], pub, n, &err);
+            groth16_pvk_free(&pvk);
+            if (st == CUZK_ERR_INVALID_PROOF)
+                st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG,
+                                    "partition %u does not verify with %s: it is not the key of %s", k, o->vk,
+                                    o->params);
+        }
+        free(pub);
+    }
+    size_t len = (size_t)c1.partitions * GROTH16_PROOF_BYTES;
+    if (st == CUZK_OK && !(bytes = malloc(len))) st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+    if (st == CUZK_OK) {
+        groth16_proofs_write(bytes, res.proofs, c1.partitions);
+        st = cli_write_file(out, bytes, len, &err);
+    }
+    if (st == CUZK_OK) {
+        fprintf(stderr, "cuzk prove: wrote %s (%u x %d bytes)\n", out, c1.partitions, GROTH16_PROOF_BYTES);
+        fprintf(stderr,
+                "cuzk prove: timings: load %.2f s, compile %.2f s, prove %.2f s (synthesis %.2f s, %s %.2f s, "
+                "finish %.2f s, summed over partitions), total %.2f s\n",
+                t_load, t_compile, t_prove, res.synth_ms / 1e3, be->name, res.gpu_ms / 1e3, res.finish_ms / 1e3,
+                now_s() - t0);
+    }
+    free(bytes);
+    engine_result_free(&res);
+    engine_destroy(e);
+    if (have_params) engine_backend_gpu_drop_params(be, &params);
+    engine_backend_destroy(be);
+    pool_destroy(finish_pool);
+    engine_porep_circuit_free(pc);
+    if (have_vk) groth16_vk_free(&vk);
+    if (have_params) groth16_params_free(&params);
+    porep_c1_free(&c1);
+    return cli_report("prove", st, &err);
+}
+
+static int cmd_verify_porep(pool_t *pool, const options *o)
+{
+    if (!need("verify", o->vk, "--vk") || !need("verify", o->proof, "--proof")) return EXIT_BAD_INPUT;
+    cuzk_error err;
+    porep_c1 c1;
+    cuzk_status st = porep_c1_read_file(&c1, o->porep, NULL, &err);
+    if (st) return cli_report("verify", st, &err);
+    groth16_vk vk;
+    groth16_pvk pvk;
+    int have_vk = 0, have_pvk = 0;
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    groth16_proof *proofs = NULL;
+    fr_t *pub = NULL;
+    size_t n = 0;
+    unsigned bad = 0;
+    if ((st = groth16_vk_read(&vk, o->vk, &err)) == CUZK_OK) have_vk = 1;
+    if (st == CUZK_OK) st = read_file(o->proof, &bytes, &len, &err);
+    if (st == CUZK_OK && len != (size_t)c1.partitions * GROTH16_PROOF_BYTES)
+        st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s: %zu bytes; %s has %u partition%s, so %zu are expected",
+                            o->proof, len, o->porep, c1.partitions, c1.partitions == 1 ? "" : "s",
+                            (size_t)c1.partitions * GROTH16_PROOF_BYTES);
+    if (st == CUZK_OK && !(proofs = malloc(c1.partitions * sizeof *proofs)))
+        st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+    if (st == CUZK_OK && (st = groth16_proofs_read(proofs, c1.partitions, bytes, len, &err)) != CUZK_OK &&
+        st != CUZK_ERR_NOMEM) {
+        /* a proof that does not decode is an invalid proof, not unusable input */
+        cuzk_error_prefix(&err, "%s: ", o->proof);
+        st = CUZK_ERR_INVALID_PROOF;
+    }
+    if (st == CUZK_OK && (st = groth16_pvk_prepare(&pvk, &vk, &err)) == CUZK_OK) have_pvk = 1;
+    for (unsigned k = 0; st == CUZK_OK && k < c1.partitions; k++) {
+        free(pub);
+        pub = NULL;
+        if ((st = engine_porep_public_inputs(&c1, k, &pub, &n, &err)) != CUZK_OK) break;
+        if (n + 1 != vk.ic_len) {
+            st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s expects %zu public inputs, %s gives %zu", o->vk,
+                                vk.ic_len - 1, c1.type->name, n);
+            break;
+        }
+        cuzk_status vs = groth16_verify(pool, &pvk, &proofs[k], pub, n, &err);
+        if (vs == CUZK_ERR_INVALID_PROOF) {
+            fprintf(stderr, "cuzk verify: partition %u/%u: invalid\n", k + 1, c1.partitions);
+            bad++;
+        } else if (vs != CUZK_OK) {
+            st = vs;
+        }
+    }
+    if (st == CUZK_OK && bad)
+        st = cuzk_error_set(&err, CUZK_ERR_INVALID_PROOF, "%u of %u partition proofs are invalid", bad, c1.partitions);
+    if (st == CUZK_OK) printf("valid\n");
+    else if (st == CUZK_ERR_INVALID_PROOF) printf("invalid\n");
+    free(pub);
+    free(proofs);
+    free(bytes);
+    if (have_pvk) groth16_pvk_free(&pvk);
+    if (have_vk) groth16_vk_free(&vk);
+    porep_c1_free(&c1);
+    return cli_report("verify", st, &err);
+}
+
 static int cmd_prove(pool_t *pool, const options *o)
 {
+    if (o->porep) return cmd_prove_porep(pool, o);
     if (o->zkey) return cmd_prove_zkey(pool, o);
     if (!need("prove", o->circuit, "--circuit (or --zkey)") || !need("prove", o->params, "--params") ||
         !need("prove", o->proof, "--proof"))
@@ -283,7 +541,8 @@ static int cmd_prove(pool_t *pool, const options *o)
         groth16_proof_write(bytes, &proof);
         st = cli_write_file(o->proof, bytes, sizeof bytes, &err);
     }
-    if (st == CUZK_OK && o->public_path) st = snarkjs_public_write(o->public_path, cs.inputs + 1, cs.num_inputs - 1, &err);
+    if (st == CUZK_OK && o->public_path)
+        st = snarkjs_public_write(o->public_path, cs.inputs + 1, cs.num_inputs - 1, &err);
     if (st == CUZK_OK) progress("prove", "proof verified and written", t0);
     r1cs_free(&cs);
     groth16_params_free(&params);
@@ -325,6 +584,7 @@ static int cmd_verify_snarkjs(const options *o)
 
 static int cmd_verify(pool_t *pool, const options *o)
 {
+    if (o->porep) return cmd_verify_porep(pool, o);
     if (!need("verify", o->vk, "--vk") || !need("verify", o->proof, "--proof")) return EXIT_BAD_INPUT;
     if (ends_with(o->vk, ".json")) return cmd_verify_snarkjs(o);
     if (!o->public_path && !o->circuit) {
@@ -365,7 +625,10 @@ static int cmd_verify(pool_t *pool, const options *o)
     if (st == CUZK_OK) {
         st = groth16_proofs_read(proofs, n_proofs, bytes, len, &err);
         /* a proof that does not decode is an invalid proof, not unusable input */
-        if (st != CUZK_OK && st != CUZK_ERR_NOMEM) st = cuzk_error_prefix(&err, "%s: ", o->proof), st = CUZK_ERR_INVALID_PROOF;
+        if (st != CUZK_OK && st != CUZK_ERR_NOMEM) {
+            cuzk_error_prefix(&err, "%s: ", o->proof);
+            st = CUZK_ERR_INVALID_PROOF;
+        }
     }
     if (st == CUZK_OK && n_proofs > 1) {
         st = cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED,
