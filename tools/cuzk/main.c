@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "circuits/porep/c1.h"
+#include "circuits/porep/challenges.h"
 #include "circuits/spec.h"
 #include "engine/engine.h"
 #include "engine/porep.h"
@@ -458,6 +459,11 @@ static int cmd_verify_porep(pool_t *pool, const options *o)
         st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s: %zu bytes; %s has %u partition%s, so %zu are expected",
                             o->proof, len, o->porep, c1.partitions, c1.partitions == 1 ? "" : "s",
                             (size_t)c1.partitions * GROTH16_PROOF_BYTES);
+    /* Checked before the proofs are decoded: a key of another circuit is unusable input, not an invalid proof. */
+    size_t want_inputs = 3 + (size_t)POREP_INPUTS_PER_CHALLENGE * c1.challenges;
+    if (st == CUZK_OK && vk.ic_len != want_inputs + 1)
+        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s expects %zu public inputs, %s has %zu: a key of another "
+                            "circuit", o->vk, vk.ic_len - 1, c1.type->name, want_inputs);
     if (st == CUZK_OK && !(proofs = malloc(c1.partitions * sizeof *proofs)))
         st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
     if (st == CUZK_OK && (st = groth16_proofs_read(proofs, c1.partitions, bytes, len, &err)) != CUZK_OK &&
@@ -471,11 +477,6 @@ static int cmd_verify_porep(pool_t *pool, const options *o)
         free(pub);
         pub = NULL;
         if ((st = engine_porep_public_inputs(&c1, k, &pub, &n, &err)) != CUZK_OK) break;
-        if (n + 1 != vk.ic_len) {
-            st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s expects %zu public inputs, %s gives %zu", o->vk,
-                                vk.ic_len - 1, c1.type->name, n);
-            break;
-        }
         cuzk_status vs = groth16_verify(pool, &pvk, &proofs[k], pub, n, &err);
         if (vs == CUZK_ERR_INVALID_PROOF) {
             fprintf(stderr, "cuzk verify: partition %u/%u: invalid\n", k + 1, c1.partitions);
