@@ -1,12 +1,19 @@
-/* Fast synthesis of a StackedDRG partition for proving: the witness with the challenges synthesized in parallel,
- * and the matrices compiled once from the top level and a single challenge block instead of from every challenge.
+/* Fast synthesis of a StackedDRG partition for proving: the witness synthesized in parallel pieces, and the
+ * matrices compiled once from the top level and two challenge blocks instead of from every challenge.
  *
  * Both rest on the structure of stacked_synthesize: a top level that allocates every variable a challenge refers
  * to outside itself (replica_id and its bits, comm_d, comm_c, comm_r_last), then one block per challenge that
  * depends only on the top level and its own challenge's values. Block i's constraints, aux and inputs come right
  * after block i - 1's, and all blocks have the same size and the same constraints up to these offsets. The shape
  * compiler checks this on the first two blocks rather than trusting it, and fails with CUZK_ERR_UNSUPPORTED if a
- * circuit breaks it. */
+ * circuit breaks it; the witness checks every piece's size against a count made without values
+ * (CUZK_ERR_INTERNAL if one differs).
+ *
+ * The witness's pieces are the segments of stacked.h's parts (per challenge: columns, the label of each layer, the
+ * finish), n * (layers + 2) of them (216 for 32 GiB: none above 1.5 million of the 130 million constraints), so 16
+ * threads stay busy although 18 challenges do not divide among them. Each piece runs in a witness-only system of
+ * its own holding the top level and stand-ins for what it reads, and its values are copied to their place: the
+ * transient memory is one piece per thread (<= 64 MB at 32 GiB). */
 #ifndef CUZK_CIRCUITS_STACKED_STACKED_FAST_H
 #define CUZK_CIRCUITS_STACKED_STACKED_FAST_H
 
