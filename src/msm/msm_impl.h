@@ -226,25 +226,26 @@ static void MSM_FN(affine_flush)(MSM_FN(affine_run) *a)
         MSM_F(mul)(&t, &inv, &s->prefix[k]); /* 1 / den[k] */
         MSM_F(mul)(&inv, &inv, &s->den[k]);
         const MSM_F_T *x2;
+        int flip = 0;
         if (e->dbl) { /* lambda = 3 x^2 / 2y */
             MSM_F(sqr)(&num, &q->x);
             MSM_F(dbl)(&x3, &num);
             MSM_F(add)(&num, &num, &x3);
             x2 = &q->x;
+        } else if (e->neg) { /* lambda = (-y2 - y1) / (x2 - x1): compute -lambda and flip the sign where it is used */
+            MSM_F(add)(&num, &e->p->y, &q->y);
+            x2 = &e->p->x;
+            flip = 1;
         } else { /* lambda = (y2 - y1) / (x2 - x1) */
-            if (e->neg) {
-                MSM_F(add)(&num, &e->p->y, &q->y);
-                MSM_F(neg)(&num, &num);
-            } else {
-                MSM_F(sub)(&num, &e->p->y, &q->y);
-            }
+            MSM_F(sub)(&num, &e->p->y, &q->y);
             x2 = &e->p->x;
         }
         MSM_F(mul)(&lambda, &num, &t);
         MSM_F(sqr)(&x3, &lambda);
         MSM_F(sub)(&x3, &x3, &q->x);
         MSM_F(sub)(&x3, &x3, x2);
-        MSM_F(sub)(&t, &q->x, &x3);
+        if (flip) MSM_F(sub)(&t, &x3, &q->x);
+        else MSM_F(sub)(&t, &q->x, &x3);
         MSM_F(mul)(&t, &t, &lambda);
         MSM_F(sub)(&q->y, &t, &q->y);
         q->x = x3;
