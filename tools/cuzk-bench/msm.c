@@ -77,8 +77,10 @@ static void gen_body(void *vctx, size_t begin, size_t end, unsigned worker)
     }
 }
 
-/* CPU seconds of the whole process (all threads): unlike wall time, barely moved by other load on the machine. */
-static double cpu_seconds(void)
+/* CPU seconds of the whole process (all threads): unlike wall time, barely moved by other load on the machine.
+ * Also used by prove.c. */
+double bench_cpu_seconds(void);
+double bench_cpu_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -169,10 +171,10 @@ int bench_msm(int argc, char **argv)
         g1_jac_t r1;
         g2_jac_t r2;
         uint64_t start = bench_now_ns();
-        double cpu_start = cpu_seconds();
+        double cpu_start = bench_cpu_seconds();
         if (g2) msm_g2_window(pool, &r2, gen.bases, scalars, NULL, n, c);
         else msm_g1_window(pool, &r1, gen.bases, scalars, NULL, n, c);
-        double s = (double)(bench_now_ns() - start) / 1e9, cs = cpu_seconds() - cpu_start;
+        double s = (double)(bench_now_ns() - start) / 1e9, cs = bench_cpu_seconds() - cpu_start;
         if (r > 0) times[r - 1] = s, cpu[r - 1] = cs; /* run 0 warms up */
         printf("  run %llu%s: %.3f s (cpu %.3f s)\n", (unsigned long long)r, r ? "" : " (warm-up)", s, cs);
     }
