@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuits/stacked/stacked.h"
+#include "circuits/stacked/stacked_fast.h"
 #include "circuits/synthetic.h"
 
 static cuzk_status parse_u64(const char *s, size_t n, uint64_t *out, const char *key, cuzk_error *err)
@@ -168,9 +168,7 @@ cuzk_status circuit_spec_build(pool_t *pool, const circuit_spec *spec, unsigned 
     const porep_geometry *g = porep_geometry_for_size(spec->porep->sector_size);
     stacked_circuit c;
     cuzk_status st = stacked_circuit_init_geometry(&c, g, spec->porep->kind, err);
-    if (st == CUZK_OK && (st = r1cs_create(out, 0, err)) == CUZK_OK &&
-        (st = stacked_synthesize(out, &c, NULL, err)) == CUZK_OK)
-        st = r1cs_finalize(out, err);
+    if (st == CUZK_OK) st = stacked_compile_shape(pool, &c, out, err);
     stacked_circuit_free(&c);
     if (st != CUZK_OK) {
         r1cs_free(out);

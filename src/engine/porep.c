@@ -6,6 +6,7 @@
 
 #include "circuits/porep/challenges.h"
 #include "circuits/stacked/stacked.h"
+#include "circuits/stacked/stacked_fast.h"
 
 struct engine_porep_circuit {
     porep_proof_type type; /* a copy: the caller's may be a test type of its own */
@@ -26,7 +27,8 @@ static const char *kind_name(porep_kind kind)
     return kind == POREP_INTERACTIVE ? "interactive" : kind == POREP_SYNTHETIC ? "synthetic" : "non-interactive";
 }
 
-/* The engine's synthesis: the witness-only system of one partition, checked against the shape by the engine. */
+/* The engine's synthesis: the witness-only system of one partition (challenges in parallel on the circuit's pool),
+ * checked against the shape by the engine. */
 static cuzk_status porep_synth(void *ctx, const void *payload, unsigned partition, r1cs *wit, cuzk_error *err)
 {
     const engine_porep_circuit *pc = ctx;
@@ -34,9 +36,7 @@ static cuzk_status porep_synth(void *ctx, const void *payload, unsigned partitio
     memset(wit, 0, sizeof *wit);
     cuzk_status st = stacked_witness_from_c1(&w, &pc->sc, payload, partition, err);
     if (st != CUZK_OK) return st;
-    if ((st = r1cs_create_witness_only(wit, err)) == CUZK_OK &&
-        (st = stacked_synthesize(wit, &pc->sc, &w, err)) == CUZK_OK)
-        st = r1cs_finalize(wit, err);
+    st = stacked_synthesize_witness(pc->pool, &pc->sc, &w, wit, err);
     stacked_witness_free(&w);
     if (st != CUZK_OK) {
         r1cs_free(wit);
@@ -61,9 +61,7 @@ cuzk_status engine_porep_circuit_create(const porep_proof_type *type, const grot
     pc->geometry = g;
     pc->pool = pool;
     cuzk_status st = stacked_circuit_init_geometry(&pc->sc, g, type->kind, err);
-    if (st == CUZK_OK && (st = r1cs_create(&pc->shape, 0, err)) == CUZK_OK &&
-        (st = stacked_synthesize(&pc->shape, &pc->sc, NULL, err)) == CUZK_OK)
-        st = r1cs_finalize(&pc->shape, err);
+    if (st == CUZK_OK) st = stacked_compile_shape(pool, &pc->sc, &pc->shape, err);
     if (st != CUZK_OK) {
         cuzk_error_prefix(err, "PoRep %s: compiling the circuit: ", type->name);
         engine_porep_circuit_free(pc);
