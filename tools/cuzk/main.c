@@ -24,7 +24,7 @@ static const char *USAGE =
     "usage: cuzk <command> [options]\n"
     "\n"
     "commands:\n"
-    "  setup    --circuit SPEC [--api 1.1|1.2] --params FILE --vk FILE\n"
+    "  setup    --circuit SPEC [--api 1.0|1.1|1.2] --params FILE --vk FILE\n"
     "           parameters for one of our circuits from fresh toxic waste (bellperson .params/.vk layout);\n"
     "           --api sets the PoRep API version of a porep: SPEC\n"
     "  prove    --circuit SPEC --params FILE --proof FILE [--public FILE]\n"
