@@ -19,16 +19,17 @@ int bench_gpu_ntt(int argc, char **argv);
 #define COPY_BW 4.3e12 /* bytes/s, device-to-device copy measured on the H200 (read + write) */
 
 typedef struct opts {
-    unsigned from, to, reps, check, check_h_max;
+    unsigned from, to, reps, check, check_h_max, ntt_only;
     uint64_t seed;
 } opts;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cuzk-bench gpu-ntt [--log N | --from A --to B] [--reps R] [--check] [--check-h-max N]\n"
-               "                          [--seed S]\n"
+               "                          [--ntt-only] [--seed S]\n"
                "  sizes 2^A .. 2^B (default 20 .. 27), R timed runs each after a warm-up (default 7);\n"
-               "  --check compares with the CPU (NTT at every size, H up to 2^N, default 24)\n");
+               "  --check compares with the CPU (NTT at every size, H up to 2^N, default 24)\n"
+               "  --ntt-only times the forward and inverse NTT alone (no H)\n");
 }
 
 /* Fresh random values without 2^27 calls of fr_random: 2^16 random elements spread by a per-vector stride. */
@@ -87,37 +88,39 @@ static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const
     gpu_buf_free(dx);
     dx = NULL;
 
-    /* H, bellperson form: 7 transforms, the pointwise step fused into c's last pass. */
-    double h_bytes = (7.0 * 2 * passes + 2) * (double)bytes;
-    double h_muls = 4 * gpu_ntt_mul_count(L, GPU_NTT_COSET_INVERSE) + 3 * gpu_ntt_mul_count(L, GPU_NTT_FORWARD) +
-                    2.0 * (double)m;
-    if (gpu_buf_upload(ctx, &da, a, bytes, &err) != CUZK_OK || gpu_buf_upload(ctx, &db, b, bytes, &err) != CUZK_OK ||
-        gpu_buf_upload(ctx, &dc, c, bytes, &err) != CUZK_OK)
-        goto fail;
-    for (unsigned r = 0; r <= o->reps; r++) {
-        fr_t *hd = NULL;
-        if (gpu_ntt_h_device(plan, H_FORM_BELLPERSON, gpu_buf_ptr(da), gpu_buf_ptr(db), gpu_buf_ptr(dc), m, &hd,
-                             &err) != CUZK_OK)
+    if (!o->ntt_only) {
+        /* H, bellperson form: 7 transforms, the pointwise step fused into c's last pass. */
+        double h_bytes = (7.0 * 2 * passes + 2) * (double)bytes;
+        double h_muls = 4 * gpu_ntt_mul_count(L, GPU_NTT_COSET_INVERSE) + 3 * gpu_ntt_mul_count(L, GPU_NTT_FORWARD) +
+                        2.0 * (double)m;
+        if (gpu_buf_upload(ctx, &da, a, bytes, &err) != CUZK_OK ||
+            gpu_buf_upload(ctx, &db, b, bytes, &err) != CUZK_OK || gpu_buf_upload(ctx, &dc, c, bytes, &err) != CUZK_OK)
             goto fail;
-        gpu_ntt_h_free(ctx, hd);
-        if (r) gpu_ntt_last_ms(plan, &t2[r - 1], &t[r - 1]);
+        for (unsigned r = 0; r <= o->reps; r++) {
+            fr_t *hd = NULL;
+            if (gpu_ntt_h_device(plan, H_FORM_BELLPERSON, gpu_buf_ptr(da), gpu_buf_ptr(db), gpu_buf_ptr(dc), m, &hd,
+                                 &err) != CUZK_OK)
+                goto fail;
+            gpu_ntt_h_free(ctx, hd);
+            if (r) gpu_ntt_last_ms(plan, &t2[r - 1], &t[r - 1]);
+        }
+        printf("2^%-2u %-22s device  median %9.3f ms   floors: %6.2f GiB -> %7.3f ms; %.3g Fr muls -> %7.3f ms\n", L,
+               "H (kernels)", med(t, o->reps), h_bytes / (1u << 30), h_bytes / COPY_BW * 1e3, h_muls,
+               h_muls / mul_rate * 1e3);
+        printf("2^%-2u %-22s device  median %9.3f ms   (a, b, c copied device to device first)\n", L,
+               "H (with input copies)", med(t2, o->reps));
+        gpu_buf_free(da);
+        gpu_buf_free(db);
+        gpu_buf_free(dc);
+        da = db = dc = NULL;
+        unsigned hreps = o->reps < 3 ? o->reps : 3;
+        for (unsigned r = 0; r < hreps; r++) {
+            if (gpu_ntt_h(plan, H_FORM_BELLPERSON, a, b, c, m, h, &err) != CUZK_OK) goto fail;
+            gpu_ntt_last_ms(plan, &t[r], NULL);
+        }
+        printf("2^%-2u %-22s host    median %9.3f ms   (pageable a, b, c in and H out, %u runs)\n", L, "H (from host)",
+               med(t, hreps), hreps);
     }
-    printf("2^%-2u %-22s device  median %9.3f ms   floors: %6.2f GiB -> %7.3f ms; %.3g Fr muls -> %7.3f ms\n", L,
-           "H (kernels)", med(t, o->reps), h_bytes / (1u << 30), h_bytes / COPY_BW * 1e3, h_muls,
-           h_muls / mul_rate * 1e3);
-    printf("2^%-2u %-22s device  median %9.3f ms   (a, b, c copied device to device first)\n", L, "H (with input copies)",
-           med(t2, o->reps));
-    gpu_buf_free(da);
-    gpu_buf_free(db);
-    gpu_buf_free(dc);
-    da = db = dc = NULL;
-    unsigned hreps = o->reps < 3 ? o->reps : 3;
-    for (unsigned r = 0; r < hreps; r++) {
-        if (gpu_ntt_h(plan, H_FORM_BELLPERSON, a, b, c, m, h, &err) != CUZK_OK) goto fail;
-        gpu_ntt_last_ms(plan, &t[r], NULL);
-    }
-    printf("2^%-2u %-22s host    median %9.3f ms   (pageable a, b, c in and H out, %u runs)\n", L, "H (from host)",
-           med(t, hreps), hreps);
 
     if (o->check) {
         domain_t d;
@@ -130,7 +133,7 @@ static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const
         int ok = memcmp(h, want, bytes) == 0;
         printf("2^%-2u check forward NTT against the CPU: %s\n", L, ok ? "equal" : "DIFFERENT");
         if (!ok) goto out;
-        if (L <= o->check_h_max) {
+        if (L <= o->check_h_max && !o->ntt_only) {
             fill(c, m, src, nsrc, L * 3 + 3);
             if (gpu_ntt_h(plan, H_FORM_BELLPERSON, a, b, c, m, h, &err) != CUZK_OK) goto fail;
             if (poly_compute_h(pool, &d, H_FORM_BELLPERSON, a, b, c, m, &err) != CUZK_OK) goto fail;
@@ -161,7 +164,7 @@ out:
 
 int bench_gpu_ntt(int argc, char **argv)
 {
-    opts o = {.from = 20, .to = 27, .reps = 7, .check = 0, .check_h_max = 24, .seed = 0};
+    opts o = {.from = 20, .to = 27, .reps = 7, .check = 0, .check_h_max = 24, .ntt_only = 0, .seed = 0};
     for (int i = 1; i < argc; i++) {
         uint64_t v = 0;
         const char *arg = argv[i];
@@ -170,6 +173,9 @@ int bench_gpu_ntt(int argc, char **argv)
             return 0;
         } else if (strcmp(arg, "--check") == 0) {
             o.check = 1;
+            continue;
+        } else if (strcmp(arg, "--ntt-only") == 0) {
+            o.ntt_only = 1;
             continue;
         }
         if (i + 1 >= argc || bench_parse_u64(argv[i + 1], &v) != 0) {
