@@ -117,7 +117,6 @@ static cuzk_status gpu_prove_finish(engine_backend *be, void *handle, groth16_pr
     gpu_backend *gb = be->ctx;
     gpu_handle *h = handle;
     cuzk_status st = groth16_prove_finish(gb->finish_pool, &h->pending, NULL, NULL, proof, NULL, err);
-    groth16_pending_release(&h->pending);
     free(h);
     return st;
 }
@@ -125,9 +124,7 @@ static cuzk_status gpu_prove_finish(engine_backend *be, void *handle, groth16_pr
 static void gpu_discard(engine_backend *be, void *handle)
 {
     (void)be;
-    gpu_handle *h = handle;
-    groth16_pending_release(&h->pending);
-    free(h);
+    free(handle);
 }
 
 static void gpu_destroy(engine_backend *be)

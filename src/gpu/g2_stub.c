@@ -11,3 +11,16 @@ cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bas
     (void)n;
     return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu: cuzk was built without CUDA");
 }
+
+cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, size_t nbases,
+                               const uint32_t *idx, const fr_t *scalars, size_t n, cuzk_error *err)
+{
+    (void)ctx;
+    (void)out;
+    (void)bases;
+    (void)nbases;
+    (void)idx;
+    (void)scalars;
+    (void)n;
+    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu: cuzk was built without CUDA");
+}

@@ -1,6 +1,6 @@
-/* G2 on the GPU: the sum of the bases selected by a bit mask (B_G2's unit scalars). Same conventions as
- * gpu.h: bases and mask may be host or device memory of ctx's device; the call returns when the result is on
- * the host; gpu_ctx_last_ms gives its device time. */
+/* G2 on the GPU, for B_G2: the sum of the bases selected by a bit mask (the unit scalars) and an MSM (the
+ * rest). Same conventions as gpu.h: arrays may be host or device memory of ctx's device; a call returns when
+ * the result is on the host; gpu_ctx_last_ms gives its device time. */
 #ifndef CUZK_GPU_GPU_G2_H
 #define CUZK_GPU_GPU_G2_H
 
@@ -19,6 +19,10 @@ extern "C" {
  * bases is allowed. */
 cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask, size_t n,
                              cuzk_error *err);
+/* out = sum over k < n of scalars[k] · bases[idx[k]] (idx NULL: bases[k]); scalars are Fr in Montgomery form,
+ * bases holds nbases points (at least n when idx is NULL); every idx[k] < nbases (CUZK_ERR_INVALID_ARG). */
+cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, size_t nbases,
+                               const uint32_t *idx, const fr_t *scalars, size_t n, cuzk_error *err);
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,9 @@
  *      tail bases gathered on the device. When more than half of a query's bases have a tail scalar the split
  *      does not pay: one plain MSM over all of the query's bases instead.
  *
- *   4. B_G2 has B_G1's scalars: when B is split and b_g2 fits on the device, its ones are one G2 batch
- *      addition here and the pending carries B_G2's tail (pending->b_g2_split) for groth16_prove_finish's CPU
- *      MSM; the caller must groth16_pending_release the pending after prove_finish.
+ *   4. B_G2 has B_G1's scalars and selection: when b_g2 fits on the device it is computed the same way (G2
+ *      batch addition + tail MSM, or one MSM) and handed over in pending->b_g2 (b_g2_done), so
+ *      groth16_prove_finish only blinds and assembles; otherwise prove_finish runs the B_G2 MSM on the CPU.
  *
  * Bases stay on the device across partitions: a gpu_params holds h, l, a, b_g1 (and b_g2 when it fits) of one
  * groth16_params on one device (uploaded once). It must not outlive the params.
@@ -75,7 +75,7 @@ typedef struct gpu_prove_timings {
     double classify_wait_ms; /* how long the device path waited for the classification after H */
     double batch_add_ms[GPU_Q_COUNT]; /* device time of each query's batch addition (0 if none) */
     double tail_ms[GPU_Q_COUNT];      /* each query's tail (or full) MSM, gather and scalar copy included */
-    double batch_add_g2_ms; /* device time of B_G2's unit-scalar sum (0 when B_G2 is left to the CPU) */
+    double b_g2_ms;       /* device time of B_G2 (batch addition + tail MSM, or one MSM; 0: left to the CPU) */
     double total_ms;      /* wall time of the whole call */
     size_t bases[GPU_Q_COUNT], ones[GPU_Q_COUNT], tail[GPU_Q_COUNT];
     int split[GPU_Q_COUNT]; /* 1: batch addition + tail MSM; 0: one MSM over all bases */

@@ -445,6 +445,30 @@ static cuzk_status run_query(gpu_ctx *ctx, const query *q, const g1_affine_t *ba
     return CUZK_OK;
 }
 
+/* B_G2 over the device-resident b_g2 bases, with B_G1's classification: batch addition + tail MSM, or one MSM. */
+static cuzk_status run_b_g2(gpu_ctx *ctx, const query *q, const g2_affine_t *bases, size_t nbases, g2_jac_t *out,
+                            double *ms, cuzk_error *err)
+{
+    *ms = 0;
+    if (!q->split) {
+        cuzk_status st = gpu_msm_g2_indexed(ctx, out, bases, nbases, NULL, q->full, q->nbases, err);
+        *ms = gpu_ctx_last_ms(ctx);
+        return st;
+    }
+    g2_jac_t ones;
+    g2_jac_set_inf(&ones);
+    if (q->ones_n) {
+        cuzk_status st = gpu_batch_add_g2(ctx, &ones, bases, q->ones, q->nbases, err);
+        if (st != CUZK_OK) return st;
+        *ms = gpu_ctx_last_ms(ctx);
+    }
+    cuzk_status st = gpu_msm_g2_indexed(ctx, out, bases, nbases, q->tail_i, q->tail_s, q->tail_n, err);
+    if (st != CUZK_OK) return st;
+    *ms += gpu_ctx_last_ms(ctx);
+    g2_jac_add(out, out, &ones);
+    return CUZK_OK;
+}
+
 static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const groth16_params *p, size_t n,
                               const fr_t *a, const fr_t *b, const fr_t *c, const fr_t *inputs, size_t n_in,
                               const fr_t *aux, size_t n_aux, const r1cs_density *dn, const groth16_pending *pending,
@@ -557,16 +581,13 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
                                               (const g1_affine_t *)gpu_buf_ptr(gp->a),
                                               (const g1_affine_t *)gpu_buf_ptr(gp->b_g1)};
     static const char *const QNAME[GPU_Q_COUNT] = {"L", "A", "B_G1"};
-    /* B_G2 shares B_G1's scalars and selection: its unit scalars are summed here, its tail left to the CPU. */
-    query *qb = &cl->q[GPU_Q_B];
-    int b2_split = st == CUZK_OK && gp->b_g2 != NULL && qb->split;
-    g2_jac_t b2_ones;
-    g2_jac_set_inf(&b2_ones);
-    if (b2_split && qb->ones_n) {
-        st = gpu_batch_add_g2(pv->ctx, &b2_ones, (const g2_affine_t *)gpu_buf_ptr(gp->b_g2), qb->ones, qb->nbases,
-                              err);
-        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2 unit scalars: ");
-        gt.batch_add_g2_ms = gpu_ctx_last_ms(pv->ctx);
+    /* B_G2 has B_G1's scalars and selection. */
+    int b2_done = st == CUZK_OK && gp->b_g2 != NULL;
+    g2_jac_t b2;
+    if (b2_done) {
+        st = run_b_g2(pv->ctx, &cl->q[GPU_Q_B], (const g2_affine_t *)gpu_buf_ptr(gp->b_g2), params->b_g2_len, &b2,
+                      &gt.b_g2_ms, err);
+        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2: ");
     }
     for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
         const fr_t *full = q == GPU_Q_L ? aux : cl->q[q].full;
@@ -577,27 +598,14 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
         gt.tail[q] = cl->q[q].tail_n;
         gt.split[q] = cl->q[q].split;
     }
-    fr_t *b2_tail_s = NULL;
-    uint32_t *b2_tail_i = NULL;
-    size_t b2_tail_n = 0;
-    if (st == CUZK_OK && b2_split) {
-        b2_tail_s = qb->tail_s;
-        b2_tail_i = qb->tail_i;
-        b2_tail_n = qb->tail_n;
-        qb->tail_s = NULL;
-        qb->tail_i = NULL;
-    }
     for (int q = 0; q < GPU_Q_COUNT; q++) query_free(&cl->q[q]);
     free(cl->cnt);
     free(cl);
     if (st != CUZK_OK) return st;
 
     memset(pending, 0, sizeof *pending);
-    pending->b_g2_split = b2_split;
-    pending->b_g2_ones = b2_ones;
-    pending->b_g2_tail_s = b2_tail_s;
-    pending->b_g2_tail_i = b2_tail_i;
-    pending->b_g2_tail_n = b2_tail_n;
+    pending->b_g2_done = b2_done;
+    if (b2_done) pending->b_g2 = b2;
     pending->params = params;
     pending->inputs = inputs;
     pending->aux = aux;

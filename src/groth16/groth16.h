@@ -117,28 +117,17 @@ typedef struct groth16_timings {
 
 /* What prove_start hands to prove_finish: the four G1 MSM results, and borrowed pointers to what the
  * B_G2 MSM still needs (params, witness, density), which must stay alive until prove_finish returns.
- * A GPU backend fills the same struct and calls groth16_prove_finish.
- *
- * A backend that sums B_G2's unit scalars itself sets b_g2_split: then b_g2_ones is the sum of the B_G2 bases
- * whose scalar is 1, and prove_finish adds only sum_k b_g2_tail_s[k] · params->b_g2[b_g2_tail_i[k]] (every
- * other scalar) on the CPU. Those two arrays belong to the pending: release it with groth16_pending_release
- * once prove_finish has run (or the proof is abandoned). */
+ * A GPU backend fills the same struct and calls groth16_prove_finish; when it computed B_G2 as well it sets
+ * b_g2_done and b_g2, and prove_finish skips the B_G2 MSM. */
 typedef struct groth16_pending {
     const groth16_params *params;
     const fr_t *inputs, *aux;
     size_t num_inputs, num_aux;
     const r1cs_density *density;
     g1_jac_t h, l, a, b_g1; /* a and b_g1 without blinding (the MSMs over inputs and aux) */
-    int b_g2_split;
-    g2_jac_t b_g2_ones;
-    fr_t *b_g2_tail_s;
-    uint32_t *b_g2_tail_i;
-    size_t b_g2_tail_n;
+    int b_g2_done;
+    g2_jac_t b_g2;
 } groth16_pending;
-
-/* Frees what the pending owns (the B_G2 tail of a split) and clears the split; safe to call twice and on a
- * pending of the CPU prover (which owns nothing). */
-void groth16_pending_release(groth16_pending *pending);
 
 /* The size relations bellperson (and supraseal's entry assertions) rely on, between params and a circuit of n
  * constraints with n_in inputs, n_aux aux and densities dn over domain d. CUZK_ERR_INVALID_ARG ("prove: ...")

@@ -126,51 +126,6 @@ cuzk_status groth16_prove_start(pool_t *pool, const groth16_params *params, cons
     return st;
 }
 
-void groth16_pending_release(groth16_pending *pending)
-{
-    if (!pending) return;
-    free(pending->b_g2_tail_s);
-    free(pending->b_g2_tail_i);
-    pending->b_g2_tail_s = NULL;
-    pending->b_g2_tail_i = NULL;
-    pending->b_g2_tail_n = 0;
-    pending->b_g2_split = 0;
-}
-
-typedef struct gather_g2_ctx {
-    g2_affine_t *out;
-    const g2_affine_t *bases;
-    const uint32_t *idx;
-} gather_g2_ctx;
-
-static void gather_g2_run(void *vctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    gather_g2_ctx *g = vctx;
-    for (size_t k = begin; k < end; k++) g->out[k] = g->bases[g->idx[k]];
-}
-
-/* B_G2 of a split pending: the backend's sum of the unit scalars' bases plus the tail MSM over gathered bases. */
-static cuzk_status b_g2_tail(pool_t *pool, const groth16_pending *pending, g2_jac_t *out, cuzk_error *err)
-{
-    const groth16_params *pp = pending->params;
-    size_t n = pending->b_g2_tail_n;
-    if (n && (!pending->b_g2_tail_s || !pending->b_g2_tail_i))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: a B_G2 split without its tail");
-    for (size_t k = 0; k < n; k++)
-        if (pending->b_g2_tail_i[k] >= pp->b_g2_len)
-            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: B_G2 tail entry %zu names base %u of %zu", k,
-                                  pending->b_g2_tail_i[k], pp->b_g2_len);
-    g2_affine_t *bases = malloc((n ? n : 1) * sizeof *bases);
-    if (!bases) return cuzk_error_set(err, CUZK_ERR_NOMEM, "prove: cannot gather %zu B_G2 tail bases", n);
-    gather_g2_ctx g = {bases, pp->b_g2, pending->b_g2_tail_i};
-    pool_parallel_for(pool, n, 4096, gather_g2_run, &g);
-    msm_g2(pool, out, bases, pending->b_g2_tail_s, NULL, n);
-    free(bases);
-    g2_jac_add(out, out, &pending->b_g2_ones);
-    return CUZK_OK;
-}
-
 cuzk_status groth16_prove_finish(pool_t *pool, const groth16_pending *pending, const fr_t *r_in, const fr_t *s_in,
                                  groth16_proof *proof, groth16_timings *timings, cuzk_error *err)
 {
@@ -198,9 +153,8 @@ cuzk_status groth16_prove_finish(pool_t *pool, const groth16_pending *pending, c
 
     double t0 = groth16_now_ms();
     g2_jac_t b2;
-    if (pending->b_g2_split) {
-        st = b_g2_tail(pool, pending, &b2, err);
-        if (st != CUZK_OK) return st;
+    if (pending->b_g2_done) {
+        b2 = pending->b_g2;
     } else {
         g2_jac_t b2_aux;
         msm_g2(pool, &b2, pp->b_g2, pending->inputs, dn->b_input, pending->num_inputs);

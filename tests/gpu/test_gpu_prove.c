@@ -83,7 +83,6 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
         CHECK_MSG(pending_same(&pc, &pg, which, sizeof which), "%s (%s): GPU differs from CPU in %s", what,
                   MODE[mode], which);
         st = groth16_prove_finish(pool, &pg, &r, &s, &proof_g, NULL, &err);
-        groth16_pending_release(&pg);
         CHECK_MSG(st == CUZK_OK, "%s (%s): finish: %s", what, MODE[mode], err.msg);
         if (st != CUZK_OK) continue;
         groth16_proof_write(bytes_g, &proof_g);
@@ -333,7 +332,6 @@ static void test_errors(void)
         st = gpu_prove_start_abc(pv, gp, pool, &p1, cs.num_constraints, abc, abc + 64, abc + 128, cs.inputs,
                                  cs.num_inputs, cs.aux, cs.num_aux, &dn, &pd, NULL, NULL, &err);
         CHECK_MSG(st == CUZK_OK, "the same call with the right params: %s", err.msg);
-        if (st == CUZK_OK) groth16_pending_release(&pd);
     }
     free(abc);
     gpu_params_free(gp);
