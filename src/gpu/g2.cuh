@@ -1,6 +1,9 @@
 /* Device G2 arithmetic (y^2 = x^3 + 4(u + 1) over Fp2 = Fp[u]/(u^2 + 1)) on XYZZ coordinates, with the CPU
  * layouts (fp2_t is c0 then c1; src/ec/g2.h), so host arrays are used as they are. Infinity: affine x = y = 0,
- * XYZZ zz = 0. The addition formulas do not depend on b, so they are those of g1.cuh over Fp2. */
+ * XYZZ zz = 0. The addition formulas do not depend on b, so they are those of g1.cuh over Fp2.
+ * The Fp2 products and the point operations are real calls (__noinline__): inlined, every kernel of g2_sum.cu
+ * carried hundreds of copies of the 12-limb multiplication and the file took 10 minutes to compile; as calls it
+ * takes 20 seconds, and B_G2 is a small part of a partition. */
 #ifndef CUZK_GPU_G2_CUH
 #define CUZK_GPU_G2_CUH
 
@@ -43,7 +46,7 @@ MONT_DEV void fp2_cneg(fp2_d &r, const fp2_d &a, bool flag)
 }
 
 /* Karatsuba: three base-field products. */
-MONT_DEV void fp2_mul(fp2_d &r, const fp2_d &a, const fp2_d &b)
+__device__ __noinline__ void fp2_mul(fp2_d &r, const fp2_d &a, const fp2_d &b)
 {
     fp_d t0, t1, s, u;
     mont_mul<fp_cfg>(t0, a.c0, b.c0);
@@ -57,7 +60,7 @@ MONT_DEV void fp2_mul(fp2_d &r, const fp2_d &a, const fp2_d &b)
 }
 
 /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u. */
-MONT_DEV void fp2_sqr(fp2_d &r, const fp2_d &a)
+__device__ __noinline__ void fp2_sqr(fp2_d &r, const fp2_d &a)
 {
     fp_d s, d, p;
     mont_add<fp_cfg>(s, a.c0, a.c1);
@@ -103,7 +106,7 @@ MONT_DEV bool g2_aff_is_inf(const g2_aff_d &a)
 }
 
 /* r = 2a (dbl-2008-s-1; mdbl-2008-s-1 when a has zz = zzz = 1). */
-MONT_DEV void g2_xyzz_dbl(g2_xyzz_d &r, const g2_xyzz_d &a)
+__device__ __noinline__ void g2_xyzz_dbl(g2_xyzz_d &r, const g2_xyzz_d &a)
 {
     if (g2_xyzz_is_inf(a)) {
         r = a;
@@ -130,7 +133,7 @@ MONT_DEV void g2_xyzz_dbl(g2_xyzz_d &r, const g2_xyzz_d &a)
 }
 
 /* r += b (affine; madd-2008-s). r may be infinity; equal points double, opposite points give infinity. */
-MONT_DEV void g2_xyzz_madd(g2_xyzz_d &r, const g2_aff_d &b)
+__device__ __noinline__ void g2_xyzz_madd(g2_xyzz_d &r, const g2_aff_d &b)
 {
     if (g2_aff_is_inf(b)) return;
     if (g2_xyzz_is_inf(r)) {
@@ -175,7 +178,7 @@ MONT_DEV void g2_xyzz_madd(g2_xyzz_d &r, const g2_aff_d &b)
 }
 
 /* r += b, both XYZZ (add-2008-s). */
-MONT_DEV void g2_xyzz_add(g2_xyzz_d &r, const g2_xyzz_d &b)
+__device__ __noinline__ void g2_xyzz_add(g2_xyzz_d &r, const g2_xyzz_d &b)
 {
     if (g2_xyzz_is_inf(b)) return;
     if (g2_xyzz_is_inf(r)) {
