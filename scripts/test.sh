@@ -39,7 +39,15 @@ echo "== Release build =="
 # The GPU code is compiled (and its tests skip without a GPU); Hopper machine code only, to save time.
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 cmake --build build/release -j"$jobs"
-run_ctest build/release release
+# The daemon's PoRep C2 test proves real 2 KiB C1s: it needs the 2 KiB parameters, made once here (about a
+# minute on two cores) and reused by later runs in the same build directory.
+porep_params=$PWD/build/release/porep-params
+if [ ! -f "$porep_params/porep-2k.params" ] || [ ! -f "$porep_params/porep-2k.vk" ]; then
+  mkdir -p "$porep_params"
+  build/release/cuzk setup --circuit porep:2KiB --params "$porep_params/porep-2k.params" \
+    --vk "$porep_params/porep-2k.vk"
+fi
+CUZK_POREP_PARAMS_DIR=$porep_params run_ctest build/release release
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build =="
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
