@@ -299,4 +299,23 @@ template <class C> MONT_DEV void mont_to(mont_t<C> &r, const mont_t<C> &a)
     mont_mul<C>(r, a, rr);
 }
 
+/* An MSM scalar as Pippenger's signed digits want it: canonical limbs (from Montgomery form), replaced by r - s
+ * when s > (r - 1) / 2 so that s < 2^254; returns whether it was replaced (the point is then negated). */
+MONT_DEV bool fr_fold_half(fr_d &s, const fr_d &mont)
+{
+    const uint32_t h[8] = {0x80000000, 0x7fffffff, 0x7fff2dff, 0xa9ded201,
+                           0x04d0ec02, 0x199cec04, 0x94cebea4, 0x39f6d3a9};
+    mont_from<fr_cfg>(s, mont);
+    bool gt = false;
+#pragma unroll
+    for (int i = 7; i >= 0; i--) {
+        if (s.v[i] != h[i]) {
+            gt = s.v[i] > h[i];
+            break;
+        }
+    }
+    if (gt) mont_neg<fr_cfg>(s, s);
+    return gt;
+}
+
 #endif

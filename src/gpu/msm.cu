@@ -29,30 +29,13 @@
 #define BATCH_CHUNK 64   /* bases per thread in batch addition */
 #define THREADS 128
 
-/* (r - 1) / 2 in 32-bit limbs: scalars above it are replaced by r - s. */
-__device__ __forceinline__ bool fr_gt_half(const uint32_t s[8])
-{
-    const uint32_t h[8] = {0x80000000, 0x7fffffff, 0x7fff2dff, 0xa9ded201,
-                           0x04d0ec02, 0x199cec04, 0x94cebea4, 0x39f6d3a9};
-#pragma unroll
-    for (int i = 7; i >= 0; i--) {
-        if (s[i] != h[i]) return s[i] > h[i];
-    }
-    return false;
-}
-
 __global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned nwin, uint32_t nb, uint32_t *keys,
                            uint32_t *vals)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
     fr_d s;
-    mont_from<fr_cfg>(s, scalars[i]);
-    uint32_t neg = 0;
-    if (fr_gt_half(s.v)) {
-        mont_neg<fr_cfg>(s, s);
-        neg = 1;
-    }
+    uint32_t neg = fr_fold_half(s, scalars[i]);
     uint32_t limbs[9];
 #pragma unroll
     for (int j = 0; j < 8; j++) limbs[j] = s.v[j];
