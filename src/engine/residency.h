@@ -1,12 +1,23 @@
-/* Parameter residency, a first version: named parameter sets that are cold (not in memory), warm (in memory,
- * unused, evictable) or hot (in memory, referenced by running work). Loaded bytes are reserved in the same
+/* Parameter residency: named parameter sets that are cold (not in memory), warm (in memory, unused,
+ * evictable) or hot (in memory, referenced by running work). Loaded bytes are reserved in the same
  * engine_mem as the partitions' working sets, so parameters and partitions share one budget; when a load
- * does not fit, idle (warm) sets are evicted, least recently used first.
+ * does not fit, idle (warm) sets are evicted, least recently used first. A set is never evicted while it is
+ * referenced.
  *
- * Not yet: a pinned tier for hot parameters, an mmap'd warm tier (page cache instead of private copies),
- * eviction after a minimum idle time, and jobs acquiring their parameters through this automatically (an
- * engine_circuit still borrows a groth16_params). Loads run under the residency's lock, so a slow load
- * delays other acquires. Thread-safe. */
+ * Optional (engine_residency_configure):
+ * - idle eviction: engine_residency_sweep frees the warm sets unused for idle_evict_s seconds; the owner
+ *   calls it periodically (the daemon does, from a helper thread);
+ * - a pinned tier: when a set becomes hot it is registered through the owner's pin hook (e.g. CUDA host
+ *   registration, for fast DMA) while the residency's pinned bytes stay within pinned_budget; its bytes
+ *   then count as ENGINE_MEM_PINNED instead of ENGINE_MEM_HOST (the same budget, another kind). A pinned
+ *   set stays pinned while warm, and is unpinned when a hot set needs the pinned room or when it is evicted;
+ * - an eviction hook, called once for every set freed (explicit evict, pressure, idle sweep, destroy),
+ *   before its memory goes, so that the owner can drop copies of it (e.g. device copies of the bases).
+ *
+ * Hooks run under the residency's lock: they must not call into the residency. Loads run under the lock
+ * too, so a slow load delays other calls. Not yet: an mmap'd warm tier (page cache instead of private
+ * copies), and jobs acquiring their parameters through this automatically (an engine_circuit still borrows
+ * a groth16_params). Thread-safe. */
 #ifndef CUZK_ENGINE_RESIDENCY_H
 #define CUZK_ENGINE_RESIDENCY_H
 
@@ -26,26 +37,56 @@ typedef enum engine_residency_state {
 /* Loads a parameter set into *out (e.g. groth16_params_read of a file). */
 typedef cuzk_status (*engine_params_load_fn)(void *ctx, groth16_params *out, cuzk_error *err);
 
+typedef struct engine_residency_options {
+    double idle_evict_s;    /* sweep frees warm sets unused this long; 0: never */
+    uint64_t pinned_budget; /* bytes of parameters kept pinned; 0 (or no pin hook): no pinned tier */
+    /* Pins the arrays of p; a failure leaves the set unpinned (counted in pin_failures), never fails a call. */
+    cuzk_status (*pin)(void *ctx, const groth16_params *p, cuzk_error *err);
+    void (*unpin)(void *ctx, const groth16_params *p); /* needed with pin */
+    void (*evicted)(void *ctx, const char *name, const groth16_params *p); /* may be NULL */
+    void *hook_ctx;
+    double (*clock)(void *ctx); /* seconds, for the idle times; NULL: CLOCK_MONOTONIC */
+    void *clock_ctx;
+} engine_residency_options;
+
 typedef struct engine_residency engine_residency;
 
 /* mem is borrowed (typically the engine's, engine_memory) and must outlive the residency. */
 cuzk_status engine_residency_create(engine_residency **out, engine_mem *mem, cuzk_error *err);
-/* Frees every loaded set and returns its bytes. Sets still referenced are freed too: call it last. */
+/* Sets the options (all off after create). Only while no set is loaded: CUZK_ERR_INVALID_ARG otherwise, or
+ * for a pin hook without its unpin hook. */
+cuzk_status engine_residency_configure(engine_residency *r, const engine_residency_options *o, cuzk_error *err);
+/* Frees every loaded set (unpinning it and calling the eviction hook) and returns its bytes. Sets still
+ * referenced are freed too: call it last. */
 void engine_residency_destroy(engine_residency *r);
 
 /* Registers a cold set. CUZK_ERR_INVALID_ARG for a duplicate name. */
 cuzk_status engine_residency_add(engine_residency *r, const char *name, engine_params_load_fn load, void *ctx,
                                  cuzk_error *err);
 /* Loads the set if cold (evicting warm ones to make room; CUZK_ERR_NOMEM if it cannot fit) and takes a
- * reference: the set is hot until the matching release. */
+ * reference: the set is hot until the matching release. Pins it if the pinned tier has room. */
 cuzk_status engine_residency_acquire(engine_residency *r, const char *name, const groth16_params **params,
                                      cuzk_error *err);
 void engine_residency_release(engine_residency *r, const char *name);
-/* Loads without a reference (the set becomes warm). */
+/* Loads without a reference (the set becomes warm; its idle time starts now). */
 cuzk_status engine_residency_preload(engine_residency *r, const char *name, cuzk_error *err);
 /* Frees a warm set (it becomes cold). Returns 1 if freed, 0 if it was hot, cold or unknown. */
 int engine_residency_evict(engine_residency *r, const char *name);
+/* Frees every warm set idle for at least idle_evict_s (nothing when that is 0). Returns how many it freed. */
+unsigned engine_residency_sweep(engine_residency *r);
 engine_residency_state engine_residency_state_of(engine_residency *r, const char *name);
+/* Whether the set is loaded and pinned now. */
+int engine_residency_pinned(engine_residency *r, const char *name);
+
+typedef struct engine_residency_stats {
+    uint64_t loads, load_failures; /* load hook calls that succeeded / failed (or did not fit) */
+    uint64_t evictions;            /* sets freed, destroy aside: explicit + pressure + idle */
+    uint64_t pressure_evictions, idle_evictions;
+    uint64_t pins, unpins, pin_failures;
+    uint64_t loaded_bytes, pinned_bytes, pinned_budget;
+    unsigned sets, loaded, hot, pinned; /* registered, in memory, referenced, pinned */
+} engine_residency_stats;
+void engine_residency_get_stats(engine_residency *r, engine_residency_stats *out);
 
 /* Bytes of the arrays of a loaded parameter set (what the residency accounts for it). */
 uint64_t engine_params_bytes(const groth16_params *p);

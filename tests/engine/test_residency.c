@@ -1,0 +1,471 @@
+/* Parameter residency: idle eviction against a fake clock, the pinned tier within its budget (checked from
+ * the memory accounting), hot sets never evicted, the eviction hook called exactly once per freed set, and a
+ * multi-threaded stress of acquire/release/preload/evict/sweep (run under TSan and ASan). The loader makes
+ * small fake parameter sets (only h is filled) whose bytes carry a tag, so a holder can tell a freed or
+ * swapped set from its own. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/residency.h"
+#include "testutil.h"
+
+#define MAX_SETS 8
+
+typedef struct fake_set {
+    const char *name;
+    size_t points; /* h_len */
+    uint8_t tag;
+    int holders; /* test threads holding a reference (atomic) */
+    int loads;   /* atomic */
+    int fail_load;
+} fake_set;
+
+static uint64_t set_bytes(const fake_set *f) { return (uint64_t)f->points * sizeof(g1_affine_t); }
+
+static cuzk_status fake_load(void *ctx, groth16_params *out, cuzk_error *err)
+{
+    fake_set *f = ctx;
+    if (f->fail_load) return cuzk_error_set(err, CUZK_ERR_IO, "fake: %s cannot be read", f->name);
+    out->h = malloc(f->points * sizeof(g1_affine_t));
+    if (!out->h) return cuzk_error_set(err, CUZK_ERR_NOMEM, "fake: out of memory");
+    memset(out->h, f->tag, f->points * sizeof(g1_affine_t));
+    out->h_len = f->points;
+    __atomic_add_fetch(&f->loads, 1, __ATOMIC_RELAXED);
+    return CUZK_OK;
+}
+
+/* ---- fake hooks: they keep their own record of what is pinned and what was freed ---- */
+
+typedef struct hooks {
+    pthread_mutex_t mu;
+    fake_set *sets;
+    size_t n_sets;
+    const groth16_params *pinned[MAX_SETS];
+    int n_pinned;
+    int pins, unpins, evicted[MAX_SETS], fail_pins;
+    int bad; /* double pin, unpin of an unpinned set, eviction of a held set, unknown name or empty set */
+} hooks;
+
+static int set_index(hooks *h, const char *name)
+{
+    for (size_t i = 0; i < h->n_sets; i++)
+        if (!strcmp(h->sets[i].name, name)) return (int)i;
+    return -1;
+}
+
+static cuzk_status hook_pin(void *ctx, const groth16_params *p, cuzk_error *err)
+{
+    hooks *h = ctx;
+    pthread_mutex_lock(&h->mu);
+    cuzk_status st = CUZK_OK;
+    if (h->fail_pins) {
+        h->fail_pins--;
+        st = cuzk_error_set(err, CUZK_ERR_GPU, "fake: cannot register");
+    } else {
+        for (int i = 0; i < h->n_pinned; i++) h->bad += h->pinned[i] == p;
+        if (h->n_pinned < MAX_SETS) h->pinned[h->n_pinned++] = p;
+        h->pins++;
+    }
+    pthread_mutex_unlock(&h->mu);
+    return st;
+}
+
+static void hook_unpin(void *ctx, const groth16_params *p)
+{
+    hooks *h = ctx;
+    pthread_mutex_lock(&h->mu);
+    int found = 0;
+    for (int i = 0; i < h->n_pinned && !found; i++) {
+        if (h->pinned[i] == p) {
+            h->pinned[i] = h->pinned[--h->n_pinned];
+            found = 1;
+        }
+    }
+    h->bad += !found;
+    h->unpins++;
+    pthread_mutex_unlock(&h->mu);
+}
+
+static void hook_evicted(void *ctx, const char *name, const groth16_params *p)
+{
+    hooks *h = ctx;
+    pthread_mutex_lock(&h->mu);
+    int i = set_index(h, name);
+    if (i < 0 || !p->h || p->h_len != h->sets[i].points ||
+        __atomic_load_n(&h->sets[i].holders, __ATOMIC_ACQUIRE) != 0)
+        h->bad++;
+    else
+        h->evicted[i]++;
+    pthread_mutex_unlock(&h->mu);
+}
+
+static void hooks_init(hooks *h, fake_set *sets, size_t n)
+{
+    memset(h, 0, sizeof(*h));
+    pthread_mutex_init(&h->mu, NULL);
+    h->sets = sets;
+    h->n_sets = n;
+}
+
+/* The fake clock, in microseconds. */
+static uint64_t g_now_us;
+static double fake_clock(void *ctx)
+{
+    (void)ctx;
+    return (double)__atomic_load_n(&g_now_us, __ATOMIC_RELAXED) / 1e6;
+}
+static void clock_set(double s) { __atomic_store_n(&g_now_us, (uint64_t)(s * 1e6 + 0.5), __ATOMIC_RELAXED); }
+
+static engine_residency *make(engine_mem *mem, hooks *h, fake_set *sets, size_t n, double idle, uint64_t pinned)
+{
+    cuzk_error err;
+    engine_residency *r = NULL;
+    CHECK(engine_residency_create(&r, mem, &err) == CUZK_OK);
+    engine_residency_options o = {.idle_evict_s = idle,
+                                  .pinned_budget = pinned,
+                                  .pin = hook_pin,
+                                  .unpin = hook_unpin,
+                                  .evicted = hook_evicted,
+                                  .hook_ctx = h,
+                                  .clock = fake_clock};
+    CHECK(engine_residency_configure(r, &o, &err) == CUZK_OK);
+    for (size_t i = 0; i < n; i++) CHECK(engine_residency_add(r, sets[i].name, fake_load, &sets[i], &err) == CUZK_OK);
+    return r;
+}
+
+/* Sets unused for idle_evict_s go at the sweep, not before; hot ones never; 0 turns it off. */
+static void test_idle_eviction(void)
+{
+    fake_set sets[3] = {{.name = "a", .points = 100, .tag = 1},
+                        {.name = "b", .points = 200, .tag = 2},
+                        {.name = "c", .points = 300, .tag = 3}};
+    hooks h;
+    hooks_init(&h, sets, 3);
+    engine_mem mem;
+    cuzk_error err;
+    CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
+    clock_set(1000);
+    engine_residency *r = make(&mem, &h, sets, 3, 10, 0);
+    const groth16_params *pb;
+    CHECK(engine_residency_preload(r, "a", &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK);
+    engine_residency_options late = {.idle_evict_s = 1};
+    CHECK(engine_residency_configure(r, &late, &err) == CUZK_ERR_INVALID_ARG); /* sets are loaded */
+    clock_set(1005);
+    CHECK(engine_residency_preload(r, "c", &err) == CUZK_OK);
+    clock_set(1009.99);
+    CHECK(engine_residency_sweep(r) == 0);
+    clock_set(1010);
+    CHECK(engine_residency_sweep(r) == 1);
+    CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_COLD);
+    CHECK(engine_residency_state_of(r, "b") == ENGINE_PARAMS_HOT);
+    CHECK(engine_residency_state_of(r, "c") == ENGINE_PARAMS_WARM);
+    clock_set(1012);
+    engine_residency_release(r, "b"); /* idle from now */
+    clock_set(1021);
+    CHECK(engine_residency_sweep(r) == 1); /* c, idle 16 s; b only 9 s */
+    CHECK(engine_residency_state_of(r, "c") == ENGINE_PARAMS_COLD);
+    CHECK(engine_residency_state_of(r, "b") == ENGINE_PARAMS_WARM);
+    clock_set(1500);
+    CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK); /* used again: no longer idle */
+    CHECK(engine_residency_sweep(r) == 0);
+    engine_residency_release(r, "b");
+    clock_set(1509);
+    CHECK(engine_residency_preload(r, "b", &err) == CUZK_OK); /* a preload of a warm set is a use too */
+    clock_set(1518);
+    CHECK(engine_residency_sweep(r) == 0);
+    clock_set(1519);
+    CHECK(engine_residency_sweep(r) == 1);
+    CHECK(h.evicted[0] == 1 && h.evicted[1] == 1 && h.evicted[2] == 1 && h.bad == 0);
+    engine_residency_stats st;
+    engine_residency_get_stats(r, &st);
+    CHECK(st.loads == 3 && st.evictions == 3 && st.idle_evictions == 3 && st.pressure_evictions == 0);
+    CHECK(st.loaded == 0 && st.loaded_bytes == 0 && st.sets == 3);
+    CHECK(engine_mem_host_in_use(&mem) == 0);
+    engine_residency_destroy(r);
+    CHECK(h.evicted[0] == 1 && h.evicted[1] == 1 && h.evicted[2] == 1); /* nothing left to free */
+
+    /* idle_evict_s = 0: never */
+    hooks_init(&h, sets, 3);
+    r = make(&mem, &h, sets, 3, 0, 0);
+    CHECK(engine_residency_preload(r, "a", &err) == CUZK_OK);
+    clock_set(1e9);
+    CHECK(engine_residency_sweep(r) == 0);
+    CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_WARM);
+    engine_residency_destroy(r);
+    CHECK(h.evicted[0] == 1 && h.bad == 0); /* destroy reports it */
+    CHECK(engine_mem_host_in_use(&mem) == 0);
+    engine_mem_destroy(&mem);
+}
+
+/* Hot sets are pinned while the budget allows; their bytes move to the pinned kind; warm pinned sets give way
+ * to hot ones; a failed pin leaves the set working and unpinned. */
+static void test_pinned(void)
+{
+    fake_set sets[5] = {{.name = "a", .points = 100, .tag = 1}, {.name = "b", .points = 100, .tag = 2},
+                        {.name = "c", .points = 100, .tag = 3}, {.name = "d", .points = 100, .tag = 4},
+                        {.name = "big", .points = 300, .tag = 5}};
+    uint64_t one = set_bytes(&sets[0]);
+    hooks h;
+    hooks_init(&h, sets, 5);
+    engine_mem mem;
+    cuzk_error err;
+    CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
+    clock_set(0);
+    engine_residency *r = make(&mem, &h, sets, 5, 0, 2 * one + one / 2);
+    const groth16_params *p;
+    engine_mem_stats ms;
+    CHECK(engine_residency_preload(r, "a", &err) == CUZK_OK);
+    CHECK(!engine_residency_pinned(r, "a")); /* warm sets are not pinned by a preload */
+    CHECK(engine_residency_acquire(r, "a", &p, &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "b", &p, &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "c", &p, &err) == CUZK_OK);
+    CHECK(engine_residency_pinned(r, "a") && engine_residency_pinned(r, "b") && !engine_residency_pinned(r, "c"));
+    engine_mem_get_stats(&mem, &ms);
+    CHECK(ms.in_use[ENGINE_MEM_PINNED] == 2 * one && ms.in_use[ENGINE_MEM_HOST] == one);
+    engine_residency_release(r, "a");
+    CHECK(engine_residency_pinned(r, "a")); /* warm, still pinned while nobody needs the room */
+    CHECK(engine_residency_acquire(r, "c", &p, &err) == CUZK_OK); /* c is hot again: a gives way */
+    CHECK(!engine_residency_pinned(r, "a") && engine_residency_pinned(r, "c"));
+    CHECK(p->h_len == 100 && ((const uint8_t *)p->h)[0] == 3);
+    engine_mem_get_stats(&mem, &ms);
+    CHECK(ms.in_use[ENGINE_MEM_PINNED] == 2 * one && ms.in_use[ENGINE_MEM_HOST] == one);
+    CHECK(engine_residency_acquire(r, "big", &p, &err) == CUZK_OK); /* larger than the budget: never pinned */
+    CHECK(!engine_residency_pinned(r, "big"));
+    engine_residency_release(r, "big");
+    engine_residency_release(r, "b");
+    h.fail_pins = 1;
+    CHECK(engine_residency_acquire(r, "d", &p, &err) == CUZK_OK); /* b gives way, then the pin fails */
+    CHECK(!engine_residency_pinned(r, "d") && !engine_residency_pinned(r, "b"));
+    engine_residency_release(r, "d");
+    CHECK(engine_residency_evict(r, "c") == 0); /* hot */
+    engine_residency_release(r, "c");
+    engine_residency_release(r, "c");
+    CHECK(engine_residency_evict(r, "c") == 1); /* pinned: unpinned, and its pinned bytes returned */
+    engine_mem_get_stats(&mem, &ms);
+    CHECK(ms.in_use[ENGINE_MEM_PINNED] == 0 && ms.in_use[ENGINE_MEM_HOST] == 3 * one + 3 * one);
+    CHECK(ms.peak[ENGINE_MEM_PINNED] <= 2 * one + one / 2);
+    engine_residency_stats st;
+    engine_residency_get_stats(r, &st);
+    CHECK(st.pins == 3 && st.unpins == 3 && st.pin_failures == 1 && st.pinned_bytes == 0 && st.pinned == 0);
+    CHECK(st.pinned_budget == 2 * one + one / 2 && st.loaded == 4 && st.hot == 0);
+    CHECK(h.pins == 3 && h.unpins == 3 && h.n_pinned == 0 && h.bad == 0);
+    engine_residency_destroy(r);
+    CHECK(h.evicted[0] == 1 && h.evicted[1] == 1 && h.evicted[2] == 1 && h.evicted[3] == 1 && h.evicted[4] == 1);
+    CHECK(engine_mem_host_in_use(&mem) == 0 && h.bad == 0);
+
+    /* Destroy unpins the sets still pinned (and accounts them back to nothing). */
+    hooks_init(&h, sets, 5);
+    r = make(&mem, &h, sets, 5, 0, 10 * one);
+    CHECK(engine_residency_acquire(r, "a", &p, &err) == CUZK_OK);
+    engine_residency_release(r, "a");
+    engine_mem_get_stats(&mem, &ms);
+    CHECK(ms.in_use[ENGINE_MEM_PINNED] == one);
+    engine_residency_destroy(r);
+    engine_mem_get_stats(&mem, &ms);
+    CHECK(ms.in_use[ENGINE_MEM_PINNED] == 0 && ms.in_use[ENGINE_MEM_HOST] == 0);
+    CHECK(h.pins == 1 && h.unpins == 1 && h.evicted[0] == 1 && h.bad == 0);
+    engine_mem_destroy(&mem);
+
+    /* A pin hook without its unpin hook is refused. */
+    CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
+    CHECK(engine_residency_create(&r, &mem, &err) == CUZK_OK);
+    engine_residency_options o = {.pinned_budget = one, .pin = hook_pin};
+    CHECK(engine_residency_configure(r, &o, &err) == CUZK_ERR_INVALID_ARG);
+    engine_residency_destroy(r);
+    engine_mem_destroy(&mem);
+}
+
+/* Under a budget: hot sets never go, the least recently used warm one does, each freed set is reported once,
+ * and a failed load changes nothing. */
+static void test_pressure(void)
+{
+    fake_set sets[4] = {{.name = "a", .points = 100, .tag = 1}, {.name = "b", .points = 100, .tag = 2},
+                        {.name = "c", .points = 100, .tag = 3}, {.name = "bad", .points = 100, .fail_load = 1}};
+    uint64_t one = set_bytes(&sets[0]);
+    hooks h;
+    hooks_init(&h, sets, 4);
+    engine_mem mem;
+    cuzk_error err;
+    CHECK(engine_mem_init(&mem, 2 * one + one / 2, 0, &err) == CUZK_OK);
+    clock_set(0);
+    engine_residency *r = make(&mem, &h, sets, 4, 1, 0);
+    const groth16_params *pa, *pb, *pc;
+    CHECK(engine_residency_acquire(r, "a", &pa, &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_ERR_NOMEM);
+    CHECK(engine_residency_acquire(r, "bad", &pc, &err) == CUZK_ERR_IO && strstr(err.msg, "bad"));
+    CHECK(engine_residency_acquire(r, "zz", &pc, &err) == CUZK_ERR_INVALID_ARG);
+    clock_set(1e6);
+    CHECK(engine_residency_sweep(r) == 0);
+    CHECK(engine_residency_evict(r, "a") == 0);
+    CHECK(h.evicted[0] == 0 && h.evicted[1] == 0);
+    CHECK(((const uint8_t *)pa->h)[one - 1] == 1 && ((const uint8_t *)pb->h)[0] == 2);
+    engine_residency_release(r, "a");
+    engine_residency_release(r, "b");
+    CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK); /* b is now the most recently used */
+    engine_residency_release(r, "b");
+    CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_OK); /* evicts a */
+    CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_COLD && engine_residency_state_of(r, "b") == ENGINE_PARAMS_WARM);
+    CHECK(h.evicted[0] == 1 && h.evicted[1] == 0 && h.evicted[2] == 0);
+    CHECK(engine_residency_evict(r, "b") == 1 && engine_residency_evict(r, "b") == 0);
+    CHECK(h.evicted[1] == 1);
+    engine_residency_stats st;
+    engine_residency_get_stats(r, &st);
+    CHECK(st.loads == 3 && st.load_failures == 2 && st.evictions == 2 && st.pressure_evictions == 1);
+    CHECK(st.idle_evictions == 0 && st.hot == 1 && st.loaded_bytes == one);
+    engine_residency_destroy(r); /* c, still referenced, is freed and reported too */
+    CHECK(h.evicted[0] == 1 && h.evicted[1] == 1 && h.evicted[2] == 1 && h.evicted[3] == 0 && h.bad == 0);
+    engine_mem_stats ms;
+    engine_mem_get_stats(&mem, &ms);
+    CHECK(ms.host_in_use == 0 && ms.host_peak <= ms.host_limit);
+    engine_mem_destroy(&mem);
+}
+
+/* ---- stress ---- */
+
+#define STRESS_THREADS 4
+#define STRESS_OPS 3000
+#define STRESS_SETS 5
+
+typedef struct stress_ctx {
+    engine_residency *r;
+    fake_set *sets;
+    hooks *h;
+    uint64_t seed;
+    int bad; /* wrong contents, unexpected errors */
+} stress_ctx;
+
+static void *stress_main(void *arg)
+{
+    stress_ctx *c = arg;
+    rng_t rng;
+    rng_seed(&rng, c->seed);
+    int held[STRESS_SETS] = {0};
+    const groth16_params *hp[STRESS_SETS] = {0};
+    cuzk_error err;
+    for (int op = 0; op < STRESS_OPS; op++) {
+        __atomic_add_fetch(&g_now_us, 1000, __ATOMIC_RELAXED);
+        int i = (int)(rng_next(&rng) % STRESS_SETS);
+        fake_set *f = &c->sets[i];
+        switch (rng_next(&rng) % 8) {
+        case 0:
+        case 1:
+        case 2:
+            if (held[i] < 2) {
+                const groth16_params *p;
+                cuzk_status st = engine_residency_acquire(c->r, f->name, &p, &err);
+                if (st == CUZK_OK) {
+                    __atomic_add_fetch(&f->holders, 1, __ATOMIC_ACQ_REL);
+                    if (held[i] && p != hp[i]) c->bad++;
+                    hp[i] = p;
+                    held[i]++;
+                } else if (st != CUZK_ERR_NOMEM) {
+                    c->bad++;
+                }
+            }
+            break;
+        case 3:
+        case 4:
+            if (held[i]) {
+                /* Still ours: the contents are intact while the reference is held. */
+                const uint8_t *b = (const uint8_t *)hp[i]->h;
+                if (hp[i]->h_len != f->points || b[0] != f->tag || b[f->points * sizeof(g1_affine_t) - 1] != f->tag)
+                    c->bad++;
+                held[i]--;
+                __atomic_sub_fetch(&f->holders, 1, __ATOMIC_ACQ_REL);
+                engine_residency_release(c->r, f->name);
+            }
+            break;
+        case 5: {
+            cuzk_status st = engine_residency_preload(c->r, f->name, &err);
+            if (st != CUZK_OK && st != CUZK_ERR_NOMEM) c->bad++;
+            break;
+        }
+        case 6:
+            if (engine_residency_evict(c->r, f->name) && held[i]) c->bad++;
+            break;
+        default:
+            if (rng_next(&rng) & 1) {
+                /* Now and then a quiet spell, so that the sweep finds idle sets as often as pressure does. */
+                if (rng_next(&rng) % 4 == 0) __atomic_add_fetch(&g_now_us, 20000, __ATOMIC_RELAXED);
+                engine_residency_sweep(c->r);
+            } else {
+                engine_residency_state_of(c->r, f->name);
+                engine_residency_stats st;
+                engine_residency_get_stats(c->r, &st);
+            }
+        }
+    }
+    for (int i = 0; i < STRESS_SETS; i++) {
+        while (held[i]--) {
+            __atomic_sub_fetch(&c->sets[i].holders, 1, __ATOMIC_ACQ_REL);
+            engine_residency_release(c->r, c->sets[i].name);
+        }
+    }
+    return NULL;
+}
+
+static void test_stress(void)
+{
+    rng_t rng;
+    test_seed(&rng, "test_residency stress");
+    fake_set sets[STRESS_SETS] = {{.name = "s0", .points = 50, .tag = 10},  {.name = "s1", .points = 80, .tag = 11},
+                                  {.name = "s2", .points = 120, .tag = 12}, {.name = "s3", .points = 60, .tag = 13},
+                                  {.name = "s4", .points = 100, .tag = 14}};
+    uint64_t total = 0;
+    for (int i = 0; i < STRESS_SETS; i++) total += set_bytes(&sets[i]);
+    hooks h;
+    hooks_init(&h, sets, STRESS_SETS);
+    engine_mem mem;
+    cuzk_error err;
+    uint64_t limit = total * 3 / 5, pinned = total / 3;
+    CHECK(engine_mem_init(&mem, limit, 0, &err) == CUZK_OK);
+    clock_set(0);
+    engine_residency *r = make(&mem, &h, sets, STRESS_SETS, 0.01, pinned);
+    h.fail_pins = 5;
+    pthread_t t[STRESS_THREADS];
+    stress_ctx c[STRESS_THREADS];
+    for (int i = 0; i < STRESS_THREADS; i++) {
+        c[i] = (stress_ctx){.r = r, .sets = sets, .h = &h, .seed = rng_next(&rng)};
+        CHECK(pthread_create(&t[i], NULL, stress_main, &c[i]) == 0);
+    }
+    for (int i = 0; i < STRESS_THREADS; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_MSG(c[i].bad == 0, "thread %d saw %d bad results", i, c[i].bad);
+    }
+    engine_residency_stats st;
+    engine_residency_get_stats(r, &st);
+    engine_mem_stats ms;
+    engine_mem_get_stats(&mem, &ms);
+    CHECK(st.hot == 0);
+    CHECK(ms.host_in_use == st.loaded_bytes && ms.in_use[ENGINE_MEM_PINNED] == st.pinned_bytes);
+    CHECK(ms.host_peak <= limit && ms.peak[ENGINE_MEM_PINNED] <= pinned);
+    CHECK(st.pins > 0 && st.evictions > 0 && st.idle_evictions > 0 && st.pressure_evictions > 0);
+    uint64_t loads = 0;
+    for (int i = 0; i < STRESS_SETS; i++) loads += (uint64_t)sets[i].loads;
+    CHECK(st.loads + st.load_failures == loads); /* the loader ran, then the set did not fit */
+    engine_residency_destroy(r);
+    /* Every load was freed exactly once, and every pin undone. */
+    uint64_t freed = 0;
+    for (int i = 0; i < STRESS_SETS; i++) freed += (uint64_t)h.evicted[i];
+    CHECK_MSG(freed == st.loads, "%llu loads, %llu freed", (unsigned long long)st.loads, (unsigned long long)freed);
+    CHECK(h.pins == h.unpins && h.n_pinned == 0 && h.bad == 0 && (uint64_t)h.pins == st.pins);
+    engine_mem_get_stats(&mem, &ms);
+    CHECK(ms.host_in_use == 0);
+    printf("stress: %llu loads, %llu evictions (%llu idle, %llu pressure), %llu pins, %llu pin failures\n",
+           (unsigned long long)st.loads, (unsigned long long)st.evictions, (unsigned long long)st.idle_evictions,
+           (unsigned long long)st.pressure_evictions, (unsigned long long)st.pins,
+           (unsigned long long)st.pin_failures);
+    engine_mem_destroy(&mem);
+}
+
+int main(void)
+{
+    test_idle_eviction();
+    test_pinned();
+    test_pressure();
+    test_stress();
+    return test_finish("test_residency");
+}
