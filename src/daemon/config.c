@@ -289,7 +289,8 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
     TRY(get_size(r, "memory", "safety_margin", &cfg->safety_margin, NULL));
     TRY(get_duration(r, "memory", "eviction_min_idle", &cfg->eviction_min_idle_s));
     not_used_yet(r, "memory", "eviction_min_idle", cfg->eviction_min_idle_s == 300,
-                 "parsed, but idle parameter sets are evicted under pressure regardless of idle time");
+                 "parsed, but idle parameter sets are evicted under pressure regardless of idle time (srs.idle_evict "
+                 "frees sets idle that long)");
     deprecated(r, "memory", "pinned_budget", "memory is one budget, memory.total_budget");
     deprecated(r, "memory", "working_memory_budget", "memory is one budget, memory.total_budget");
 
@@ -342,6 +343,10 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
 
     /* [srs] */
     TRY(get_string(r, "srs", "param_cache", cfg->param_cache, sizeof(cfg->param_cache)));
+    TRY(get_duration(r, "srs", "idle_evict", &cfg->idle_evict_s));
+    TRY(get_size(r, "srs", "pinned_budget", &cfg->pinned_budget, NULL));
+    not_used_yet(r, "srs", "pinned_budget", cfg->pinned_budget == 0,
+                 "parsed, but the GPU backend cannot register host memory yet: parameters stay pageable");
     deprecated(r, "srs", "preload", "parameters load on first use, or through PreloadSRS");
 
     /* [logging] */

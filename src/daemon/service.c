@@ -162,6 +162,9 @@ struct daemon_service {
     double duration_sum[NKINDS];
     srs_snap srs[MAX_SRS_SNAP]; /* the last listing GetStatus could take */
     size_t n_srs;
+    int sweeping;      /* a residency sweep runs on a helper thread */
+    engine_residency_stats res_stats; /* the last the server loop could take (residency_stats) */
+    double next_sweep; /* when service_tick starts the next one */
 
     pthread_mutex_t reg_mu; /* circuits; held while preparing one (setup may take a while) */
     circuit_entry *circuits;
@@ -285,9 +288,6 @@ static cuzk_status circuit_load(void *ctx, groth16_params *out, cuzk_error *err)
 {
     circuit_entry *c = ctx;
     double t0 = now_s();
-    /* The set was cold, so no partition uses it on a device: the device copy of the previous load (kept at
-     * the same address by the residency) must go before a fresh setup can be uploaded. */
-    if (c->circuit_params) engine_backend_gpu_drop_params(c->svc->backend, c->circuit_params);
     cuzk_status st = groth16_setup(c->svc->prove_pool, &c->shape, out, err);
     if (st == CUZK_OK) c->loads++;
     c->last_load_ms = (now_s() - t0) * 1e3;
@@ -308,7 +308,6 @@ static cuzk_status porep_load(void *ctx, groth16_params *out, cuzk_error *err)
     char path[sizeof(c->svc->cfg.param_cache) + 160];
     snprintf(path, sizeof(path), "%s/%s.params", c->svc->cfg.param_cache, c->name);
     double t0 = now_s();
-    if (c->circuit_params) engine_backend_gpu_drop_params(c->svc->backend, c->circuit_params);
     cuzk_status st = groth16_params_read(c->svc->prove_pool, out, path, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "srs.param_cache: ");
     c->loads++;
@@ -317,6 +316,17 @@ static cuzk_status porep_load(void *ctx, groth16_params *out, cuzk_error *err)
     LOGI("parameters of %s read from %s: %.1f MiB in %.0f ms", c->name, path, (double)c->bytes / 1048576.0,
          c->last_load_ms);
     return CUZK_OK;
+}
+
+/* The residency frees a set (EvictSRS, a load that needs room, the idle sweep, shutdown): its bases on the
+ * devices go with it. Device copies are keyed by the params' address, which a later load of the same set
+ * reuses, so a copy left behind would be taken for the new parameters. No set is in use then, so no
+ * partition is on a device with it. Runs under the residency's lock. */
+static void on_params_evicted(void *ctx, const char *name, const groth16_params *p)
+{
+    daemon_service *s = ctx;
+    engine_backend_gpu_drop_params(s->backend, p);
+    LOGD("parameters of %s freed", name);
 }
 
 /* The parameter-set name of a PoRep size: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g (the Rust
@@ -1024,6 +1034,22 @@ static void handle_cancel(daemon_service *s, const uint8_t *req, size_t len, ser
     cuzk__v1__cancel_proof_request__free_unpacked(rq, NULL);
 }
 
+/* The residency's counters. A load holds the residency's lock (and reg_mu) for as long as it takes, and the
+ * server loop must not wait for that: then the previous figures are reported. */
+static void residency_stats(daemon_service *s, engine_residency_stats *out)
+{
+    engine_residency_stats fresh;
+    int have = pthread_mutex_trylock(&s->reg_mu) == 0;
+    if (have) {
+        engine_residency_get_stats(s->res, &fresh);
+        pthread_mutex_unlock(&s->reg_mu);
+    }
+    pthread_mutex_lock(&s->mu);
+    if (have) s->res_stats = fresh;
+    *out = s->res_stats;
+    pthread_mutex_unlock(&s->mu);
+}
+
 static void handle_status(daemon_service *s, service_reply *reply)
 {
     engine_stats es;
@@ -1133,8 +1159,11 @@ static void handle_status(daemon_service *s, service_reply *reply)
     r.total_proofs_failed = failed;
     r.total_proofs_cancelled = cancelled;
     r.uptime_seconds = (uint64_t)(now_s() - s->t_start);
+    engine_residency_stats rs;
+    residency_stats(s, &rs);
     r.pinned_memory_bytes = es.mem.in_use[ENGINE_MEM_PINNED];
-    r.pinned_memory_limit_bytes = es.mem.host_limit;
+    /* Without a pinned tier, pinned memory is bounded only by the one budget. */
+    r.pinned_memory_limit_bytes = rs.pinned_budget ? rs.pinned_budget : es.mem.host_limit;
     r.memory_budget_bytes = es.mem.host_limit;
     r.memory_in_use_bytes = es.mem.host_in_use;
     r.memory_peak_bytes = es.mem.host_peak;
@@ -1202,6 +1231,32 @@ static void handle_metrics(daemon_service *s, service_reply *reply)
                "cuzk_gpu_workers %u\n", (unsigned)s->n_devices * s->cfg.gpu_workers_per_device);
     fprintf(f, "# HELP cuzk_backend The prover backend in use (1 for the one in use)\n# TYPE cuzk_backend gauge\n"
                "cuzk_backend{backend=\"%s\",devices=\"%zu\"} 1\n", s->backend->name, s->gpu ? s->n_devices : 0);
+    engine_residency_stats rs;
+    residency_stats(s, &rs);
+    fprintf(f, "# HELP cuzk_srs_loads_total Parameter set loads (setup or file read): done, or failed (also when "
+               "the set did not fit the budget).\n# TYPE cuzk_srs_loads_total counter\n"
+               "cuzk_srs_loads_total{outcome=\"ok\"} %" PRIu64 "\ncuzk_srs_loads_total{outcome=\"failed\"} %" PRIu64
+               "\n", rs.loads, rs.load_failures);
+    fprintf(f, "# HELP cuzk_srs_evictions_total Parameter sets freed: by EvictSRS, to make room for a load, or idle "
+               "for srs.idle_evict.\n# TYPE cuzk_srs_evictions_total counter\n"
+               "cuzk_srs_evictions_total{reason=\"explicit\"} %" PRIu64 "\n"
+               "cuzk_srs_evictions_total{reason=\"pressure\"} %" PRIu64 "\n"
+               "cuzk_srs_evictions_total{reason=\"idle\"} %" PRIu64 "\n",
+            rs.evictions - rs.pressure_evictions - rs.idle_evictions, rs.pressure_evictions, rs.idle_evictions);
+    fprintf(f, "# HELP cuzk_srs_sets Parameter sets in memory: hot (in use), warm (idle), pinned (of either).\n"
+               "# TYPE cuzk_srs_sets gauge\ncuzk_srs_sets{state=\"hot\"} %u\ncuzk_srs_sets{state=\"warm\"} %u\n"
+               "cuzk_srs_sets{state=\"pinned\"} %u\n", rs.hot, rs.loaded - rs.hot, rs.pinned);
+    fprintf(f, "# HELP cuzk_srs_bytes Bytes of parameter sets in memory, and of those pinned.\n"
+               "# TYPE cuzk_srs_bytes gauge\ncuzk_srs_bytes{kind=\"loaded\"} %" PRIu64 "\n"
+               "cuzk_srs_bytes{kind=\"pinned\"} %" PRIu64 "\n", rs.loaded_bytes, rs.pinned_bytes);
+    fprintf(f, "# HELP cuzk_srs_pinned_budget_bytes Bytes of parameters that may be pinned (0: no pinned tier).\n"
+               "# TYPE cuzk_srs_pinned_budget_bytes gauge\ncuzk_srs_pinned_budget_bytes %" PRIu64 "\n",
+            rs.pinned_budget);
+    fprintf(f, "# HELP cuzk_srs_pins_total Parameter sets pinned, and pins that failed.\n"
+               "# TYPE cuzk_srs_pins_total counter\ncuzk_srs_pins_total{outcome=\"ok\"} %" PRIu64 "\n"
+               "cuzk_srs_pins_total{outcome=\"failed\"} %" PRIu64 "\n", rs.pins, rs.pin_failures);
+    fprintf(f, "# HELP cuzk_srs_unpins_total Parameter sets unpinned (for room, or freed).\n"
+               "# TYPE cuzk_srs_unpins_total counter\ncuzk_srs_unpins_total %" PRIu64 "\n", rs.unpins);
     engine_metrics_write(s->eng, f);
     if (fclose(f) != 0 || !text) {
         free(text);
@@ -1268,7 +1323,6 @@ static void *srs_main(void *arg)
         circuit_entry *c = s->circuits;
         while (c && strcmp(c->name, name)) c = c->next;
         int freed = c ? engine_residency_evict(s->res, c->name) : 0;
-        if (freed && c->circuit_params) engine_backend_gpu_drop_params(s->backend, c->circuit_params);
         uint64_t bytes = freed ? c->bytes : 0;
         int hot = c && !freed && engine_residency_state_of(s->res, c->name) == ENGINE_PARAMS_HOT;
         pthread_mutex_unlock(&s->reg_mu);
@@ -1435,12 +1489,32 @@ int service_forget(daemon_service *s, void *call)
     return dropped;
 }
 
+/* The idle sweep runs on a helper thread: it waits for the residency's lock, which a load holds for as long
+ * as it takes, and freeing large parameters takes a while too. */
+static void *sweep_main(void *arg)
+{
+    daemon_service *s = arg;
+    unsigned n = engine_residency_sweep(s->res);
+    if (n) LOGI("%u parameter set(s) idle for %" PRIu64 " s freed", n, s->cfg.idle_evict_s);
+    pthread_mutex_lock(&s->mu);
+    s->sweeping = 0;
+    pthread_mutex_unlock(&s->mu);
+    thread_done(s);
+    return NULL;
+}
+
 void service_tick(daemon_service *s)
 {
     double now = now_s();
     pending_delivery *d = NULL;
     size_t nd = 0, cap = 0;
     pthread_mutex_lock(&s->mu);
+    if (s->cfg.idle_evict_s && !s->sweeping && !s->shutting_down && now >= s->next_sweep) {
+        /* A set goes at most a quarter of idle_evict late (within 1..30 s). */
+        double period = (double)s->cfg.idle_evict_s / 4;
+        s->next_sweep = now + (period < 1 ? 1 : period > 30 ? 30 : period);
+        s->sweeping = spawn_detached(s, sweep_main, s) == 0;
+    }
     for (waiter **pp = &s->waiters; *pp;) {
         waiter *w = *pp;
         if (!w->j || !w->deadline || w->deadline > now) {
@@ -1561,6 +1635,17 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
                  cfg->max_parallel_synthesis, (double)budget / (1 << 30));
     }
     if (st == CUZK_OK) st = engine_residency_create(&s->res, engine_memory(s->eng), err);
+    if (st == CUZK_OK) {
+        /* No pin hook yet: the GPU backend cannot register host memory (srs.pinned_budget warns so). */
+        engine_residency_options ro = {
+            .idle_evict_s = (double)cfg->idle_evict_s,
+            .evicted = on_params_evicted,
+            .hook_ctx = s,
+        };
+        st = engine_residency_configure(s->res, &ro, err);
+        if (st == CUZK_OK && cfg->idle_evict_s)
+            LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
+    }
     if (st != CUZK_OK) {
         service_destroy(s);
         return st;

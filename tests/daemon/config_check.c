@@ -175,7 +175,7 @@ static void test_config(const char *example_path)
     CHECK(def.budget_auto && def.safety_margin == 5ull << 30 && def.eviction_min_idle_s == 300);
     CHECK(def.gpu_workers_per_device == 2 && def.max_batch_size == 1 && def.max_batch_wait_ms == 10000);
     CHECK(def.max_parallel_synthesis == 18 && def.synthesis_lookahead == 1 && def.log_level == LOG_INFO);
-    CHECK(!strcmp(def.param_cache, "/data/zk/params"));
+    CHECK(!strcmp(def.param_cache, "/data/zk/params") && def.idle_evict_s == 0 && def.pinned_budget == 0);
     cuzk_error err;
     warnings w;
 
@@ -208,6 +208,14 @@ static void test_config(const char *example_path)
     CHECK_MSG(daemon_config_apply_toml(&cfg, old, strlen(old), collect, &w, &err) == CUZK_OK, "%s", err.msg);
     CHECK_MSG(w.n == 5, "%d warnings", w.n); /* 3 deprecated, 1 unknown key, 1 unknown section */
 
+    /* cuzk's own [srs] keys: the pinned budget has no effect yet and says so. */
+    const char *srs = "[srs]\nidle_evict = \"10m\"\npinned_budget = \"2GiB\"\n";
+    cfg = def;
+    memset(&w, 0, sizeof(w));
+    CHECK_MSG(daemon_config_apply_toml(&cfg, srs, strlen(srs), collect, &w, &err) == CUZK_OK, "%s", err.msg);
+    CHECK(cfg.idle_evict_s == 600 && cfg.pinned_budget == 2ull << 30);
+    CHECK_MSG(w.n == 1 && strstr(w.last, "srs.pinned_budget"), "%d warnings, last: %s", w.n, w.last);
+
     /* Everything set. */
     const char *all = "[daemon]\nlisten = [\"unix:/tmp/a.sock\", \"127.0.0.1:9999\"]\n"
                       "[memory]\ntotal_budget = 1073741824\n"
@@ -233,6 +241,8 @@ static void test_config(const char *example_path)
         {"[gpus]\ndevices = [0, \"1\"]\n", "line 2: gpus.devices"},
         {"[memory]\ntotal_budget = \"lots\"\n", "line 2: memory.total_budget"},
         {"[memory]\neviction_min_idle = \"5 minutes\"\n", "line 2: memory.eviction_min_idle"},
+        {"[srs]\nidle_evict = \"soon\"\n", "line 2: srs.idle_evict"},
+        {"[srs]\npinned_budget = \"big\"\n", "line 2: srs.pinned_budget"},
         {"[daemon]\nlisten = 5\n", "line 2: daemon.listen"},
         {"[daemon]\nlisten = []\n", "line 2: daemon.listen"},
         {"[logging]\nlevel = \"loud\"\n", "line 2: logging.level"},
