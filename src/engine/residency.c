@@ -122,9 +122,10 @@ static void entry_evict(engine_residency *r, entry *e, uint64_t *reason)
 static entry *lru_idle(engine_residency *r, const entry *except, int pinned)
 {
     entry *victim = NULL;
-    for (entry *x = r->head; x; x = x->next)
-        if (x != except && x->loaded && !x->refs && (!pinned || x->pinned) && (!victim || x->last_use < victim->last_use))
-            victim = x;
+    for (entry *x = r->head; x; x = x->next) {
+        if (x == except || !x->loaded || x->refs || (pinned && !x->pinned)) continue;
+        if (!victim || x->last_use < victim->last_use) victim = x;
+    }
     return victim;
 }
 
