@@ -93,16 +93,44 @@ typedef struct groth16_toxic {
     fr_t alpha, beta, gamma, delta, tau;
 } groth16_toxic;
 
+/* Fixed-base multiplications by a group generator, done by another engine (the GPU: gpu/gpu_setup.h).
+ * table: the generator's window table of w-bit windows, as groth16_generator_table_g1/_g2 make it;
+ * out[i] = s[i] * G for i < n (scalars and points in the CPU layouts). */
+typedef struct groth16_fixed_base {
+    void *ctx;
+    unsigned w; /* window bits of the tables the engine wants (1..20) */
+    cuzk_status (*g1)(void *ctx, const g1_affine_t *table, unsigned w, const fr_t *s, size_t n, g1_affine_t *out,
+                      cuzk_error *err);
+    cuzk_status (*g2)(void *ctx, const g2_affine_t *table, unsigned w, const fr_t *s, size_t n, g2_affine_t *out,
+                      cuzk_error *err);
+} groth16_fixed_base;
+
+/* Window tables of the generators for fixed-base multiplication: for window j < ceil(255 / w) and digit
+ * 1 <= d < 2^w, (*out)[j * (2^w - 1) + d - 1] = d * 2^(w j) * G, affine. *out is malloc'd (free()). */
+cuzk_status groth16_generator_table_g1(pool_t *pool, unsigned w, g1_affine_t **out, cuzk_error *err);
+cuzk_status groth16_generator_table_g2(pool_t *pool, unsigned w, g2_affine_t **out, cuzk_error *err);
+
+typedef struct groth16_setup_options {
+    const groth16_fixed_base *fixed_base; /* NULL: on the pool's CPU threads */
+    /* Called after each step (may be NULL): what was done. For the progress of long setups. */
+    void (*progress)(void *ctx, const char *step);
+    void *progress_ctx;
+} groth16_setup_options;
+
 /* Parameters for a finalized r1cs (shape only is enough), computed as bellperson's generate_parameters:
  * identity points are filtered from a, b_g1, b_g2 (so their lengths match the r1cs density popcounts);
- * an aux variable whose l base is the identity fails with CUZK_ERR_INVALID_ARG ("unconstrained"). */
-cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16_toxic *toxic, groth16_params *out,
-                                     cuzk_error *err);
+ * an aux variable whose l base is the identity fails with CUZK_ERR_INVALID_ARG ("unconstrained").
+ * opts may be NULL (CPU, no progress). The same toxic waste gives the same parameters on every engine. */
+cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16_toxic *toxic,
+                                     const groth16_setup_options *opts, groth16_params *out, cuzk_error *err);
 /* Toxic waste drawn from the operating system and wiped after use; parameters stay in memory. */
+cuzk_status groth16_setup_opts(pool_t *pool, const r1cs *cs, const groth16_setup_options *opts, groth16_params *out,
+                               cuzk_error *err);
+/* groth16_setup_opts on the CPU. */
 cuzk_status groth16_setup(pool_t *pool, const r1cs *cs, groth16_params *out, cuzk_error *err);
-/* groth16_setup, then writes params_path and vk_path (either may be NULL) and frees the parameters. */
-cuzk_status groth16_setup_files(pool_t *pool, const r1cs *cs, const char *params_path, const char *vk_path,
-                                cuzk_error *err);
+/* groth16_setup_opts, then writes params_path and vk_path (either may be NULL) and frees the parameters. */
+cuzk_status groth16_setup_files(pool_t *pool, const r1cs *cs, const groth16_setup_options *opts,
+                                const char *params_path, const char *vk_path, cuzk_error *err);
 
 /* ---- prover ---- */
 

@@ -43,11 +43,12 @@ cuzk_status groth16_random_fr(fr_t *r, cuzk_error *err)
         }                                                                                                         \
     }                                                                                                             \
                                                                                                                   \
-    static cuzk_status G##_fb_init(pool_t *pool, G##_fb *fb, const G##_affine_t *gen, size_t count,               \
+    static cuzk_status G##_fb_init(pool_t *pool, G##_fb *fb, const G##_affine_t *gen, unsigned w,                 \
                                    cuzk_error *err)                                                               \
     {                                                                                                             \
         memset(fb, 0, sizeof(*fb));                                                                               \
-        fb->w = count > ((size_t)1 << 17) ? 12 : count > 4096 ? 10 : 7;                                          \
+        if (w < 1 || w > 20) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "setup: window of %u bits", w);     \
+        fb->w = w;                                                                                                \
         fb->nwin = (255 + fb->w - 1) / fb->w;                                                                     \
         fb->per = ((size_t)1 << fb->w) - 1;                                                                       \
         size_t total = fb->nwin * fb->per;                                                                        \
@@ -193,12 +194,81 @@ cuzk_status groth16_random_fr(fr_t *r, cuzk_error *err)
 DEFINE_FIXED_BASE(g1, fp)
 DEFINE_FIXED_BASE(g2, fp2)
 
-/* Evaluations at tau of the QAP polynomial of every variable for one matrix: p[col] = sum_rows coeff * L_row. */
+/* Window bits of the CPU's tables for `count` multiplications: larger tables pay off over more scalars. */
+static unsigned fb_cpu_window(size_t count)
+{
+    return count > ((size_t)1 << 17) ? 12 : count > 4096 ? 10 : 7;
+}
+
+cuzk_status groth16_generator_table_g1(pool_t *pool, unsigned w, g1_affine_t **out, cuzk_error *err)
+{
+    g1_fb fb;
+    *out = NULL;
+    cuzk_status st = g1_fb_init(pool, &fb, &G1_GENERATOR, w, err);
+    if (st == CUZK_OK) *out = fb.t;
+    return st;
+}
+
+cuzk_status groth16_generator_table_g2(pool_t *pool, unsigned w, g2_affine_t **out, cuzk_error *err)
+{
+    g2_fb fb;
+    *out = NULL;
+    cuzk_status st = g2_fb_init(pool, &fb, &G2_GENERATOR, w, err);
+    if (st == CUZK_OK) *out = fb.t;
+    return st;
+}
+
+/* Where the fixed-base multiplications of a setup run: the pool's CPU threads, or opts->fixed_base. */
+typedef struct fb_engine {
+    const groth16_fixed_base *ext;
+    pool_t *pool;
+    g1_fb fb1;
+    g2_fb fb2;
+} fb_engine;
+
+static cuzk_status fb_engine_init(fb_engine *e, pool_t *pool, const groth16_setup_options *opts, size_t g1_count,
+                                  size_t g2_count, cuzk_error *err)
+{
+    memset(e, 0, sizeof(*e));
+    e->pool = pool;
+    e->ext = opts ? opts->fixed_base : NULL;
+    unsigned w1 = e->ext ? e->ext->w : fb_cpu_window(g1_count), w2 = e->ext ? e->ext->w : fb_cpu_window(g2_count);
+    cuzk_status st = g1_fb_init(pool, &e->fb1, &G1_GENERATOR, w1, err);
+    if (st == CUZK_OK) st = g2_fb_init(pool, &e->fb2, &G2_GENERATOR, w2, err);
+    return st;
+}
+
+static void fb_engine_free(fb_engine *e)
+{
+    free(e->fb1.t);
+    free(e->fb2.t);
+    e->fb1.t = NULL;
+    e->fb2.t = NULL;
+}
+
+static cuzk_status fb_g1(fb_engine *e, const fr_t *s, size_t n, g1_affine_t *out, cuzk_error *err)
+{
+    if (!n) return CUZK_OK;
+    if (e->ext) return e->ext->g1(e->ext->ctx, e->fb1.t, e->fb1.w, s, n, out, err);
+    return g1_fb_mul_many(e->pool, &e->fb1, s, n, out, err);
+}
+
+static cuzk_status fb_g2(fb_engine *e, const fr_t *s, size_t n, g2_affine_t *out, cuzk_error *err)
+{
+    if (!n) return CUZK_OK;
+    if (e->ext) return e->ext->g2(e->ext->ctx, e->fb2.t, e->fb2.w, s, n, out, err);
+    return g2_fb_mul_many(e->pool, &e->fb2, s, n, out, err);
+}
+
+/* Evaluations at tau of the QAP polynomial of every variable: p[col] = sum_rows coeff * L_row, for the three
+ * matrices. Task k takes matrix k % 3 and the k / 3-th of its column range, so that no two tasks write one
+ * column: each scans the whole matrix but multiplies only its own entries. */
 typedef struct qap_ctx {
     const r1cs *cs;
     const r1cs_matrix *m[3];
     fr_t *out[3];
     const fr_t *lagrange;
+    size_t ranges, n_var;
 } qap_ctx;
 
 static void qap_eval(void *ctx, size_t begin, size_t end, unsigned worker)
@@ -206,13 +276,17 @@ static void qap_eval(void *ctx, size_t begin, size_t end, unsigned worker)
     (void)worker;
     qap_ctx *q = ctx;
     for (size_t k = begin; k < end; k++) {
-        const r1cs_matrix *mx = q->m[k];
-        fr_t *p = q->out[k];
+        const r1cs_matrix *mx = q->m[k % 3];
+        fr_t *p = q->out[k % 3];
+        size_t r = k / 3;
+        uint32_t lo = (uint32_t)(q->n_var * r / q->ranges), hi = (uint32_t)(q->n_var * (r + 1) / q->ranges);
         for (size_t row = 0; row < mx->rows; row++) {
             for (uint64_t e = mx->row_start[row]; e < mx->row_start[row + 1]; e++) {
+                uint32_t c = mx->col[e];
+                if (c < lo || c >= hi) continue;
                 fr_t t;
                 fr_mul(&t, &q->cs->coeffs[mx->coeff[e]], &q->lagrange[row]);
-                fr_add(&p[mx->col[e]], &p[mx->col[e]], &t);
+                fr_add(&p[c], &p[c], &t);
             }
         }
     }
@@ -220,9 +294,11 @@ static void qap_eval(void *ctx, size_t begin, size_t end, unsigned worker)
 
 typedef struct powers_ctx {
     const fr_t *tau;
+    const fr_t *scale; /* NULL: 1 */
     fr_t *out;
 } powers_ctx;
 
+/* out[i] = scale * tau^(first + i). */
 static void powers_run(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
@@ -230,23 +306,63 @@ static void powers_run(void *ctx, size_t begin, size_t end, unsigned worker)
     uint64_t e = begin;
     fr_t p;
     fr_pow(&p, c->tau, &e, 1);
+    if (c->scale) fr_mul(&p, &p, c->scale);
     for (size_t i = begin; i < end; i++) {
         c->out[i] = p;
         fr_mul(&p, &p, c->tau);
     }
 }
 
-/* Compacts the non-zero entries of v[0..n) into out (may alias v); returns their number. */
-static size_t compact_nonzero(fr_t *out, const fr_t *v, size_t n)
+typedef struct ext_ctx {
+    const fr_t *at, *bt;
+    fr_t *ct; /* becomes (beta A + alpha B + C) / (gamma for inputs, delta for aux) */
+    const groth16_toxic *tw;
+    const fr_t *gamma_inv, *delta_inv;
+    size_t n_in;
+} ext_ctx;
+
+static void ext_run(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    ext_ctx *c = ctx;
+    for (size_t v = begin; v < end; v++) {
+        fr_t t, u;
+        fr_mul(&t, &c->at[v], &c->tw->beta);
+        fr_mul(&u, &c->bt[v], &c->tw->alpha);
+        fr_add(&t, &t, &u);
+        fr_add(&t, &t, &c->ct[v]);
+        fr_mul(&c->ct[v], &t, v < c->n_in ? c->gamma_inv : c->delta_inv);
+    }
+}
+
+/* Compacts the non-zero entries of v[0..n) to its front; returns their number. */
+static size_t compact_nonzero(fr_t *v, size_t n)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!fr_is_zero(&v[i])) out[k++] = v[i];
+        if (!fr_is_zero(&v[i])) v[k++] = v[i];
     return k;
 }
 
-cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16_toxic *tw, groth16_params *out,
-                                     cuzk_error *err)
+static void wipe_free(void *p, size_t bytes)
+{
+    if (p) explicit_bzero(p, bytes);
+    free(p);
+}
+
+static void setup_progress(const groth16_setup_options *opts, const char *step)
+{
+    if (opts && opts->progress) opts->progress(opts->progress_ctx, step);
+}
+
+/* H scalars per chunk: tau^i t(tau) / delta made and multiplied a chunk at a time, never all at once. */
+#define H_CHUNK ((size_t)1 << 22)
+
+/* The order of the steps keeps the peak small for partitions of 10^8 constraints (the parameters themselves
+ * plus one vector of n_var scalars at the end): H first, in chunks; a, b, c at tau as three separate vectors,
+ * each freed once its bases are made; a, b_g1, b_g2 allocated at their filtered lengths. */
+cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16_toxic *tw,
+                                     const groth16_setup_options *opts, groth16_params *out, cuzk_error *err)
 {
     memset(out, 0, sizeof(*out));
     if (!cs || !tw) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "setup: NULL argument");
@@ -259,38 +375,36 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
     if (fr_is_zero(&tw->alpha) || fr_is_zero(&tw->beta) || fr_is_zero(&tw->gamma) || fr_is_zero(&tw->delta) ||
         fr_is_zero(&tw->tau))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "setup: a trapdoor is zero");
+    if (opts && opts->fixed_base && (!opts->fixed_base->g1 || !opts->fixed_base->g2))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "setup: incomplete fixed-base engine");
 
     domain_t d;
     cuzk_status st = domain_for_size(&d, cs->num_constraints, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "setup: ");
     size_t m = d.m, n_in = cs->num_inputs, n_aux = cs->num_aux, n_var = n_in + n_aux;
+    size_t vbytes = (n_var ? n_var : 1) * sizeof(fr_t), hchunk = m - 1 < H_CHUNK ? (m > 1 ? m - 1 : 1) : H_CHUNK;
 
-    fr_t *lag = malloc(m * sizeof(fr_t));
-    fr_t *qap = calloc(3 * (n_var ? n_var : 1), sizeof(fr_t));
-    fr_t *ext = malloc((n_var ? n_var : 1) * sizeof(fr_t));
+    fr_t *lag = malloc(m * sizeof(fr_t)), *hs = malloc(hchunk * sizeof(fr_t));
+    fr_t *at = NULL, *bt = NULL, *ct = NULL;
     groth16_params p;
     memset(&p, 0, sizeof(p));
+    fb_engine fe;
+    memset(&fe, 0, sizeof(fe));
+    fr_t gamma_inv, delta_inv, zt, hcoeff, one;
+    fr_set_one(&one);
     p.vk.ic = malloc(n_in * sizeof(g1_affine_t));
-    p.l = malloc((n_aux ? n_aux : 1) * sizeof(g1_affine_t));
     p.h = malloc((m > 1 ? m - 1 : 1) * sizeof(g1_affine_t));
-    p.a = malloc(n_var * sizeof(g1_affine_t));
-    p.b_g1 = malloc(n_var * sizeof(g1_affine_t));
-    p.b_g2 = malloc(n_var * sizeof(g2_affine_t));
-    g1_fb fb1 = {0};
-    g2_fb fb2 = {0};
-    fr_t gamma_inv, delta_inv, zt, t;
-    if (!lag || !qap || !ext || !p.vk.ic || !p.l || !p.h || !p.a || !p.b_g1 || !p.b_g2) {
+    if (!lag || !hs || !p.vk.ic || !p.h) {
         st = cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate for %zu variables, domain %zu", n_var, m);
         goto done;
     }
-    fr_t *at = qap, *bt = qap + n_var, *ct = qap + 2 * n_var;
+    if ((st = fb_engine_init(&fe, pool, opts, (m - 1) + 3 * n_var, n_var, err)) != CUZK_OK) goto done;
+    setup_progress(opts, "generator tables");
 
     /* t(tau) = tau^m - 1 must not vanish: tau in the domain would make every h base the identity. */
-    powers_ctx pc = {&tw->tau, lag};
+    powers_ctx pc = {&tw->tau, NULL, lag};
     pool_parallel_for(pool, m, 4096, powers_run, &pc);
     fr_mul(&zt, &lag[m - 1], &tw->tau);
-    fr_t one;
-    fr_set_one(&one);
     fr_sub(&zt, &zt, &one);
     if (fr_is_zero(&zt)) {
         st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "setup: tau is a root of t(x) = x^%zu - 1", m);
@@ -299,70 +413,87 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
     fr_inv(&gamma_inv, &tw->gamma);
     fr_inv(&delta_inv, &tw->delta);
 
-    size_t g1_count = (m - 1) + 3 * n_var;
-    if ((st = g1_fb_init(pool, &fb1, &G1_GENERATOR, g1_count, err)) != CUZK_OK) goto done;
-    if ((st = g2_fb_init(pool, &fb2, &G2_GENERATOR, n_var, err)) != CUZK_OK) goto done;
-
-    /* H: tau^i * t(tau) / delta for i < m - 1, from the powers before they become the Lagrange basis. */
-    {
-        fr_t coeff;
-        fr_mul(&coeff, &zt, &delta_inv);
-        fr_t *hs = malloc((m > 1 ? m - 1 : 1) * sizeof(fr_t));
-        if (!hs) {
-            st = cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate %zu H scalars", m - 1);
-            goto done;
-        }
-        for (size_t i = 0; i + 1 < m; i++) fr_mul(&hs[i], &lag[i], &coeff);
-        st = g1_fb_mul_many(pool, &fb1, hs, m - 1, p.h, err);
-        explicit_bzero(hs, (m > 1 ? m - 1 : 1) * sizeof(fr_t));
-        free(hs);
-        if (st != CUZK_OK) goto done;
-        p.h_len = m - 1;
+    /* H: tau^i * t(tau) / delta for i < m - 1. */
+    fr_mul(&hcoeff, &zt, &delta_inv);
+    for (size_t i = 0; i + 1 < m; i += hchunk) {
+        size_t c = m - 1 - i < hchunk ? m - 1 - i : hchunk;
+        for (size_t k = 0; k < c; k++) fr_mul(&hs[k], &lag[i + k], &hcoeff);
+        if ((st = fb_g1(&fe, hs, c, p.h + i, err)) != CUZK_OK) goto done;
     }
+    p.h_len = m - 1;
+    setup_progress(opts, "h");
 
     /* Powers of tau -> Lagrange basis at tau: L_j(tau) = (1/m) sum_i tau^i omega^(-ij). */
     ntt_inverse(pool, &d, lag);
-
-    qap_ctx qc = {cs, {&cs->A, &cs->B, &cs->C}, {at, bt, ct}, lag};
-    pool_parallel_for(pool, 3, 1, qap_eval, &qc);
-
-    /* ic (inputs, / gamma) and l (aux, / delta): (beta * A + alpha * B + C) / divisor. */
-    for (size_t v = 0; v < n_var; v++) {
-        fr_mul(&ext[v], &at[v], &tw->beta);
-        fr_mul(&t, &bt[v], &tw->alpha);
-        fr_add(&ext[v], &ext[v], &t);
-        fr_add(&ext[v], &ext[v], &ct[v]);
-        fr_mul(&ext[v], &ext[v], v < n_in ? &gamma_inv : &delta_inv);
+    at = calloc(1, vbytes);
+    bt = calloc(1, vbytes);
+    ct = calloc(1, vbytes);
+    if (!at || !bt || !ct) {
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate 3 x %zu QAP evaluations", n_var);
+        goto done;
     }
+    size_t ranges = pool ? pool_size(pool) : 1;
+    if (n_var < 4096 * ranges) ranges = 1;
+    qap_ctx qc = {cs, {&cs->A, &cs->B, &cs->C}, {at, bt, ct}, lag, ranges, n_var};
+    pool_parallel_for(pool, 3 * ranges, 1, qap_eval, &qc);
+    wipe_free(lag, m * sizeof(fr_t));
+    lag = NULL;
+    setup_progress(opts, "QAP at tau");
+
+    /* ic (inputs, / gamma) and l (aux, / delta): (beta * A + alpha * B + C) / divisor, in ct. */
+    ext_ctx ec = {at, bt, ct, tw, &gamma_inv, &delta_inv, n_in};
+    pool_parallel_for(pool, n_var, 4096, ext_run, &ec);
     for (size_t j = 0; j < n_aux; j++) {
-        if (fr_is_zero(&ext[n_in + j])) {
+        if (fr_is_zero(&ct[n_in + j])) {
             st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "setup: aux variable %zu is unconstrained", j);
             goto done;
         }
     }
+    p.l = malloc((n_aux ? n_aux : 1) * sizeof(g1_affine_t));
+    if (!p.l) {
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate %zu l bases", n_aux);
+        goto done;
+    }
+    if ((st = fb_g1(&fe, ct, n_in, p.vk.ic, err)) != CUZK_OK || (st = fb_g1(&fe, ct + n_in, n_aux, p.l, err)) != CUZK_OK)
+        goto done;
+    p.vk.ic_len = n_in;
+    p.l_len = n_aux;
+    wipe_free(ct, vbytes);
+    ct = NULL;
+    setup_progress(opts, "ic and l");
+
     /* a, b_g1, b_g2 without the identity points (zero evaluations), as bellperson filters them. */
-    size_t na = compact_nonzero(at, at, n_var), nb = compact_nonzero(bt, bt, n_var);
+    size_t na = compact_nonzero(at, n_var);
+    if (!(p.a = malloc((na ? na : 1) * sizeof(g1_affine_t)))) {
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate %zu a bases", na);
+        goto done;
+    }
+    if ((st = fb_g1(&fe, at, na, p.a, err)) != CUZK_OK) goto done;
+    p.a_len = na;
+    wipe_free(at, vbytes);
+    at = NULL;
+    setup_progress(opts, "a");
+
+    size_t nb = compact_nonzero(bt, n_var);
+    p.b_g1 = malloc((nb ? nb : 1) * sizeof(g1_affine_t));
+    p.b_g2 = malloc((nb ? nb : 1) * sizeof(g2_affine_t));
+    if (!p.b_g1 || !p.b_g2) {
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate %zu b bases", nb);
+        goto done;
+    }
+    if ((st = fb_g1(&fe, bt, nb, p.b_g1, err)) != CUZK_OK || (st = fb_g2(&fe, bt, nb, p.b_g2, err)) != CUZK_OK)
+        goto done;
+    p.b_g1_len = p.b_g2_len = nb;
+    setup_progress(opts, "b_g1 and b_g2");
+
     fr_t s1[3] = {tw->alpha, tw->beta, tw->delta}, s2[3] = {tw->beta, tw->gamma, tw->delta};
     g1_affine_t v1[3];
     g2_affine_t v2[3];
-    if ((st = g1_fb_mul_many(pool, &fb1, ext, n_in, p.vk.ic, err)) != CUZK_OK ||
-        (st = g1_fb_mul_many(pool, &fb1, ext + n_in, n_aux, p.l, err)) != CUZK_OK ||
-        (st = g1_fb_mul_many(pool, &fb1, at, na, p.a, err)) != CUZK_OK ||
-        (st = g1_fb_mul_many(pool, &fb1, bt, nb, p.b_g1, err)) != CUZK_OK ||
-        (st = g2_fb_mul_many(pool, &fb2, bt, nb, p.b_g2, err)) != CUZK_OK ||
-        (st = g1_fb_mul_many(NULL, &fb1, s1, 3, v1, err)) != CUZK_OK ||
-        (st = g2_fb_mul_many(NULL, &fb2, s2, 3, v2, err)) != CUZK_OK) {
-        explicit_bzero(s1, sizeof(s1));
-        explicit_bzero(s2, sizeof(s2));
-        goto done;
-    }
-    p.vk.ic_len = n_in;
-    p.l_len = n_aux;
-    p.a_len = na;
-    p.b_g1_len = p.b_g2_len = nb;
-
+    st = fb_g1(&fe, s1, 3, v1, err);
+    if (st == CUZK_OK) st = fb_g2(&fe, s2, 3, v2, err);
     explicit_bzero(s1, sizeof(s1));
     explicit_bzero(s2, sizeof(s2));
+    if (st != CUZK_OK) goto done;
     p.vk.alpha_g1 = v1[0];
     p.vk.beta_g1 = v1[1];
     p.vk.delta_g1 = v1[2];
@@ -376,39 +507,43 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
 
 done:
     /* Every scalar here is a function of the trapdoors. */
-    if (lag) explicit_bzero(lag, m * sizeof(fr_t));
-    if (qap) explicit_bzero(qap, 3 * (n_var ? n_var : 1) * sizeof(fr_t));
-    if (ext) explicit_bzero(ext, (n_var ? n_var : 1) * sizeof(fr_t));
+    wipe_free(lag, m * sizeof(fr_t));
+    wipe_free(hs, hchunk * sizeof(fr_t));
+    wipe_free(at, vbytes);
+    wipe_free(bt, vbytes);
+    wipe_free(ct, vbytes);
     explicit_bzero(&gamma_inv, sizeof(gamma_inv));
     explicit_bzero(&delta_inv, sizeof(delta_inv));
     explicit_bzero(&zt, sizeof(zt));
-    explicit_bzero(&t, sizeof(t));
-    free(lag);
-    free(qap);
-    free(ext);
-    free(fb1.t);
-    free(fb2.t);
+    explicit_bzero(&hcoeff, sizeof(hcoeff));
+    fb_engine_free(&fe);
     groth16_params_free(&p);
     return st;
 }
 
-cuzk_status groth16_setup(pool_t *pool, const r1cs *cs, groth16_params *out, cuzk_error *err)
+cuzk_status groth16_setup_opts(pool_t *pool, const r1cs *cs, const groth16_setup_options *opts, groth16_params *out,
+                               cuzk_error *err)
 {
     memset(out, 0, sizeof(*out));
     groth16_toxic tw;
     cuzk_status st = CUZK_OK;
     fr_t *f[5] = {&tw.alpha, &tw.beta, &tw.gamma, &tw.delta, &tw.tau};
     for (int i = 0; i < 5 && st == CUZK_OK; i++) st = groth16_random_fr(f[i], err);
-    if (st == CUZK_OK) st = groth16_setup_with_toxic(pool, cs, &tw, out, err);
+    if (st == CUZK_OK) st = groth16_setup_with_toxic(pool, cs, &tw, opts, out, err);
     explicit_bzero(&tw, sizeof(tw));
     return st;
 }
 
-cuzk_status groth16_setup_files(pool_t *pool, const r1cs *cs, const char *params_path, const char *vk_path,
-                                cuzk_error *err)
+cuzk_status groth16_setup(pool_t *pool, const r1cs *cs, groth16_params *out, cuzk_error *err)
+{
+    return groth16_setup_opts(pool, cs, NULL, out, err);
+}
+
+cuzk_status groth16_setup_files(pool_t *pool, const r1cs *cs, const groth16_setup_options *opts,
+                                const char *params_path, const char *vk_path, cuzk_error *err)
 {
     groth16_params p;
-    cuzk_status st = groth16_setup(pool, cs, &p, err);
+    cuzk_status st = groth16_setup_opts(pool, cs, opts, &p, err);
     if (st != CUZK_OK) return st;
     if (params_path) st = groth16_params_write(pool, &p, params_path, err);
     if (st == CUZK_OK && vk_path) st = groth16_vk_write(&p.vk, vk_path, err);

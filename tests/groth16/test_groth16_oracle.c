@@ -109,7 +109,7 @@ int main(void)
     fr_random(&tw.delta, &rng);
     fr_random(&tw.tau, &rng);
     groth16_params p;
-    CHECK(groth16_setup_with_toxic(pool, &cs, &tw, &p, &err) == CUZK_OK);
+    CHECK(groth16_setup_with_toxic(pool, &cs, &tw, NULL, &p, &err) == CUZK_OK);
     CHECK(groth16_params_write(pool, &p, pp, &err) == CUZK_OK);
     CHECK(groth16_vk_write(&p.vk, vp, &err) == CUZK_OK);
 

@@ -309,7 +309,7 @@ int main(void)
         char pp[300], vp[300];
         snprintf(pp, sizeof(pp), "%s/s.params", dir);
         snprintf(vp, sizeof(vp), "%s/s.vk", dir);
-        CHECK(groth16_setup_files(pool, &cs, pp, vp, &err) == CUZK_OK);
+        CHECK(groth16_setup_files(pool, &cs, NULL, pp, vp, &err) == CUZK_OK);
         groth16_params q;
         CHECK(groth16_params_read(pool, &q, pp, 0, &err) == CUZK_OK);
         CHECK(q.h_len == p.h_len && q.a_len == p.a_len && !params_eq(&p, &q));

@@ -204,7 +204,7 @@ static void test_shapes(rng_t *rng)
         groth16_toxic tw;
         random_toxic(rng, &tw);
         groth16_params p;
-        st = groth16_setup_with_toxic(pool, &cs, &tw, &p, &err);
+        st = groth16_setup_with_toxic(pool, &cs, &tw, NULL, &p, &err);
         if (rp.num_constraints == 0 && cs.num_aux > 0) {
             /* no synthesized constraint to hold the aux: bellperson's UnconstrainedVariable */
             CHECK_MSG(st == CUZK_ERR_INVALID_ARG, "shape %u: unconstrained aux accepted", shape);
@@ -279,7 +279,7 @@ static void test_shapes(rng_t *rng)
             random_toxic(rng, &tw2);
             groth16_params p2;
             groth16_pvk pvk2;
-            CHECK(groth16_setup_with_toxic(pool, &cs, &tw2, &p2, &err) == CUZK_OK);
+            CHECK(groth16_setup_with_toxic(pool, &cs, &tw2, NULL, &p2, &err) == CUZK_OK);
             CHECK(groth16_pvk_prepare(&pvk2, &p2.vk, &err) == CUZK_OK);
             CHECK(groth16_verify(pool, &pvk2, &proof, public_inputs(&cs), npub, &err) == CUZK_ERR_INVALID_PROOF);
             groth16_pvk_free(&pvk2);

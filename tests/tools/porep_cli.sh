@@ -38,8 +38,8 @@ expect 0 "seal 2 KiB" "$cuzk" porep seal --sector-size 2KiB --out "$work/c1.json
 expect 0 "seal 2 KiB as an envelope" "$cuzk" porep seal --sector-size 2KiB --out "$work/c1-env.json" --seed 12 \
   --envelope
 expect 2 "setup of an unknown size" "$cuzk" setup --circuit porep:3KiB --params "$work/x.params" --vk "$work/x.vk"
-expect 2 "setup of 32 GiB is refused" "$cuzk" setup --circuit porep:32GiB --params "$work/x.params" --vk "$work/x.vk"
-expect_text "the refusal says why" "published Filecoin parameters"
+expect 2 "setup of 32 GiB is refused on a small machine" "$cuzk" setup --circuit porep:32GiB --params "$work/x.params" --vk "$work/x.vk"
+expect_text "the refusal says why" "GiB of memory and this machine has"
 expect 2 "setup with --api on a synthetic spec" "$cuzk" setup --circuit synthetic:k=8 --api 1.2 \
   --params "$work/x.params" --vk "$work/x.vk"
 expect 2 "setup with an unknown api" "$cuzk" setup --circuit porep:2KiB --api 1.3 --params "$work/x.params" \

@@ -15,8 +15,12 @@
 #include "bench.h"
 #include "circuits/spec.h"
 #include "circuits/synthetic.h"
+#include "circuits/porep/c1.h"
+#include "circuits/porep/synth_c1.h"
 #include "engine/engine.h"
+#include "engine/porep.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_setup.h"
 #ifdef CUZK_HAVE_GPU
 #include "gpu/gpu_prove.h"
 #endif
@@ -258,6 +262,8 @@ static void report(tl_stats *s, int json, long long peak_rss)
 typedef struct batch_ctx {
     engine *e;
     const engine_circuit *circuit;
+    const engine_porep_circuit *porep; /* PoRep: requests for c1 */
+    const porep_c1 *c1;
     unsigned partitions;
     unsigned n;
     atomic_uint next, done, ok, verified;
@@ -304,7 +310,8 @@ static void *client_main(void *arg)
         uint64_t id;
         engine_result res;
         cuzk_error err;
-        cuzk_status st = engine_submit(b->e, &rq, &id, &err);
+        cuzk_status st = b->porep ? engine_porep_request(b->porep, b->c1, ENGINE_PRIO_NORMAL, &rq, &err) : CUZK_OK;
+        if (st == CUZK_OK) st = engine_submit(b->e, &rq, &id, &err);
         if (st == CUZK_OK) st = engine_wait(b->e, id, &res, &err);
         if (st == CUZK_OK) {
             atomic_fetch_add(&b->ok, 1);
@@ -340,6 +347,32 @@ static int parse_bytes(const char *s, uint64_t *out)
     if (bench_parse_u64(buf, &v) || (v && mul > UINT64_MAX / v)) return -1;
     *out = v * mul;
     return 0;
+}
+
+static void setup_progress(void *ctx, const char *step)
+{
+    fprintf(stderr, "setup: %s (%.2f s)\n", step, (double)(bench_now_ns() - *(const uint64_t *)ctx) / 1e9);
+}
+
+/* Parameters for cs from fresh toxic waste, in memory: the fixed-base multiplications on GPU 0 when want_gpu and
+ * a device is visible, else on the pool's threads; a line on stderr per step. */
+static cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, groth16_params *out, cuzk_error *err)
+{
+    uint64_t t0 = bench_now_ns();
+    groth16_fixed_base fb;
+    groth16_setup_options opts = {NULL, setup_progress, &t0};
+    gpu_ctx *ctx = NULL;
+    if (want_gpu && gpu_device_count() > 0) {
+        cuzk_status st = gpu_ctx_create(&ctx, 0, err);
+        if (st != CUZK_OK) return st;
+        gpu_fixed_base_engine(ctx, &fb);
+        opts.fixed_base = &fb;
+    }
+    fprintf(stderr, "setup: %zu constraints, %zu inputs, %zu aux; fixed-base multiplications on the %s\n",
+            cs->num_constraints, cs->num_inputs, cs->num_aux, ctx ? "GPU" : "CPU");
+    cuzk_status st = groth16_setup_opts(pool, cs, &opts, out, err);
+    gpu_ctx_destroy(ctx);
+    return st;
 }
 
 /* ---- stages: one partition, GPU and CPU provers, per stage ---- */
@@ -448,7 +481,7 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     if (r1cs_compute_density(&shape, &dn, &err) != CUZK_OK) goto fail;
     if (domain_for_size(&d, shape.num_constraints, &err) != CUZK_OK) goto fail;
     if (fake ? fake_params(pool, &shape, &dn, d.m, &params, &err) != CUZK_OK
-             : groth16_setup(pool, &shape, &params, &err) != CUZK_OK)
+             : bench_setup(pool, &shape, 1, &params, &err) != CUZK_OK)
         goto fail;
     double setup_s = (double)(bench_now_ns() - t0) / 1e9;
     abc = malloc(3 * d.m * sizeof(fr_t));
@@ -601,14 +634,18 @@ static void batch_usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk-bench batch --circuit SPEC -n PROOFS -j CONCURRENCY [--partitions P] [--backend cpu|gpu]\n"
-            "                        [--partition-workers N] [--gpu-workers N] [--lookahead N]\n"
-            "                        [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json] [--no-verify]\n"
+            "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
+            "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
+            "                        [--no-verify]\n"
             "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
-            "Sets up SPEC in memory once, then proves PROOFS requests of P partitions (default 2) through the engine\n"
-            "with CONCURRENCY requests in flight, and reports s/proof, per-partition prover and synthesis times,\n"
-            "prover busy fraction, peak RSS and peak accounted memory. --threads: the prover's thread pool\n"
-            "(default: all CPUs); synthesis runs on the partition workers' own threads. --backend: default gpu when\n"
-            "a CUDA device is visible, else cpu.\n"
+            "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
+            "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
+            "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
+            "accounted memory. SPEC synthetic:k=K: P partitions (default 2) of the synthetic circuit.\n"
+            "SPEC porep:SIZE (e.g. porep:32GiB): PoRep C2 of one sector, every partition of its C1 (--c1 FILE, else\n"
+            "a synthetic C1 from `cuzk porep synth-c1`'s generator); a 32GiB sector needs ~110 GiB of memory.\n"
+            "--threads: the prover's thread pool (default: all CPUs); synthesis runs on the partition workers' own\n"
+            "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
             "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
             "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
             "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
@@ -620,6 +657,7 @@ int bench_batch(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--addr")) return bench_remote_batch(argc, argv); /* against a daemon: remote.c */
     const char *spec_text = NULL, *tl_path = NULL, *backend = gpu_device_count() > 0 ? "gpu" : "cpu";
+    const char *params_path = NULL, *c1_path = NULL;
     uint64_t n = 0, j = 0, parts = 2, pw = 2, gw = 2, lookahead = 1, budget = 0, threads = 0, stages = 0;
     uint64_t cpu_reps = 1;
     int json = 0, no_verify = 0, fake_setup = 0;
@@ -643,6 +681,10 @@ int bench_batch(int argc, char **argv)
             spec_text = v;
         } else if (!strcmp(a, "--timeline")) {
             tl_path = v;
+        } else if (!strcmp(a, "--params")) {
+            params_path = v;
+        } else if (!strcmp(a, "--c1")) {
+            c1_path = v;
         } else if (!strcmp(a, "--backend")) {
             backend = v;
         } else if (!strcmp(a, "-n")) {
@@ -705,6 +747,10 @@ int bench_batch(int argc, char **argv)
     memset(&params, 0, sizeof(params));
     engine_circuit circuit;
     memset(&circuit, 0, sizeof(circuit));
+    engine_porep_circuit *porep = NULL;
+    porep_c1 c1;
+    memset(&c1, 0, sizeof(c1));
+    int have_c1 = 0;
     engine_backend *be = NULL;
     batch_ctx b;
     memset(&b, 0, sizeof(b));
@@ -718,12 +764,35 @@ int bench_batch(int argc, char **argv)
 
     if (pool_create(&pool, (unsigned)threads, &err) != CUZK_OK) goto fail;
     uint64_t t0 = bench_now_ns();
-    if (circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
-    if (groth16_setup(pool, &shape, &params, &err) != CUZK_OK) goto fail;
-    if (engine_circuit_init(&circuit, spec_canon, &params, &shape, synth_synthetic, &sc, &err) != CUZK_OK) goto fail;
+    if (params_path) {
+        if (groth16_params_read(pool, &params, params_path, 0, &err) != CUZK_OK) goto fail;
+    } else {
+        if (circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
+        if (bench_setup(pool, &shape, !strcmp(backend, "gpu"), &params, &err) != CUZK_OK) goto fail;
+    }
+    double setup_s = (double)(bench_now_ns() - t0) / 1e9;
+    if (spec.kind == CIRCUIT_POREP) {
+        /* The engine's PoRep circuit compiles its own shape; the C1 is one sector's, proved n times. */
+        r1cs_free(&shape);
+        cuzk_status st = c1_path ? porep_c1_read_file(&c1, c1_path, NULL, &err)
+                                 : porep_synth_c1(&c1, spec.porep, spec.seed ? spec.seed : 1, &err);
+        if (st != CUZK_OK) goto fail;
+        have_c1 = 1;
+        if (engine_porep_circuit_create(spec.porep, &params, pool, &porep, &err) != CUZK_OK) goto fail;
+        b.porep = porep;
+        b.c1 = &c1;
+        b.circuit = engine_porep_circuit_get(porep);
+        parts = c1.partitions;
+    } else {
+        if (params_path && circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
+        if (engine_circuit_init(&circuit, spec_canon, &params, &shape, synth_synthetic, &sc, &err) != CUZK_OK)
+            goto fail;
+        b.circuit = &circuit;
+    }
     if (!json)
-        fprintf(stderr, "batch: %s: %zu constraints, domain %zu; setup %.2f s\n", spec_canon, shape.num_constraints,
-                circuit.m, (double)(bench_now_ns() - t0) / 1e9);
+        fprintf(stderr, "batch: %s: %zu constraints, domain %zu; %s %.2f s, ready after %.2f s\n", spec_canon,
+                b.circuit->shape->num_constraints, b.circuit->m, params_path ? "parameters read in" : "setup in memory",
+                setup_s, (double)(bench_now_ns() - t0) / 1e9);
     if (!strcmp(backend, "gpu")) {
 #ifdef CUZK_HAVE_GPU
         /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's witness
@@ -745,7 +814,6 @@ int bench_batch(int argc, char **argv)
                          .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
                          .timeline_cb = batch_timeline, .timeline_ctx = &b};
     if (engine_create(&b.e, &cfg, &err) != CUZK_OK) goto fail;
-    b.circuit = &circuit;
     b.partitions = (unsigned)parts;
     b.n = (unsigned)n;
     char budget_text[32] = "unlimited";
@@ -803,6 +871,8 @@ done:
     free(clients);
     if (b.tl_file) fclose(b.tl_file);
     engine_backend_destroy(be);
+    engine_porep_circuit_free(porep);
+    if (have_c1) porep_c1_free(&c1);
     engine_circuit_free(&circuit);
     groth16_params_free(&params);
     r1cs_free(&shape);

@@ -10,12 +10,15 @@
 #include "circuits/porep/c1.h"
 #include "circuits/porep/challenges.h"
 #include "circuits/spec.h"
+#include "circuits/stacked/stacked.h"
 #include "engine/engine.h"
 #include "engine/porep.h"
 #include "formats/json.h"
 #include "formats/snarkjs_json.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_setup.h"
 #include "groth16/groth16.h"
 #include "util/pool.h"
 #include "cuzk.h"
@@ -24,9 +27,11 @@ static const char *USAGE =
     "usage: cuzk <command> [options]\n"
     "\n"
     "commands:\n"
-    "  setup    --circuit SPEC [--api 1.0|1.1|1.2] --params FILE --vk FILE\n"
+    "  setup    --circuit SPEC [--api 1.0|1.1|1.2] --params FILE --vk FILE [--backend cpu|gpu]\n"
     "           parameters for one of our circuits from fresh toxic waste (bellperson .params/.vk layout);\n"
-    "           --api sets the PoRep API version of a porep: SPEC\n"
+    "           --api sets the PoRep API version of a porep: SPEC; the fixed-base multiplications run on the\n"
+    "           GPU when one is present (--backend forces one). A 32GiB partition needs ~80 GiB of memory and\n"
+    "           writes a ~60 GB file\n"
     "  prove    --circuit SPEC --params FILE --proof FILE [--public FILE]\n"
     "           prove the circuit's witness; writes the 192-byte proof and the public inputs as JSON\n"
     "  prove    --porep C1 --params FILE --out FILE [--vk FILE] [--backend cpu|gpu]\n"
@@ -58,8 +63,7 @@ static const char *USAGE =
     "\n"
     "SPEC: synthetic:k=K[,seed=S]  the synthetic PoRep-shaped circuit of about 2^K constraints\n"
     "      porep:SIZE[,api=1.0|1.1|1.2][,kind=interactive|synthetic|ni]\n"
-    "                                 one partition of the StackedDRG PoRep circuit (default api 1.1, interactive;\n"
-    "                                 setup up to 1GiB: larger sectors use the published Filecoin parameters)\n"
+    "                                 one partition of the StackedDRG PoRep circuit (default api 1.1, interactive)\n"
     "\n"
     "Public inputs are a JSON array of decimal strings (the constant ONE excluded), as snarkjs writes them.\n"
     "Exit status: 0 success or valid proof, 1 invalid proof, 2 bad input or usage, 3 internal error.\n";
@@ -215,8 +219,35 @@ static cuzk_status build_circuit(pool_t *pool, const char *text, unsigned what, 
     return circuit_spec_build(pool, &spec, what, cs, err);
 }
 
-/* Above this, one partition has over 10^8 constraints: the setup would need tens of GiB and days of CPU time. */
-#define SETUP_MAX_POREP_SECTOR (1ull << 30)
+typedef struct setup_progress_ctx {
+    double t0;
+} setup_progress_ctx;
+
+static void setup_progress_cb(void *ctx, const char *step)
+{
+    progress("setup", step, ((setup_progress_ctx *)ctx)->t0);
+}
+
+/* Bytes of memory a setup needs at its peak: the compiled circuit (~72 bytes a constraint), the parameters (a and
+ * b at their full lengths, an upper bound) and the QAP evaluations still alive at the end. */
+static double setup_peak_bytes(double constraints, double inputs, double aux)
+{
+    double n_var = inputs + aux, m = 1;
+    while (m < constraints) m *= 2;
+    return 72 * constraints + (m + aux + 2 * n_var) * G1_UNCOMPRESSED_BYTES + n_var * 2 * G1_UNCOMPRESSED_BYTES +
+           2 * n_var * sizeof(fr_t);
+}
+
+static double mem_total_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    double kib = 0;
+    if (f) {
+        if (fscanf(f, "MemTotal: %lf kB", &kib) != 1) kib = 0;
+        fclose(f);
+    }
+    return kib * 1024;
+}
 
 static int cmd_setup(pool_t *pool, const options *o)
 {
@@ -227,25 +258,57 @@ static int cmd_setup(pool_t *pool, const options *o)
     circuit_spec spec;
     cuzk_status st = parse_spec(o, &spec, &err);
     if (st) return cli_report("setup", st, &err);
+    const char *want = o->backend;
+    if (want && strcmp(want, "cpu") != 0 && strcmp(want, "gpu") != 0)
+        return cli_report("setup",
+                          cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "--backend must be cpu or gpu, not '%s'", want),
+                          &err);
     char canon[128];
     circuit_spec_format(&spec, canon, sizeof canon);
-    if (spec.kind == CIRCUIT_POREP && spec.porep->sector_size > SETUP_MAX_POREP_SECTOR)
-        return cli_report("setup",
-                          cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED,
-                                         "%s: one partition of this size has over 10^8 constraints; its parameters "
-                                         "would take tens of GiB and a CPU setup days. Use the published Filecoin "
-                                         "parameters (setup is supported up to 1GiB sectors)",
-                                         canon),
-                          &err);
-    r1cs cs;
     double t0 = now_s();
+    if (spec.kind == CIRCUIT_POREP && spec.porep->sector_size > (1ull << 30)) {
+        /* Counted first (seconds), so that a machine too small says so instead of running out of memory. */
+        stacked_info info;
+        if ((st = stacked_circuit_info(spec.porep->sector_size, &info, &err)) != CUZK_OK)
+            return cli_report("setup", st, &err);
+        double need_bytes = setup_peak_bytes((double)info.constraints, (double)info.inputs, (double)info.aux);
+        double have = mem_total_bytes();
+        fprintf(stderr, "cuzk setup: %s: about %.1f GiB of memory at the peak\n", canon, need_bytes / 1073741824.0);
+        if (have > 0 && need_bytes > have)
+            return cli_report("setup",
+                              cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED,
+                                             "%s: the setup needs about %.1f GiB of memory and this machine has "
+                                             "%.1f GiB",
+                                             canon, need_bytes / 1073741824.0, have / 1073741824.0),
+                              &err);
+    }
+    r1cs cs;
     st = circuit_spec_build(pool, &spec, R1CS_MATRICES, &cs, &err);
     if (st) return cli_report("setup", st, &err);
     progress("setup", "circuit built", t0);
     fprintf(stderr, "cuzk setup: %s: %zu constraints, %zu inputs, %zu aux\n", canon, cs.num_constraints,
             cs.num_inputs, cs.num_aux);
-    st = groth16_setup_files(pool, &cs, o->params, o->vk, &err);
+    groth16_fixed_base gpu_fb;
+    setup_progress_ctx pc = {t0};
+    groth16_setup_options opts = {NULL, setup_progress_cb, &pc};
+    gpu_ctx *gctx = NULL;
+    if (!want || strcmp(want, "gpu") == 0) {
+        if (gpu_device_count() > 0 && (st = gpu_ctx_create(&gctx, 0, &err)) == CUZK_OK) {
+            gpu_fixed_base_engine(gctx, &gpu_fb);
+            opts.fixed_base = &gpu_fb;
+            fprintf(stderr, "cuzk setup: fixed-base multiplications on GPU 0\n");
+        } else {
+            if (st == CUZK_OK) st = cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "no CUDA device is visible");
+            if (want) {
+                r1cs_free(&cs);
+                return cli_report("setup", st, &err);
+            }
+            if (gpu_device_count() > 0) fprintf(stderr, "cuzk setup: %s; on the CPU instead\n", err.msg);
+        }
+    }
+    st = groth16_setup_files(pool, &cs, &opts, o->params, o->vk, &err);
     r1cs_free(&cs);
+    gpu_ctx_destroy(gctx);
     if (st == CUZK_OK) progress("setup", "parameters written", t0);
     return cli_report("setup", st, &err);
 }
