@@ -352,6 +352,13 @@ static uint64_t *full_density(size_t n)
 cuzk_status zkey_prove(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r, const fr_t *s,
                        groth16_proof *proof, cuzk_error *err)
 {
+    return zkey_prove_with(pool, z, w, n_witness, r, s, NULL, NULL, proof, err);
+}
+
+cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r,
+                            const fr_t *s, zkey_start_fn start, void *start_ctx, groth16_proof *proof,
+                            cuzk_error *err)
+{
     if (!z || !w || !proof) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_prove: NULL argument");
     if (n_witness != z->n_vars)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_prove: witness of %zu values, the zkey has %u variables",
@@ -402,7 +409,9 @@ cuzk_status zkey_prove(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witn
     r1cs_density dn = {.a_aux = dens_aux, .b_input = dens_in, .b_aux = dens_aux,
                        .a_aux_count = n_aux, .b_input_count = n_in, .b_aux_count = n_aux};
     groth16_pending pending;
-    st = groth16_prove_start_abc(pool, &params, m, a, b, c, w, n_in, w + n_in, n_aux, &dn, &pending, NULL, err);
+    st = start ? start(start_ctx, pool, &params, m, a, b, c, w, n_in, w + n_in, n_aux, &dn, &pending, err)
+               : groth16_prove_start_abc(pool, &params, m, a, b, c, w, n_in, w + n_in, n_aux, &dn, &pending, NULL,
+                                         err);
     if (st == CUZK_OK) st = groth16_prove_finish(pool, &pending, r, s, proof, NULL, err);
     if (st != CUZK_OK) cuzk_error_prefix(err, "zkey_prove: ");
 out:

@@ -89,4 +89,16 @@ cuzk_status zkey_vk(const zkey *z, groth16_vk *vk, cuzk_error *err);
 cuzk_status zkey_prove(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r, const fr_t *s,
                        groth16_proof *proof, cuzk_error *err);
 
+/* Where zkey_prove_with runs prove_start: groth16_prove_start_abc's arguments without the timings (e.g. the GPU's
+ * gpu_prove_start_once). */
+typedef cuzk_status (*zkey_start_fn)(void *ctx, pool_t *pool, const groth16_params *params, size_t m, const fr_t *a,
+                                     const fr_t *b, const fr_t *c, const fr_t *inputs, size_t n_in, const fr_t *aux,
+                                     size_t n_aux, const r1cs_density *density, groth16_pending *pending,
+                                     cuzk_error *err);
+/* zkey_prove with prove_start done by start (NULL: groth16_prove_start_abc on pool); the same r, s give the same
+ * proof bytes on every backend. */
+cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r,
+                            const fr_t *s, zkey_start_fn start, void *start_ctx, groth16_proof *proof,
+                            cuzk_error *err);
+
 #endif

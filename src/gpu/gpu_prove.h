@@ -93,6 +93,13 @@ cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *po
                                 const r1cs_density *density, groth16_pending *pending, groth16_timings *timings,
                                 gpu_prove_timings *gt, cuzk_error *err);
 
+/* One partition on `device` from scratch: uploads params' bases, runs gpu_prove_start_abc on a new prover and
+ * frees both (for one-off proofs; the engine keeps bases and provers across partitions). */
+cuzk_status gpu_prove_start_once(int device, pool_t *pool, const groth16_params *params, size_t num_constraints,
+                                 const fr_t *a, const fr_t *b, const fr_t *c, const fr_t *inputs, size_t num_inputs,
+                                 const fr_t *aux, size_t num_aux, const r1cs_density *density,
+                                 groth16_pending *pending, cuzk_error *err);
+
 #ifdef __cplusplus
 }
 #endif

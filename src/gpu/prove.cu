@@ -627,3 +627,20 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
     if (gt_out) *gt_out = gt;
     return CUZK_OK;
 }
+
+extern "C" cuzk_status gpu_prove_start_once(int device, pool_t *pool, const groth16_params *params,
+                                            size_t num_constraints, const fr_t *a, const fr_t *b, const fr_t *c,
+                                            const fr_t *inputs, size_t num_inputs, const fr_t *aux, size_t num_aux,
+                                            const r1cs_density *density, groth16_pending *pending, cuzk_error *err)
+{
+    gpu_params *gp = NULL;
+    gpu_prover *pv = NULL;
+    cuzk_status st = gpu_params_upload(device, params, &gp, err);
+    if (st == CUZK_OK) st = gpu_prover_create(device, &pv, err);
+    if (st == CUZK_OK)
+        st = gpu_prove_start_abc(pv, gp, pool, params, num_constraints, a, b, c, inputs, num_inputs, aux, num_aux,
+                                 density, pending, NULL, NULL, err);
+    gpu_prover_destroy(pv);
+    gpu_params_free(gp);
+    return st;
+}

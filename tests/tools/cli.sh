@@ -54,6 +54,12 @@ expect 0 "verify our snarkjs proof" "$cuzk" verify --vk "$fixtures/verification_
   --public "$work/public.json"
 expect 0 "verify snarkjs' proof" "$cuzk" verify --vk "$fixtures/verification_key.json" \
   --proof "$fixtures/snarkjs_proof.json" --public "$fixtures/snarkjs_public.json"
+expect 0 "prove a zkey on the CPU" "$cuzk" prove --zkey "$fixtures/circuit.zkey" --wtns "$fixtures/witness.wtns" \
+  --proof "$work/proof-cpu.json" --backend cpu
+expect 0 "verify the CPU's proof" "$cuzk" verify --vk "$fixtures/verification_key.json" \
+  --proof "$work/proof-cpu.json" --public "$work/public.json"
+expect 2 "prove a zkey with an unknown backend" "$cuzk" prove --zkey "$fixtures/circuit.zkey" \
+  --wtns "$fixtures/witness.wtns" --proof "$work/x.json" --backend tpu
 sed 's/"\([0-9]*\)"$/"1\1"/' "$work/public.json" >"$work/public2.json"
 if cmp -s "$work/public.json" "$work/public2.json"; then
   failed=$((failed + 1))

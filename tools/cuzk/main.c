@@ -18,6 +18,7 @@
 #include "formats/wtns.h"
 #include "formats/zkey.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_prove.h"
 #include "gpu/gpu_setup.h"
 #include "groth16/groth16.h"
 #include "util/pool.h"
@@ -38,8 +39,9 @@ static const char *USAGE =
     "           PoRep C2: prove every partition of a C1 output (JSON or Lotus/Curio envelope) through the\n"
     "           proving engine, on the GPU when one is present (--backend forces one); every proof is verified\n"
     "           (also against --vk if given) and the partitions' 192-byte proofs are written in order\n"
-    "  prove    --zkey FILE --wtns FILE --proof proof.json [--public public.json]\n"
-    "           prove a snarkjs Groth16 circuit (bls12381); writes snarkjs' proof.json and public.json\n"
+    "  prove    --zkey FILE --wtns FILE --proof proof.json [--public public.json] [--backend cpu|gpu]\n"
+    "           prove a snarkjs Groth16 circuit (bls12381) on the GPU when one is present (--backend forces\n"
+    "           one); writes snarkjs' proof.json and public.json\n"
     "           (every proof is verified before it is written)\n"
     "  verify   --vk FILE --proof FILE (--public FILE | --circuit SPEC)\n"
     "           check a 192-byte proof against a bellperson .vk\n"
@@ -313,6 +315,14 @@ static int cmd_setup(pool_t *pool, const options *o)
     return cli_report("setup", st, &err);
 }
 
+static cuzk_status zkey_gpu_start(void *ctx, pool_t *pool, const groth16_params *params, size_t m, const fr_t *a,
+                                  const fr_t *b, const fr_t *c, const fr_t *inputs, size_t n_in, const fr_t *aux,
+                                  size_t n_aux, const r1cs_density *density, groth16_pending *pending, cuzk_error *err)
+{
+    (void)ctx;
+    return gpu_prove_start_once(0, pool, params, m, a, b, c, inputs, n_in, aux, n_aux, density, pending, err);
+}
+
 static int cmd_prove_zkey(pool_t *pool, const options *o)
 {
     if (!need("prove", o->wtns, "--wtns") || !need("prove", o->proof, "--proof")) return EXIT_BAD_INPUT;
@@ -331,7 +341,18 @@ static int cmd_prove_zkey(pool_t *pool, const options *o)
         zkey_free(&z);
         return cli_report("prove", st, &err);
     }
-    st = zkey_prove(pool, &z, w.values, w.n, NULL, NULL, &proof, &err);
+    const char *want = o->backend;
+    int on_gpu = 0;
+    if (want && strcmp(want, "cpu") != 0 && strcmp(want, "gpu") != 0)
+        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "--backend must be cpu or gpu, not '%s'", want);
+    else if (want && !strcmp(want, "gpu") && gpu_device_count() == 0)
+        st = cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "--backend gpu: no CUDA device is visible");
+    else
+        on_gpu = (!want || !strcmp(want, "gpu")) && gpu_device_count() > 0;
+    if (st == CUZK_OK)
+        st = zkey_prove_with(pool, &z, w.values, w.n, NULL, NULL, on_gpu ? zkey_gpu_start : NULL, NULL, &proof,
+                             &err);
+    if (st == CUZK_OK) fprintf(stderr, "cuzk prove: proved on the %s\n", on_gpu ? "GPU" : "CPU");
     if (st == CUZK_OK) {
         progress("prove", "proved", t0);
         st = zkey_vk(&z, &vk, &err);
