@@ -46,7 +46,7 @@ MONT_DEV void fp2_cneg(fp2_d &r, const fp2_d &a, bool flag)
 }
 
 /* Karatsuba: three base-field products. */
-__device__ __noinline__ void fp2_mul(fp2_d &r, const fp2_d &a, const fp2_d &b)
+inline __device__ __noinline__ void fp2_mul(fp2_d &r, const fp2_d &a, const fp2_d &b)
 {
     fp_d t0, t1, s, u;
     mont_mul<fp_cfg>(t0, a.c0, b.c0);
@@ -60,7 +60,7 @@ __device__ __noinline__ void fp2_mul(fp2_d &r, const fp2_d &a, const fp2_d &b)
 }
 
 /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u. */
-__device__ __noinline__ void fp2_sqr(fp2_d &r, const fp2_d &a)
+inline __device__ __noinline__ void fp2_sqr(fp2_d &r, const fp2_d &a)
 {
     fp_d s, d, p;
     mont_add<fp_cfg>(s, a.c0, a.c1);
@@ -106,7 +106,7 @@ MONT_DEV bool g2_aff_is_inf(const g2_aff_d &a)
 }
 
 /* r = 2a (dbl-2008-s-1; mdbl-2008-s-1 when a has zz = zzz = 1). */
-__device__ __noinline__ void g2_xyzz_dbl(g2_xyzz_d &r, const g2_xyzz_d &a)
+inline __device__ __noinline__ void g2_xyzz_dbl(g2_xyzz_d &r, const g2_xyzz_d &a)
 {
     if (g2_xyzz_is_inf(a)) {
         r = a;
@@ -133,7 +133,7 @@ __device__ __noinline__ void g2_xyzz_dbl(g2_xyzz_d &r, const g2_xyzz_d &a)
 }
 
 /* r += b (affine; madd-2008-s). r may be infinity; equal points double, opposite points give infinity. */
-__device__ __noinline__ void g2_xyzz_madd(g2_xyzz_d &r, const g2_aff_d &b)
+inline __device__ __noinline__ void g2_xyzz_madd(g2_xyzz_d &r, const g2_aff_d &b)
 {
     if (g2_aff_is_inf(b)) return;
     if (g2_xyzz_is_inf(r)) {
@@ -178,7 +178,7 @@ __device__ __noinline__ void g2_xyzz_madd(g2_xyzz_d &r, const g2_aff_d &b)
 }
 
 /* r += b, both XYZZ (add-2008-s). */
-__device__ __noinline__ void g2_xyzz_add(g2_xyzz_d &r, const g2_xyzz_d &b)
+inline __device__ __noinline__ void g2_xyzz_add(g2_xyzz_d &r, const g2_xyzz_d &b)
 {
     if (g2_xyzz_is_inf(b)) return;
     if (g2_xyzz_is_inf(r)) {

@@ -21,7 +21,7 @@ static_assert(sizeof(fr_t) == sizeof(fr_d), "device and host Fr layouts agree");
 #define FB_CHUNK ((size_t)1 << 22)
 
 /* a^(p-2) = 1/a in Fp (0 for 0). */
-__device__ __noinline__ void fp_inv_d(fp_d &r, const fp_d &a)
+static __device__ __noinline__ void fp_inv_d(fp_d &r, const fp_d &a)
 {
     fp_d x;
     mont_set_one<fp_cfg>(x);
