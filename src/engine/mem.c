@@ -26,19 +26,34 @@ static uint64_t used_of(const engine_mem *m, engine_mem_kind kind)
                                      : m->in_use[ENGINE_MEM_HOST] + m->in_use[ENGINE_MEM_PINNED];
 }
 
+/* With m->mu held. */
+static int fits(const engine_mem *m, engine_mem_kind kind, uint64_t bytes)
+{
+    uint64_t limit = limit_of(m, kind), used = used_of(m, kind);
+    return limit == 0 || (bytes <= limit && used <= limit - bytes);
+}
+
+static void take(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
+{
+    m->in_use[kind] += bytes;
+    if (m->in_use[kind] > m->peak[kind]) m->peak[kind] = m->in_use[kind];
+    uint64_t host = m->in_use[ENGINE_MEM_HOST] + m->in_use[ENGINE_MEM_PINNED];
+    if (host > m->host_peak) m->host_peak = host;
+}
+
+static void give(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
+{
+    m->in_use[kind] = m->in_use[kind] >= bytes ? m->in_use[kind] - bytes : 0;
+}
+
 int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
 {
     pthread_mutex_lock(&m->mu);
-    uint64_t limit = limit_of(m, kind), used = used_of(m, kind);
-    int ok = limit == 0 || (bytes <= limit && used <= limit - bytes);
-    if (ok) {
-        m->in_use[kind] += bytes;
-        if (m->in_use[kind] > m->peak[kind]) m->peak[kind] = m->in_use[kind];
-        uint64_t host = m->in_use[ENGINE_MEM_HOST] + m->in_use[ENGINE_MEM_PINNED];
-        if (host > m->host_peak) m->host_peak = host;
-    } else {
+    int ok = fits(m, kind, bytes);
+    if (ok)
+        take(m, kind, bytes);
+    else
         m->refused++;
-    }
     pthread_mutex_unlock(&m->mu);
     return ok;
 }
@@ -46,8 +61,24 @@ int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
 void engine_mem_release(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
 {
     pthread_mutex_lock(&m->mu);
-    m->in_use[kind] = m->in_use[kind] >= bytes ? m->in_use[kind] - bytes : 0;
+    give(m, kind, bytes);
     pthread_mutex_unlock(&m->mu);
+}
+
+int engine_mem_move(engine_mem *m, engine_mem_kind from, engine_mem_kind to, uint64_t bytes)
+{
+    int same_limit = from != ENGINE_MEM_DEVICE && to != ENGINE_MEM_DEVICE;
+    pthread_mutex_lock(&m->mu);
+    /* Within one limit the bytes are already counted against it: release first, so the check cannot fail. */
+    int ok = same_limit || from == to || fits(m, to, bytes);
+    if (ok) {
+        give(m, from, bytes);
+        take(m, to, bytes);
+    } else {
+        m->refused++;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return ok;
 }
 
 int engine_mem_fits_at_all(const engine_mem *m, engine_mem_kind kind, uint64_t bytes)

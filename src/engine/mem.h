@@ -34,6 +34,12 @@ int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
 /* Gives back bytes taken earlier (any split of a reservation). Releasing more than is in use is a bug;
  * the count is clamped at zero. */
 void engine_mem_release(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+/* Recounts bytes reserved as kind `from` as kind `to`, in one step (no other thread sees them in neither or
+ * both). Between host and pinned, which share one limit, it always succeeds (e.g. a buffer page-locked or
+ * unlocked in place); into or out of device memory the bytes must fit under to's limit: 1 if moved, 0 if not
+ * (nothing changes then, and it counts as refused). Moving more than from has in use is a bug; that count is
+ * clamped at zero. */
+int engine_mem_move(engine_mem *m, engine_mem_kind from, engine_mem_kind to, uint64_t bytes);
 /* Whether bytes of kind could ever fit (when nothing else is reserved). */
 int engine_mem_fits_at_all(const engine_mem *m, engine_mem_kind kind, uint64_t bytes);
 

@@ -70,24 +70,12 @@ static double clock_now(const engine_residency *r)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Recounts bytes from one kind to another in one step: releasing then reserving would let another thread
- * take the room in between (host and pinned share one limit), and reserving first would need the room twice.
- * This belongs in mem.c (engine_mem_move); until it is there, it keeps mem.c's invariants by hand. */
-static void mem_move(engine_mem *m, engine_mem_kind from, engine_mem_kind to, uint64_t bytes)
-{
-    pthread_mutex_lock(&m->mu);
-    m->in_use[from] = m->in_use[from] >= bytes ? m->in_use[from] - bytes : 0;
-    m->in_use[to] += bytes;
-    if (m->in_use[to] > m->peak[to]) m->peak[to] = m->in_use[to];
-    pthread_mutex_unlock(&m->mu);
-}
-
 /* With r->mu held, for the functions below. */
 
 static void entry_unpin(engine_residency *r, entry *e)
 {
     r->opt.unpin(r->opt.hook_ctx, &e->params);
-    mem_move(r->mem, ENGINE_MEM_PINNED, ENGINE_MEM_HOST, e->bytes);
+    engine_mem_move(r->mem, ENGINE_MEM_PINNED, ENGINE_MEM_HOST, e->bytes);
     r->pinned_bytes -= e->bytes;
     e->pinned = 0;
     r->st.unpins++;
@@ -216,7 +204,7 @@ static void try_pin(engine_residency *r, entry *e)
         r->st.pin_failures++;
         return;
     }
-    mem_move(r->mem, ENGINE_MEM_HOST, ENGINE_MEM_PINNED, e->bytes);
+    engine_mem_move(r->mem, ENGINE_MEM_HOST, ENGINE_MEM_PINNED, e->bytes);
     r->pinned_bytes += e->bytes;
     e->pinned = 1;
     r->st.pins++;

@@ -1,4 +1,5 @@
-/* Parameter residency: idle eviction against a fake clock, the pinned tier within its budget (checked from
+/* engine_mem_move (counts, limits, and atomicity: bytes moving between host and pinned never free room for
+ * another reservation in between), then the parameter residency: idle eviction against a fake clock, the pinned tier within its budget (checked from
  * the memory accounting), hot sets never evicted, the eviction hook called exactly once per freed set, and a
  * multi-threaded stress of acquire/release/preload/evict/sweep (run under TSan and ASan). The loader makes
  * small fake parameter sets (only h is filled) whose bytes carry a tag, so a holder can tell a freed or
@@ -482,8 +483,94 @@ static void test_stress(void)
     engine_mem_destroy(&mem);
 }
 
+static void test_mem_move_counts(void)
+{
+    engine_mem m;
+    cuzk_error err;
+    CHECK(engine_mem_init(&m, 1000, 500, &err) == CUZK_OK);
+    engine_mem_stats st;
+    CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 600));
+    CHECK(engine_mem_move(&m, ENGINE_MEM_HOST, ENGINE_MEM_PINNED, 400));
+    engine_mem_get_stats(&m, &st);
+    CHECK(st.in_use[ENGINE_MEM_HOST] == 200 && st.in_use[ENGINE_MEM_PINNED] == 400 && st.host_in_use == 600);
+    CHECK(st.peak[ENGINE_MEM_PINNED] == 400 && st.host_peak == 600 && st.peak[ENGINE_MEM_HOST] == 600);
+    /* Full budget: moving within host + pinned still works, a new byte does not fit. */
+    CHECK(!engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 401));
+    CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_PINNED, 400));
+    CHECK(engine_mem_move(&m, ENGINE_MEM_PINNED, ENGINE_MEM_HOST, 800));
+    engine_mem_get_stats(&m, &st);
+    CHECK(st.in_use[ENGINE_MEM_HOST] == 1000 && st.in_use[ENGINE_MEM_PINNED] == 0 && st.host_peak == 1000);
+    CHECK(st.refused == 1);
+    /* Into and out of device memory the other limit applies; a refused move changes nothing. */
+    CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_DEVICE, 300));
+    CHECK(!engine_mem_move(&m, ENGINE_MEM_HOST, ENGINE_MEM_DEVICE, 201));
+    CHECK(engine_mem_move(&m, ENGINE_MEM_HOST, ENGINE_MEM_DEVICE, 200));
+    CHECK(!engine_mem_move(&m, ENGINE_MEM_DEVICE, ENGINE_MEM_HOST, 201));
+    CHECK(engine_mem_move(&m, ENGINE_MEM_DEVICE, ENGINE_MEM_HOST, 150));
+    CHECK(engine_mem_move(&m, ENGINE_MEM_DEVICE, ENGINE_MEM_DEVICE, 50));
+    engine_mem_get_stats(&m, &st);
+    CHECK(st.in_use[ENGINE_MEM_HOST] == 950 && st.in_use[ENGINE_MEM_DEVICE] == 350 && st.peak[ENGINE_MEM_DEVICE] == 500);
+    CHECK(st.refused == 3);
+    engine_mem_destroy(&m);
+}
+
+typedef struct mover {
+    engine_mem *m;
+    int stop;       /* atomic */
+    unsigned moves; /* atomic */
+} mover;
+
+static void *mover_main(void *arg)
+{
+    mover *mv = arg;
+    while (!__atomic_load_n(&mv->stop, __ATOMIC_RELAXED)) {
+        engine_mem_move(mv->m, ENGINE_MEM_HOST, ENGINE_MEM_PINNED, 150);
+        engine_mem_move(mv->m, ENGINE_MEM_PINNED, ENGINE_MEM_HOST, 150);
+        __atomic_add_fetch(&mv->moves, 2, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+/* 600 of 1000 bytes keep moving between host and pinned on 4 threads: 400 more must always fit and 401 never
+ * (a move made of a release and a reserve would open room in between). */
+static void test_mem_move_atomic(void)
+{
+    engine_mem m;
+    cuzk_error err;
+    CHECK(engine_mem_init(&m, 1000, 0, &err) == CUZK_OK);
+    CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 600));
+    mover mv = {&m, 0, 0};
+    pthread_t th[4];
+    int started = 0;
+    for (int i = 0; i < 4; i++) started += pthread_create(&th[i], NULL, mover_main, &mv) == 0;
+    CHECK(started == 4);
+    int bad_fit = 0, bad_over = 0;
+    /* Until the movers have moved many times (they may start late on a busy machine), within 10 s. */
+    double t0 = (double)clock() / CLOCKS_PER_SEC;
+    for (int i = 0; started && (i < 20000 || __atomic_load_n(&mv.moves, __ATOMIC_RELAXED) < 200000); i++) {
+        if (i % 1024 == 0 && (double)clock() / CLOCKS_PER_SEC - t0 > 10) break;
+        if (engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 401)) {
+            bad_over++;
+            engine_mem_release(&m, ENGINE_MEM_HOST, 401);
+        }
+        if (engine_mem_try_reserve(&m, ENGINE_MEM_PINNED, 400))
+            engine_mem_release(&m, ENGINE_MEM_PINNED, 400);
+        else
+            bad_fit++;
+    }
+    __atomic_store_n(&mv.stop, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    CHECK_MSG(bad_over == 0 && bad_fit == 0, "401 bytes fit %d times, 400 did not %d times", bad_over, bad_fit);
+    engine_mem_stats st;
+    engine_mem_get_stats(&m, &st);
+    CHECK(st.host_in_use == 600 && st.host_peak <= 1000);
+    engine_mem_destroy(&m);
+}
+
 int main(void)
 {
+    test_mem_move_counts();
+    test_mem_move_atomic();
     test_idle_eviction();
     test_pinned();
     test_pressure();
