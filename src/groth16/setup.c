@@ -294,11 +294,10 @@ static void qap_eval(void *ctx, size_t begin, size_t end, unsigned worker)
 
 typedef struct powers_ctx {
     const fr_t *tau;
-    const fr_t *scale; /* NULL: 1 */
     fr_t *out;
 } powers_ctx;
 
-/* out[i] = scale * tau^(first + i). */
+/* out[i] = tau^i. */
 static void powers_run(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
@@ -306,11 +305,23 @@ static void powers_run(void *ctx, size_t begin, size_t end, unsigned worker)
     uint64_t e = begin;
     fr_t p;
     fr_pow(&p, c->tau, &e, 1);
-    if (c->scale) fr_mul(&p, &p, c->scale);
     for (size_t i = begin; i < end; i++) {
         c->out[i] = p;
         fr_mul(&p, &p, c->tau);
     }
+}
+
+typedef struct scale_ctx {
+    const fr_t *in, *k;
+    fr_t *out;
+} scale_ctx;
+
+/* out[i] = k * in[i]. */
+static void scale_run(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    scale_ctx *c = ctx;
+    for (size_t i = begin; i < end; i++) fr_mul(&c->out[i], &c->in[i], c->k);
 }
 
 typedef struct ext_ctx {
@@ -402,7 +413,7 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
     setup_progress(opts, "generator tables");
 
     /* t(tau) = tau^m - 1 must not vanish: tau in the domain would make every h base the identity. */
-    powers_ctx pc = {&tw->tau, NULL, lag};
+    powers_ctx pc = {&tw->tau, lag};
     pool_parallel_for(pool, m, 4096, powers_run, &pc);
     fr_mul(&zt, &lag[m - 1], &tw->tau);
     fr_sub(&zt, &zt, &one);
@@ -417,7 +428,8 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
     fr_mul(&hcoeff, &zt, &delta_inv);
     for (size_t i = 0; i + 1 < m; i += hchunk) {
         size_t c = m - 1 - i < hchunk ? m - 1 - i : hchunk;
-        for (size_t k = 0; k < c; k++) fr_mul(&hs[k], &lag[i + k], &hcoeff);
+        scale_ctx sc = {lag + i, &hcoeff, hs};
+        pool_parallel_for(pool, c, 4096, scale_run, &sc);
         if ((st = fb_g1(&fe, hs, c, p.h + i, err)) != CUZK_OK) goto done;
     }
     p.h_len = m - 1;
