@@ -180,4 +180,68 @@ MONT_DEV void g1_xyzz_add(g1_xyzz_d &r, const g1_xyzz_d &b)
     FP_MUL(r.zzz, r.zzz, ppp);
 }
 
+/* r = a^-1 (a != 0) by Fermat, a^(p-2): ~570 products, paid once per batch of affine additions. */
+MONT_DEV void g1_fp_inv(fp_d &r, const fp_d &a)
+{
+    fp_d x;
+    mont_set_one<fp_cfg>(x);
+#pragma unroll 1
+    for (int i = fp_cfg::N - 1; i >= 0; i--) {
+        uint32_t e = fp_cfg::p(i) - (i == 0 ? 2u : 0u);
+#pragma unroll 1
+        for (int k = 31; k >= 0; k--) {
+            FP_SQR(x, x);
+            if ((e >> k) & 1) FP_MUL(x, x, a);
+        }
+    }
+    r = x;
+}
+
+/* Batched affine addition a + b (Montgomery's trick): g1_aff_pair_den gives the kind of the sum and, for the two
+ * kinds that need one, the denominator to invert; g1_aff_pair_finish takes its inverse. Infinity is (0, 0). */
+enum { G1_PAIR_ADD = 0, G1_PAIR_DBL = 1, G1_PAIR_A = 2, G1_PAIR_B = 3, G1_PAIR_INF = 4 };
+
+/* ax, bx: the x coordinates; a, b are read only when ax == bx (a doubling or a + (-a), rare). */
+MONT_DEV int g1_aff_pair_den(fp_d &den, const fp_d &ax, const fp_d &bx, const g1_aff_d *a, bool a_neg,
+                             const g1_aff_d *b, bool b_neg)
+{
+    FP_SUB(den, bx, ax);
+    if (!mont_is_zero<fp_cfg>(den)) {
+        /* Infinity is (0, 0); (0, +-2) is a curve point, so a zero x alone does not say infinity. */
+        if (mont_is_zero<fp_cfg>(ax) && mont_is_zero<fp_cfg>(a->y)) return G1_PAIR_B;
+        if (mont_is_zero<fp_cfg>(bx) && mont_is_zero<fp_cfg>(b->y)) return G1_PAIR_A;
+        return G1_PAIR_ADD;
+    }
+    fp_d ay, by;
+    mont_cneg<fp_cfg>(ay, a->y, a_neg);
+    mont_cneg<fp_cfg>(by, b->y, b_neg);
+    if (mont_is_zero<fp_cfg>(ax) && mont_is_zero<fp_cfg>(a->y)) return G1_PAIR_B;
+    if (mont_is_zero<fp_cfg>(bx) && mont_is_zero<fp_cfg>(b->y)) return G1_PAIR_A;
+    if (!mont_eq<fp_cfg>(ay, by) || mont_is_zero<fp_cfg>(ay)) return G1_PAIR_INF;
+    FP_DBL(den, ay);
+    return G1_PAIR_DBL;
+}
+
+/* r = a + b for kind ADD or DBL, inv = 1/den (a and b with their signs applied). */
+MONT_DEV void g1_aff_pair_finish(g1_aff_d &r, const g1_aff_d &a, const g1_aff_d &b, int kind, const fp_d &inv)
+{
+    fp_d lam, t;
+    if (kind == G1_PAIR_DBL) {
+        FP_SQR(t, a.x);
+        FP_DBL(lam, t);
+        FP_ADD(t, lam, t);
+    } else {
+        FP_SUB(t, b.y, a.y);
+    }
+    FP_MUL(lam, t, inv);
+    FP_SQR(t, lam);
+    FP_SUB(t, t, a.x);
+    FP_SUB(t, t, b.x); /* x3 */
+    fp_d u;
+    FP_SUB(u, a.x, t);
+    FP_MUL(u, lam, u);
+    FP_SUB(r.y, u, a.y);
+    r.x = t;
+}
+
 #endif

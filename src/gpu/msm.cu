@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include "g1.cuh"
 #include "gpu_impl.cuh"
@@ -29,8 +31,10 @@
 #define BATCH_CHUNK 64   /* bases per thread in batch addition */
 #define THREADS 128
 
-__global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned nwin, uint32_t nb, uint32_t *keys,
-                           uint32_t *vals)
+/* stride = 0: key w * nb + |digit| and value i (per-window buckets); stride > 0 (prepared bases): key |digit| and
+ * value w * stride + i, the row of 2^(w c) * P_i in the prepared table (one set of buckets for all windows). */
+__global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned nwin, uint32_t nb, uint32_t stride,
+                           uint32_t *keys, uint32_t *vals)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -57,8 +61,8 @@ __global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned n
             sign = 0;
             carry = 0;
         }
-        keys[(size_t)w * n + i] = w * nb + key;
-        vals[(size_t)w * n + i] = (uint32_t)i | ((sign ^ neg) << 31);
+        keys[(size_t)w * n + i] = stride ? key : w * nb + key;
+        vals[(size_t)w * n + i] = (w * stride + (uint32_t)i) | ((sign ^ neg) << 31);
     }
 }
 
@@ -180,6 +184,155 @@ __global__ void __launch_bounds__(THREADS) batch_add_chunks(const g1_aff_d *base
     out[t] = acc;
 }
 
+/* Batch-affine bucket sums (variant GPU_MSM_AFFINE). After the sort, every bucket's run of points is halved in
+ * rounds: round r adds the pairs (2l, 2l+1) of each bucket's list in affine coordinates (an odd last point passes
+ * through), until every bucket holds one point. An affine addition costs 3 products plus 3 for Montgomery's trick
+ * (against 10 for an XYZZ mixed addition); each thread owns `per` consecutive outputs of a round and inverts the
+ * product of their denominators once. Output lists are compact: bucket b's outputs start at the exclusive prefix
+ * sum of ceil(len/2) over the buckets before it, and the forward pass parks its running products in the output
+ * slots' x until the backward pass overwrites them. */
+
+/* Point i of a round's input: in round 1, sorted entry i names a base and a sign; later, entry i is a point. */
+template <bool FIRST>
+MONT_DEV const g1_aff_d *aff_src(const uint32_t *vals, const g1_aff_d *src, uint32_t i, bool &neg)
+{
+    if (FIRST) {
+        uint32_t v = vals[i];
+        neg = (v >> 31) != 0;
+        return src + (v & 0x7fffffffu);
+    }
+    neg = false;
+    return src + i;
+}
+
+MONT_DEV void aff_load(g1_aff_d &r, const g1_aff_d *p, bool neg)
+{
+    r.x = p->x;
+    mont_cneg<fp_cfg>(r.y, p->y, neg);
+}
+
+/* Output j of a round: bucket bb (outputs [cs, ce)), inputs at in_off[bb] + 2(j - cs) and the next one if the
+ * bucket has it. Returns the kind; den is set for ADD and DBL. PASS outputs are kind A. */
+template <bool FIRST>
+MONT_DEV int aff_item(const uint32_t *vals, const g1_aff_d *src, uint32_t ioff, uint32_t ilen, uint32_t l,
+                      const g1_aff_d *&pa, bool &na, const g1_aff_d *&pb, bool &nb, fp_d &den)
+{
+    uint32_t i = ioff + 2 * l;
+    pa = aff_src<FIRST>(vals, src, i, na);
+    if (2 * l + 1 >= ilen) return G1_PAIR_A;
+    pb = aff_src<FIRST>(vals, src, i + 1, nb);
+    return g1_aff_pair_den(den, pa->x, pb->x, pa, na, pb, nb);
+}
+
+template <bool FIRST>
+__global__ void __launch_bounds__(THREADS) msm_aff_round(const uint32_t *vals, const g1_aff_d *src,
+                                                         const uint32_t *in_off, const uint32_t *in_len,
+                                                         const uint32_t *out_off, uint32_t nbk, uint32_t total_out,
+                                                         uint32_t per, g1_aff_d *out)
+{
+    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t * per >= total_out) return;
+    uint32_t j0 = (uint32_t)(t * per), j1 = total_out - j0 < per ? total_out : j0 + per;
+    /* The bucket of j0: out_off[lo] <= j0 < out_off[hi] (out_off[nbk] = total_out). */
+    uint32_t lo = 0, hi = nbk;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (out_off[mid] <= j0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint32_t bb = lo, cs = out_off[bb], ce = out_off[bb + 1], ioff = in_off[bb], ilen = in_len[bb];
+    fp_d acc, den;
+    mont_set_one<fp_cfg>(acc);
+    const g1_aff_d *pa, *pb;
+    bool na, nb;
+    for (uint32_t j = j0; j < j1; j++) {
+        while (j >= ce) {
+            bb++;
+            cs = ce;
+            ce = out_off[bb + 1];
+            ioff = in_off[bb];
+            ilen = in_len[bb];
+        }
+        int kind = aff_item<FIRST>(vals, src, ioff, ilen, j - cs, pa, na, pb, nb, den);
+        out[j].x = acc;
+        if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
+    }
+    fp_d inv;
+    g1_fp_inv(inv, acc);
+    for (uint32_t j = j1; j-- > j0;) {
+        while (j < cs) {
+            bb--;
+            ce = cs;
+            cs = out_off[bb];
+            ioff = in_off[bb];
+            ilen = in_len[bb];
+        }
+        int kind = aff_item<FIRST>(vals, src, ioff, ilen, j - cs, pa, na, pb, nb, den);
+        g1_aff_d a, b, r;
+        aff_load(a, pa, na);
+        if (kind == G1_PAIR_A) {
+            r = a;
+        } else {
+            aff_load(b, pb, nb);
+            if (kind == G1_PAIR_B) {
+                r = b;
+            } else if (kind == G1_PAIR_INF) {
+                mont_set_zero<fp_cfg>(r.x);
+                mont_set_zero<fp_cfg>(r.y);
+            } else {
+                fp_d ij, pre = out[j].x;
+                FP_MUL(ij, inv, pre);
+                FP_MUL(inv, inv, den);
+                g1_aff_pair_finish(r, a, b, kind, ij);
+            }
+        }
+        out[j] = r;
+    }
+}
+
+/* Buckets that hold one point after the rounds (len <= 1 everywhere) become XYZZ buckets. */
+template <bool FIRST>
+__global__ void __launch_bounds__(THREADS) msm_aff_final(const uint32_t *vals, const g1_aff_d *src,
+                                                         const uint32_t *in_off, const uint32_t *in_len, size_t nbk,
+                                                         g1_xyzz_d *buckets)
+{
+    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k >= nbk || in_len[k] == 0) return;
+    bool neg;
+    const g1_aff_d *p = aff_src<FIRST>(vals, src, in_off[k], neg);
+    g1_aff_d a;
+    aff_load(a, p, neg);
+    g1_xyzz_from_aff(buckets[k], a);
+}
+
+/* start[k], end[k]: the run of key k in the sorted keys (untouched for absent keys). */
+__global__ void msm_aff_bounds(const uint32_t *skeys, size_t total, uint32_t *start, uint32_t *end)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= total) return;
+    uint32_t k = skeys[i];
+    if (i == 0 || skeys[i - 1] != k) start[k] = (uint32_t)i;
+    if (i == total - 1 || skeys[i + 1] != k) end[k] = (uint32_t)(i + 1);
+}
+
+/* len[k] = end[k] - start[k] in place, 0 for the zero digit's bucket (v = 0). */
+__global__ void msm_aff_lengths(const uint32_t *start, uint32_t *len, size_t nbk, uint32_t nb)
+{
+    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k >= nbk) return;
+    len[k] = k % nb == 0 ? 0 : len[k] - start[k];
+}
+
+/* out[k] = ceil(in[k] / 2) for k < cnt, out[cnt] = 0 (so that an exclusive sum over cnt + 1 ends in the total). */
+__global__ void msm_aff_halve(const uint32_t *in, uint32_t *out, size_t cnt)
+{
+    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k < cnt) out[k] = (in[k] + 1) / 2;
+    if (k == cnt) out[k] = 0;
+}
+
 static unsigned blocks_for(size_t threads)
 {
     return (unsigned)((threads + THREADS - 1) / THREADS);
@@ -212,6 +365,134 @@ static cuzk_status reduce_groups(gpu_ctx *ctx, g1_xyzz_d *in, size_t count, size
     }
 done:
     if (scratch) cudaFreeAsync(scratch, ctx->stream);
+    return st;
+}
+
+#define AFF_PER_MAX 512 /* outputs per thread and inversion in the large rounds (CUZK_GPU_MSM_AFF_PER overrides) */
+
+/* Grows a round's point buffer to hold need points (stream-ordered, so the pool serves it). */
+static cuzk_status aff_reserve(gpu_ctx *ctx, g1_aff_d **buf, size_t *cap, size_t need, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    if (need <= *cap) return CUZK_OK;
+    if (*buf) GPU_TRY(cudaFreeAsync(*buf, ctx->stream));
+    *buf = NULL;
+    *cap = 0;
+    GPU_TRY(cudaMallocAsync((void **)buf, need * sizeof(g1_aff_d), ctx->stream));
+    *cap = need;
+done:
+    return st;
+}
+
+/* Batch-affine bucket sums: fills buckets[0, nbk) (XYZZ, zeroed) from the total sorted (skeys, svals) whose values
+ * index points (bases, or a prepared table); buckets k with k % nb == 0 (the zero digit) are skipped. Buckets are
+ * processed in ranges whose round buffers (~0.75 * 96 B per sorted entry) fit in half of the free device memory. */
+static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, const uint32_t *svals,
+                                          const g1_aff_d *points, size_t total, size_t nbk, size_t nb,
+                                          g1_xyzz_d *buckets, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    size_t free_b = 0, total_b = 0, per_max = AFF_PER_MAX, ngroups = 1, gcnt = nbk, cap[2] = {0, 0};
+    uint64_t reserved = 0, used = 0;
+    cudaMemPool_t mpool;
+    uint32_t *start = NULL, *len0 = NULL, *d_max = NULL, *lens[2] = {NULL, NULL}, *offs[2] = {NULL, NULL};
+    g1_aff_d *pts[2] = {NULL, NULL};
+    void *tmp = NULL;
+    size_t tmp_bytes = 0, scan_bytes = 0;
+    uint32_t maxlen = 0;
+    unsigned rounds = 0;
+    const char *pe = getenv("CUZK_GPU_MSM_AFF_PER");
+    if (pe != NULL && atoi(pe) >= 1 && atoi(pe) <= 65536) per_max = (size_t)atoi(pe);
+
+    /* Free memory counts what the pool holds unused (it keeps freed blocks), so repeated calls group alike. */
+    GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
+    GPU_TRY(cudaDeviceGetDefaultMemPool(&mpool, ctx->device));
+    GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrUsedMemCurrent, &used));
+    free_b += reserved > used ? (size_t)(reserved - used) : 0;
+    {
+        double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / 2 + 1;
+        ngroups = need > budget ? (size_t)(need / budget) + 1 : 1;
+        gcnt = (nbk + ngroups - 1) / ngroups;
+    }
+
+    GPU_TRY(cudaMallocAsync((void **)&start, nbk * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&len0, nbk * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&d_max, 4, ctx->stream));
+    for (int k = 0; k < 2; k++) {
+        GPU_TRY(cudaMallocAsync((void **)&lens[k], (gcnt + 1) * 4, ctx->stream));
+        GPU_TRY(cudaMallocAsync((void **)&offs[k], (gcnt + 1) * 4, ctx->stream));
+    }
+    st = aff_reserve(ctx, &pts[0], &cap[0], (size_t)((double)total / ngroups * 0.55) + gcnt, err);
+    if (st == CUZK_OK) st = aff_reserve(ctx, &pts[1], &cap[1], (size_t)((double)total / ngroups * 0.3) + gcnt, err);
+    if (st != CUZK_OK) goto done;
+    GPU_TRY(cub::DeviceReduce::Max(NULL, tmp_bytes, len0, d_max, (int64_t)nbk, ctx->stream));
+    GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, lens[0], offs[0], (int64_t)(gcnt + 1), ctx->stream));
+    if (scan_bytes > tmp_bytes) tmp_bytes = scan_bytes;
+    GPU_TRY(cudaMallocAsync(&tmp, tmp_bytes, ctx->stream));
+
+    GPU_TRY(cudaMemsetAsync(start, 0, nbk * 4, ctx->stream));
+    GPU_TRY(cudaMemsetAsync(len0, 0, nbk * 4, ctx->stream));
+    msm_aff_bounds<<<blocks_for(total), THREADS, 0, ctx->stream>>>(skeys, total, start, len0);
+    GPU_LAUNCHED("msm_aff_bounds");
+    msm_aff_lengths<<<blocks_for(nbk), THREADS, 0, ctx->stream>>>(start, len0, nbk, (uint32_t)nb);
+    GPU_LAUNCHED("msm_aff_lengths");
+    GPU_TRY(cub::DeviceReduce::Max(tmp, tmp_bytes, len0, d_max, (int64_t)nbk, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(&maxlen, d_max, 4, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+    while (rounds < 32 && ((uint64_t)1 << rounds) < maxlen) rounds++;
+
+    for (size_t k0 = 0; k0 < nbk; k0 += gcnt) {
+        size_t cnt = k0 + gcnt < nbk ? gcnt : nbk - k0;
+        const uint32_t *in_off = start + k0, *in_len = len0 + k0;
+        const g1_aff_d *src = points;
+        for (unsigned r = 1; r <= rounds; r++) {
+            int o = (r - 1) & 1;
+            uint32_t total_out = 0;
+            msm_aff_halve<<<blocks_for(cnt + 1), THREADS, 0, ctx->stream>>>(in_len, lens[o], cnt);
+            GPU_LAUNCHED("msm_aff_halve");
+            GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, lens[o], offs[o], (int64_t)(cnt + 1), ctx->stream));
+            GPU_TRY(cudaMemcpyAsync(&total_out, offs[o] + cnt, 4, cudaMemcpyDeviceToHost, ctx->stream));
+            GPU_TRY(cudaStreamSynchronize(ctx->stream));
+            /* Skewed scalars can put more entries in one range than the estimate. */
+            st = aff_reserve(ctx, &pts[o], &cap[o], total_out, err);
+            if (st != CUZK_OK) goto done;
+            /* Each thread inverts once for `per` outputs (~570 products): large batches where the round is large,
+             * small ones where there would be too few threads to fill the device. */
+            size_t per = total_out / ((size_t)ctx->sm_count * 2048);
+            per = per > per_max ? per_max : per < 32 ? 32 : per;
+            size_t threads = (total_out + per - 1) / per;
+            if (total_out > 0) {
+                if (r == 1)
+                    msm_aff_round<true><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
+                        svals, src, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o]);
+                else
+                    msm_aff_round<false><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
+                        NULL, src, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o]);
+                GPU_LAUNCHED("msm_aff_round");
+            }
+            in_off = offs[o];
+            in_len = lens[o];
+            src = pts[o];
+        }
+        if (rounds == 0)
+            msm_aff_final<true><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(svals, src, in_off, in_len, cnt,
+                                                                             buckets + k0);
+        else
+            msm_aff_final<false><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(NULL, src, in_off, in_len, cnt,
+                                                                              buckets + k0);
+        GPU_LAUNCHED("msm_aff_final");
+    }
+done:
+    if (start) cudaFreeAsync(start, ctx->stream);
+    if (len0) cudaFreeAsync(len0, ctx->stream);
+    if (d_max) cudaFreeAsync(d_max, ctx->stream);
+    for (int k = 0; k < 2; k++) {
+        if (lens[k]) cudaFreeAsync(lens[k], ctx->stream);
+        if (offs[k]) cudaFreeAsync(offs[k], ctx->stream);
+        if (pts[k]) cudaFreeAsync(pts[k], ctx->stream);
+    }
+    if (tmp) cudaFreeAsync(tmp, ctx->stream);
     return st;
 }
 
@@ -292,8 +573,26 @@ static void host_finish(g1_jac_t *out, const g1_xyzz_t *win, unsigned nwin, unsi
     *out = acc;
 }
 
-extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
-                                         const fr_t *scalars, size_t n, unsigned c, cuzk_error *err)
+/* The variant gpu_msm_g1 runs: CUZK_GPU_MSM=xyzz or =affine overrides the built-in choice. */
+static gpu_msm_variant msm_default_variant(void)
+{
+    const char *e = getenv("CUZK_GPU_MSM");
+    if (e != NULL && strcmp(e, "affine") == 0) return GPU_MSM_AFFINE;
+    if (e != NULL && strcmp(e, "xyzz") == 0) return GPU_MSM_XYZZ;
+    return GPU_MSM_XYZZ;
+}
+
+/* Bases prepared for one set of buckets: table[w * n + i] = 2^(w c) * bases[i] (affine), w < nwin. */
+struct gpu_msm_bases {
+    gpu_ctx *ctx;
+    g1_aff_d *table;
+    size_t n;
+    unsigned c, nwin;
+};
+
+/* The MSM; with pb, bases are pb's table (its first n rows of each window) and c is pb's. */
+static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const gpu_msm_bases *pb,
+                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     const void *d_bases = NULL, *d_scalars = NULL;
@@ -301,17 +600,23 @@ extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_a
     uint32_t *keys = NULL, *vals = NULL, *skeys = NULL, *svals = NULL, *lk[2] = {NULL, NULL};
     g1_xyzz_d *buckets = NULL, *lp[2] = {NULL, NULL}, *segs = NULL, *wins = NULL;
     g1_xyzz_t *h_wins = NULL;
-    unsigned nwin = 0, M = 1, nseg = 0;
+    unsigned nwin = 0, bw = 1, M = 1, nseg = 0;
     size_t nb = 0, cub_bytes = 0, slots = 0, total = 0;
     int key_bits = 1;
     float ms = 0;
     prof_t prof;
 
-    if (out == NULL || (n > 0 && (bases == NULL || scalars == NULL)))
+    if (out == NULL || (n > 0 && ((bases == NULL && pb == NULL) || scalars == NULL)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: NULL argument");
+    if (pb != NULL && n > pb->n)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: n = %zu > %zu prepared", n, pb->n);
+    if (pb != NULL) c = pb->c;
     if (n >= (1ull << 31)) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: n = %zu >= 2^31", n);
     if (c != 0 && (c < 2 || c > 24))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: window of %u bits outside 2..24", c);
+    if (variant != GPU_MSM_DEFAULT && variant != GPU_MSM_XYZZ && variant != GPU_MSM_AFFINE)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: unknown variant %d", (int)variant);
+    if (variant == GPU_MSM_DEFAULT) variant = msm_default_variant();
     st = gpu_ctx_enter(ctx, err);
     if (st != CUZK_OK) return st;
     if (n == 0) {
@@ -321,48 +626,60 @@ extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_a
     }
     if (c == 0) c = gpu_msm_window_bits(ctx, n);
     nwin = (255 + c - 1) / c;
+    bw = pb ? 1 : nwin; /* sets of buckets */
     nb = ((size_t)1 << (c - 1)) + 1;
     M = 1;
-    while ((size_t)nwin * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
+    while ((size_t)bw * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
     nseg = (unsigned)((nb - 1 + M - 1) / M);
-    slots = 2 * (((size_t)nwin * n + MSM_CHUNK - 1) / MSM_CHUNK);
-    h_wins = (g1_xyzz_t *)malloc(nwin * sizeof *h_wins);
+    /* The affine rounds index sorted entries with 32 bits. */
+    if (variant == GPU_MSM_AFFINE && (size_t)nwin * n >= ((size_t)1 << 32)) variant = GPU_MSM_XYZZ;
+    slots = variant == GPU_MSM_XYZZ ? 2 * (((size_t)nwin * n + MSM_CHUNK - 1) / MSM_CHUNK) : 0;
+    h_wins = (g1_xyzz_t *)malloc(bw * sizeof *h_wins);
     if (h_wins == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_g1: out of host memory");
 
     prof_begin(&prof, ctx);
     GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
     st = gpu_stage_in(ctx, scalars, n * sizeof(fr_t), &d_scalars, &own_scalars, err);
     if (st != CUZK_OK) goto done;
-    st = gpu_stage_in(ctx, bases, n * sizeof(g1_affine_t), &d_bases, &own_bases, err);
-    if (st != CUZK_OK) goto done;
+    if (pb) {
+        d_bases = pb->table;
+    } else {
+        st = gpu_stage_in(ctx, bases, n * sizeof(g1_affine_t), &d_bases, &own_bases, err);
+        if (st != CUZK_OK) goto done;
+    }
 
     total = (size_t)nwin * n;
     GPU_TRY(cudaMallocAsync((void **)&keys, total * 4, ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&vals, total * 4, ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&skeys, total * 4, ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&svals, total * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&buckets, (size_t)nwin * nb * sizeof(g1_xyzz_d), ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&segs, (size_t)nwin * nseg * sizeof(g1_xyzz_d), ctx->stream));
-    for (int k = 0; k < 2; k++) {
+    GPU_TRY(cudaMallocAsync((void **)&buckets, (size_t)bw * nb * sizeof(g1_xyzz_d), ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&segs, (size_t)bw * nseg * sizeof(g1_xyzz_d), ctx->stream));
+    for (int k = 0; k < 2 && slots > 0; k++) {
         GPU_TRY(cudaMallocAsync((void **)&lk[k], slots * 4, ctx->stream));
         GPU_TRY(cudaMallocAsync((void **)&lp[k], slots * sizeof(g1_xyzz_d), ctx->stream));
     }
-    while (((size_t)1 << key_bits) < (size_t)nwin * nb) key_bits++;
+    while (((size_t)1 << key_bits) < (size_t)bw * nb) key_bits++;
     GPU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
                                             ctx->stream));
     GPU_TRY(cudaMallocAsync(&cub_tmp, cub_bytes, ctx->stream));
     /* All-zero bytes are XYZZ infinity (ZZ = 0): buckets no digit reaches read as empty. */
-    GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)nwin * nb * sizeof(g1_xyzz_d), ctx->stream));
+    GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)bw * nb * sizeof(g1_xyzz_d), ctx->stream));
     prof_mark(&prof, ctx, "alloc+upload");
 
-    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, n, c, nwin, (uint32_t)nb, keys,
-                                                           vals);
+    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, n, c, nwin, (uint32_t)nb,
+                                                           pb ? (uint32_t)pb->n : 0, keys, vals);
     GPU_LAUNCHED("msm_digits");
     prof_mark(&prof, ctx, "digits");
     GPU_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
                                             ctx->stream));
     prof_mark(&prof, ctx, "sort");
-    {
+    if (variant == GPU_MSM_AFFINE) {
+        st = msm_bucket_sums_affine(ctx, skeys, svals, (const g1_aff_d *)d_bases, total, (size_t)bw * nb, nb,
+                                    buckets, err);
+        if (st != CUZK_OK) goto done;
+        prof_mark(&prof, ctx, "bucket sums affine");
+    } else {
         size_t len = total;
         bool fin = len <= MSM_CHUNK;
         size_t threads = (len + MSM_CHUNK - 1) / MSM_CHUNK;
@@ -384,23 +701,22 @@ extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_a
         prof_mark(&prof, ctx, "bucket sum levels 1+");
     }
 
-    msm_bucket_reduce<<<blocks_for((size_t)nseg * nwin), THREADS, 0, ctx->stream>>>(buckets, nb, M, nseg, nwin,
-                                                                                     segs);
+    msm_bucket_reduce<<<blocks_for((size_t)nseg * bw), THREADS, 0, ctx->stream>>>(buckets, nb, M, nseg, bw, segs);
     GPU_LAUNCHED("msm_bucket_reduce");
     prof_mark(&prof, ctx, "bucket reduce");
-    st = reduce_groups(ctx, segs, nseg, nwin, &wins, err);
+    st = reduce_groups(ctx, segs, nseg, bw, &wins, err);
     if (st != CUZK_OK) goto done;
     if (wins != segs) {
         GPU_TRY(cudaFreeAsync(segs, ctx->stream));
         segs = wins;
     }
     prof_mark(&prof, ctx, "segment reduce");
-    GPU_TRY(cudaMemcpyAsync(h_wins, wins, nwin * sizeof *h_wins, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(h_wins, wins, bw * sizeof *h_wins, cudaMemcpyDeviceToHost, ctx->stream));
     GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
     GPU_TRY(cudaEventSynchronize(ctx->ev_stop));
     GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
     ctx->last_ms = ms;
-    host_finish(out, h_wins, nwin, c);
+    host_finish(out, h_wins, bw, c);
     prof_report(&prof, n, c);
 
 done:
@@ -421,11 +737,172 @@ done:
         /* Let queued work finish before the caller reuses its inputs. */
         cudaStreamSynchronize(ctx->stream);
         (void)cudaGetLastError();
-        cuzk_error_prefix(err, "gpu_msm_g1(n=%zu, c=%u): ", n, c);
+        cuzk_error_prefix(err, "gpu_msm_g1(n=%zu, c=%u, variant %d): ", n, c, (int)variant);
     }
     free(h_wins);
     prof_end(&prof);
     return st;
+}
+
+extern "C" cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
+                                          const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant,
+                                          cuzk_error *err)
+{
+    return msm_g1_run(ctx, out, bases, NULL, scalars, n, c, variant, err);
+}
+
+extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases *pb, const fr_t *scalars,
+                                           size_t n, gpu_msm_variant variant, cuzk_error *err)
+{
+    if (pb == NULL || ctx == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: NULL argument");
+    if (pb->ctx->device != ctx->device)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: bases prepared on another device");
+    return msm_g1_run(ctx, out, NULL, pb, scalars, n, 0, variant, err);
+}
+
+/* Window w + 1 of the table from window w: scratch[i] = 2^c * row[i] (XYZZ). */
+__global__ void __launch_bounds__(THREADS) msm_prep_double(const g1_aff_d *row, size_t n, unsigned c,
+                                                           g1_xyzz_d *scratch)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    g1_xyzz_d p;
+    g1_xyzz_from_aff(p, row[i]);
+    for (unsigned k = 0; k < c; k++) g1_xyzz_dbl(p, p);
+    scratch[i] = p;
+}
+
+/* row[i] = scratch[i] in affine, `per` points per thread with one inversion (of the products ZZ * ZZZ:
+ * 1/ZZ = ZZZ / (ZZ ZZZ), 1/ZZZ = ZZ / (ZZ ZZZ)); the running products wait in row[i].x. */
+__global__ void __launch_bounds__(THREADS) msm_prep_affine(const g1_xyzz_d *scratch, size_t n, unsigned per,
+                                                           g1_aff_d *row)
+{
+    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, i0 = t * per;
+    if (i0 >= n) return;
+    size_t i1 = n - i0 < per ? n : i0 + per;
+    fp_d acc, d;
+    mont_set_one<fp_cfg>(acc);
+    for (size_t i = i0; i < i1; i++) {
+        row[i].x = acc;
+        if (g1_xyzz_is_inf(scratch[i])) continue;
+        FP_MUL(d, scratch[i].zz, scratch[i].zzz);
+        FP_MUL(acc, acc, d);
+    }
+    fp_d inv;
+    g1_fp_inv(inv, acc);
+    for (size_t i = i1; i-- > i0;) {
+        const g1_xyzz_d &p = scratch[i];
+        g1_aff_d r;
+        if (g1_xyzz_is_inf(p)) {
+            mont_set_zero<fp_cfg>(r.x);
+            mont_set_zero<fp_cfg>(r.y);
+        } else {
+            fp_d t1, u, pre = row[i].x;
+            FP_MUL(t1, inv, pre);
+            FP_MUL(d, p.zz, p.zzz);
+            FP_MUL(inv, inv, d);
+            FP_MUL(u, t1, p.zzz);
+            FP_MUL(r.x, p.x, u);
+            FP_MUL(u, t1, p.zz);
+            FP_MUL(r.y, p.y, u);
+        }
+        row[i] = r;
+    }
+}
+
+extern "C" unsigned gpu_msm_prepared_window_bits(const gpu_ctx *ctx, size_t n)
+{
+    (void)ctx;
+    /* Cost model in mixed additions: n * nwin bucket entries plus ~3 additions per bucket of the one set. */
+    unsigned best = 4;
+    double best_cost = 1e300;
+    for (unsigned c = 4; c <= 24; c++) {
+        unsigned nwin = (255 + c - 1) / c;
+        double cost = (double)nwin * (double)n + 3.0 * (double)(1u << (c - 1));
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = c;
+        }
+    }
+    return best;
+}
+
+extern "C" cuzk_status gpu_msm_bases_prepare(gpu_ctx *ctx, gpu_msm_bases **out, const g1_affine_t *bases, size_t n,
+                                             unsigned c, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    gpu_msm_bases *pb = NULL;
+    g1_xyzz_d *scratch = NULL;
+    const void *d_bases = NULL;
+    void *own_bases = NULL;
+    unsigned per = 256;
+
+    if (out == NULL || bases == NULL || n == 0)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_bases_prepare: NULL argument or n = 0");
+    *out = NULL;
+    if (c != 0 && (c < 2 || c > 24))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_bases_prepare: window of %u bits outside 2..24", c);
+    st = gpu_ctx_enter(ctx, err);
+    if (st != CUZK_OK) return st;
+    if (c == 0) c = gpu_msm_prepared_window_bits(ctx, n);
+    if ((size_t)((255 + c - 1) / c) * n >= ((size_t)1 << 31))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_bases_prepare: %u windows of %zu bases >= 2^31",
+                              (255 + c - 1) / c, n);
+    pb = (gpu_msm_bases *)calloc(1, sizeof *pb);
+    if (pb == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_bases_prepare: out of host memory");
+    pb->ctx = ctx;
+    pb->n = n;
+    pb->c = c;
+    pb->nwin = (255 + c - 1) / c;
+    /* Long-lived, like gpu_buf: plain allocation outside the pool. */
+    GPU_TRY(cudaMalloc((void **)&pb->table, (size_t)pb->nwin * n * sizeof(g1_aff_d)));
+    st = gpu_stage_in(ctx, bases, n * sizeof(g1_affine_t), &d_bases, &own_bases, err);
+    if (st != CUZK_OK) goto done;
+    GPU_TRY(cudaMemcpyAsync(pb->table, d_bases, n * sizeof(g1_aff_d), cudaMemcpyDeviceToDevice, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&scratch, n * sizeof(g1_xyzz_d), ctx->stream));
+    for (unsigned w = 1; w < pb->nwin; w++) {
+        msm_prep_double<<<blocks_for(n), THREADS, 0, ctx->stream>>>(pb->table + (size_t)(w - 1) * n, n, c, scratch);
+        GPU_LAUNCHED("msm_prep_double");
+        msm_prep_affine<<<blocks_for((n + per - 1) / per), THREADS, 0, ctx->stream>>>(scratch, n, per,
+                                                                                       pb->table + (size_t)w * n);
+        GPU_LAUNCHED("msm_prep_affine");
+    }
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+    *out = pb;
+    pb = NULL;
+done:
+    if (scratch) cudaFreeAsync(scratch, ctx->stream);
+    if (own_bases) cudaFreeAsync(own_bases, ctx->stream);
+    if (pb) {
+        cudaStreamSynchronize(ctx->stream);
+        if (pb->table) cudaFree(pb->table);
+        (void)cudaGetLastError();
+        free(pb);
+        cuzk_error_prefix(err, "gpu_msm_bases_prepare(n=%zu, c=%u): ", n, c);
+    }
+    return st;
+}
+
+extern "C" void gpu_msm_bases_free(gpu_msm_bases *pb)
+{
+    if (pb == NULL) return;
+    if (pb->table && cudaSetDevice(pb->ctx->device) == cudaSuccess) {
+        cudaStreamSynchronize(pb->ctx->stream);
+        cudaFree(pb->table);
+    }
+    (void)cudaGetLastError();
+    free(pb);
+}
+
+extern "C" unsigned gpu_msm_bases_window(const gpu_msm_bases *pb)
+{
+    return pb ? pb->c : 0;
+}
+
+extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
+                                         const fr_t *scalars, size_t n, unsigned c, cuzk_error *err)
+{
+    return gpu_msm_g1_variant(ctx, out, bases, scalars, n, c, GPU_MSM_DEFAULT, err);
 }
 
 extern "C" cuzk_status gpu_msm_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,

@@ -77,6 +77,54 @@ cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
     return NO_CUDA(err);
 }
 
+cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
+                               size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
+{
+    (void)variant;
+    return gpu_msm_g1_window(ctx, out, bases, scalars, n, c, err);
+}
+
+cuzk_status gpu_msm_bases_prepare(gpu_ctx *ctx, gpu_msm_bases **out, const g1_affine_t *bases, size_t n,
+                                  unsigned c, cuzk_error *err)
+{
+    (void)ctx;
+    (void)bases;
+    (void)n;
+    (void)c;
+    if (out) *out = NULL;
+    return NO_CUDA(err);
+}
+
+void gpu_msm_bases_free(gpu_msm_bases *pb)
+{
+    (void)pb;
+}
+
+unsigned gpu_msm_bases_window(const gpu_msm_bases *pb)
+{
+    (void)pb;
+    return 0;
+}
+
+unsigned gpu_msm_prepared_window_bits(const gpu_ctx *ctx, size_t n)
+{
+    (void)ctx;
+    (void)n;
+    return 0;
+}
+
+cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases *pb, const fr_t *scalars, size_t n,
+                                gpu_msm_variant variant, cuzk_error *err)
+{
+    (void)ctx;
+    (void)out;
+    (void)pb;
+    (void)scalars;
+    (void)n;
+    (void)variant;
+    return NO_CUDA(err);
+}
+
 unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n)
 {
     (void)ctx;

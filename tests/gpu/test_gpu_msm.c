@@ -39,16 +39,67 @@ static void naive(g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, si
     }
 }
 
-/* Compares the GPU MSM (window c, 0 = default) with want. */
+/* Compares the GPU MSM (window c, 0 = default) with want, with each bucket-sum variant. */
 static void check_msm(const char *what, const g1_affine_t *bases, const fr_t *scalars, size_t n, unsigned c,
                       const g1_jac_t *want)
 {
-    g1_jac_t got;
-    cuzk_error err = {0};
-    memset(&got, 0x5a, sizeof got); /* poison: a result that was never written cannot pass */
-    cuzk_status st = gpu_msm_g1_window(ctx, &got, bases, scalars, n, c, &err);
-    CHECK_MSG(st == CUZK_OK, "%s n=%zu c=%u: %s", what, n, c, err.msg);
-    if (st == CUZK_OK) CHECK_MSG(g1_jac_eq(&got, want), "%s: n=%zu c=%u: GPU MSM differs from the CPU", what, n, c);
+    static const gpu_msm_variant variants[] = {GPU_MSM_XYZZ, GPU_MSM_AFFINE};
+    static const char *const names[] = {"xyzz", "affine"};
+    for (int v = 0; v < 2; v++) {
+        g1_jac_t got;
+        cuzk_error err = {0};
+        memset(&got, 0x5a, sizeof got); /* poison: a result that was never written cannot pass */
+        cuzk_status st = gpu_msm_g1_variant(ctx, &got, bases, scalars, n, c, variants[v], &err);
+        CHECK_MSG(st == CUZK_OK, "%s n=%zu c=%u %s: %s", what, n, c, names[v], err.msg);
+        if (st == CUZK_OK)
+            CHECK_MSG(g1_jac_eq(&got, want), "%s: n=%zu c=%u %s: GPU MSM differs from the CPU", what, n, c, names[v]);
+    }
+}
+
+/* Bases prepared once (shifted copies per window, one set of buckets), used for several scalar vectors and
+ * prefixes, with each variant, against the CPU. */
+static void test_msm_prepared(void)
+{
+    size_t nmax = 3000;
+    g1_affine_t *bases = malloc(nmax * sizeof *bases);
+    fr_t *scalars = malloc(nmax * sizeof *scalars);
+    CHECK(bases && scalars);
+    if (bases && scalars) {
+        make_bases(bases, nmax);
+        g1_affine_set_inf(&bases[5]);
+        static const unsigned widths[] = {0, 3, 8, 13};
+        for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+            gpu_msm_bases *pb = NULL;
+            cuzk_error err = {0};
+            cuzk_status st = gpu_msm_bases_prepare(ctx, &pb, bases, nmax, widths[k], &err);
+            CHECK_MSG(st == CUZK_OK, "prepare c=%u: %s", widths[k], err.msg);
+            if (st != CUZK_OK) continue;
+            CHECK(widths[k] == 0 || gpu_msm_bases_window(pb) == widths[k]);
+            static const size_t sizes[] = {1, 100, 3000};
+            for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+                size_t n = sizes[j];
+                g1_jac_t want;
+                for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
+                if (j == 1) fr_set_one(&scalars[3]);
+                msm_g1(pool, &want, bases, scalars, NULL, n);
+                for (int v = 1; v <= 2; v++) {
+                    g1_jac_t got;
+                    memset(&got, 0x5a, sizeof got);
+                    st = gpu_msm_g1_prepared(ctx, &got, pb, scalars, n, (gpu_msm_variant)v, &err);
+                    CHECK_MSG(st == CUZK_OK, "prepared c=%u n=%zu variant %d: %s", gpu_msm_bases_window(pb), n, v,
+                              err.msg);
+                    if (st == CUZK_OK)
+                        CHECK_MSG(g1_jac_eq(&got, &want), "prepared c=%u n=%zu variant %d differs from the CPU",
+                                  gpu_msm_bases_window(pb), n, v);
+                }
+            }
+            g1_jac_t got;
+            CHECK(gpu_msm_g1_prepared(ctx, &got, pb, scalars, nmax + 1, GPU_MSM_DEFAULT, &err) == CUZK_ERR_INVALID_ARG);
+            gpu_msm_bases_free(pb);
+        }
+    }
+    free(bases);
+    free(scalars);
 }
 
 static void test_field(void)
@@ -247,6 +298,17 @@ static void test_msm_edges(void)
             for (size_t i = 0; i < n; i++) rep[i] = bases[i % 3];
             msm_g1(pool, &want, rep, scalars, NULL, n);
             check_msm("three repeated bases", rep, scalars, n, 0, &want);
+            /* P and -P side by side with equal scalars (P + (-P) inside a bucket), plus one lone base. */
+            for (size_t i = 0; i + 1 < n; i += 2) {
+                rep[i] = bases[i];
+                g1_affine_neg(&rep[i + 1], &bases[i]);
+                fr_from_u64(&scalars[i], 1 + rng_next(&rng) % 4);
+                scalars[i + 1] = scalars[i];
+            }
+            rep[n - 1] = bases[1];
+            fr_random(&scalars[n - 1], &rng);
+            msm_g1(pool, &want, rep, scalars, NULL, n);
+            check_msm("opposite pairs", rep, scalars, n, 0, &want);
             free(rep);
         }
 
@@ -299,6 +361,7 @@ static void test_errors(void)
     CHECK(gpu_msm_g1(ctx, &out, NULL, &s, 1, &err) == CUZK_ERR_INVALID_ARG);
     CHECK(gpu_msm_g1_window(ctx, &out, &G1_GENERATOR, &s, 1, 30, &err) == CUZK_ERR_INVALID_ARG);
     CHECK(gpu_msm_g1(ctx, &out, NULL, NULL, 0, &err) == CUZK_OK && g1_jac_is_inf(&out));
+    CHECK(gpu_msm_g1_variant(ctx, &out, &G1_GENERATOR, &s, 1, 0, (gpu_msm_variant)7, &err) == CUZK_ERR_INVALID_ARG);
     gpu_ctx *none = NULL;
     CHECK(gpu_ctx_create(&none, gpu_device_count(), &err) == CUZK_ERR_INVALID_ARG && none == NULL);
 }
@@ -324,6 +387,7 @@ int main(void)
     test_point_add();
     test_msm_random();
     test_msm_edges();
+    test_msm_prepared();
     test_batch_add();
     test_errors();
     gpu_ctx_destroy(ctx);

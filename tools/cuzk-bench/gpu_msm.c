@@ -1,7 +1,8 @@
 /* cuzk-bench gpu-msm: G1 MSM on the GPU for 2^lo .. 2^hi points, medians of CUDA-event times.
  * "device": bases and scalars already on the device; "host": scalars copied from pageable host memory each
  * call (bases resident, as the prover keeps them). Bases are 2^20 distinct random points (a random walk)
- * tiled to n; scalars are uniform. Results up to 2^18 points are checked against the CPU MSM. */
+ * tiled to n; scalars are uniform. Results up to 2^18 points are checked against the CPU MSM (--check: up to
+ * 2^20, and against the GPU's XYZZ variant above). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,10 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cuzk-bench gpu-msm [--log N] [--from N] [--runs R] [--window C] [--seed S]\n"
-               "  times the GPU G1 MSM for 2^from, 2^(from+2), ... 2^log points (default 16..26, 5 runs)\n");
+               "                          [--variant default|xyzz|affine] [--check] [--prepared]\n"
+               "  times the GPU G1 MSM for 2^from, 2^(from+2), ... 2^log points (default 16..26, 5 runs)\n"
+               "  --check: compare with the CPU MSM up to 2^20 points, with the GPU's XYZZ variant above\n"
+               "  --prepared: bases prepared per size (gpu_msm_bases_prepare, shifted copies), then gpu_msm_g1_prepared\n");
 }
 
 static void make_bases(g1_affine_t *out, size_t n, rng_t *rng)
@@ -31,14 +35,40 @@ static void make_bases(g1_affine_t *out, size_t n, rng_t *rng)
     free(tmp);
 }
 
+static cuzk_status run_one(gpu_ctx *ctx, const gpu_msm_bases *pb, g1_jac_t *out, const g1_affine_t *bases,
+                           const fr_t *scalars, size_t n, unsigned window, gpu_msm_variant variant, cuzk_error *err)
+{
+    if (pb) return gpu_msm_g1_prepared(ctx, out, pb, scalars, n, variant, err);
+    return gpu_msm_g1_variant(ctx, out, bases, scalars, n, window, variant, err);
+}
+
 int bench_gpu_msm(int argc, char **argv)
 {
     uint64_t hi = 26, lo = 16, runs = 5, window = 0, seed = 1;
+    gpu_msm_variant variant = GPU_MSM_DEFAULT;
+    int check_all = 0, prepared = 0;
     for (int i = 1; i < argc; i++) {
         uint64_t *dst = NULL;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(argv[i], "--check") == 0) {
+            check_all = 1;
+            continue;
+        } else if (strcmp(argv[i], "--prepared") == 0) {
+            prepared = 1;
+            continue;
+        } else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "default") == 0) variant = GPU_MSM_DEFAULT;
+            else if (strcmp(v, "xyzz") == 0) variant = GPU_MSM_XYZZ;
+            else if (strcmp(v, "affine") == 0) variant = GPU_MSM_AFFINE;
+            else {
+                fprintf(stderr, "gpu-msm: unknown variant '%s'\n", v);
+                usage(stderr);
+                return 2;
+            }
+            continue;
         } else if (strcmp(argv[i], "--log") == 0) dst = &hi;
         else if (strcmp(argv[i], "--from") == 0) dst = &lo;
         else if (strcmp(argv[i], "--runs") == 0) dst = &runs;
@@ -68,8 +98,10 @@ int bench_gpu_msm(int argc, char **argv)
         gpu_ctx_destroy(ctx);
         return 1;
     }
-    printf("gpu-msm: %s, %d SMs, %.1f GiB; seed %llu\n", info.name, info.sm_count,
-           (double)info.total_mem / (1u << 30), (unsigned long long)seed);
+    static const char *const vnames[] = {"default", "xyzz", "affine"};
+    printf("gpu-msm: %s, %d SMs, %.1f GiB; seed %llu; variant %s%s\n", info.name, info.sm_count,
+           (double)info.total_mem / (1u << 30), (unsigned long long)seed, vnames[variant],
+           prepared ? ", prepared bases" : "");
 
     size_t nmax = (size_t)1 << hi, ndistinct = nmax < ((size_t)1 << 20) ? nmax : (size_t)1 << 20;
     g1_affine_t *bases = malloc(nmax * sizeof *bases);
@@ -77,6 +109,7 @@ int bench_gpu_msm(int argc, char **argv)
     double *t_dev = malloc(runs * sizeof *t_dev), *t_host = malloc(runs * sizeof *t_host);
     int rc = 0;
     gpu_buf *d_bases = NULL, *d_scalars = NULL;
+    gpu_msm_bases *pb = NULL;
     if (bases == NULL || scalars == NULL || t_dev == NULL || t_host == NULL) {
         fprintf(stderr, "gpu-msm: out of host memory for 2^%llu points\n", (unsigned long long)hi);
         rc = 1;
@@ -104,27 +137,41 @@ int bench_gpu_msm(int argc, char **argv)
         d_scalars = NULL;
         if (gpu_buf_upload(ctx, &d_scalars, scalars, n * sizeof *scalars, &err) != CUZK_OK) goto fail;
         const fr_t *s = gpu_buf_ptr(d_scalars);
+        if (prepared) {
+            uint64_t tp = bench_now_ns();
+            gpu_msm_bases_free(pb);
+            pb = NULL;
+            if (gpu_msm_bases_prepare(ctx, &pb, b, n, (unsigned)window, &err) != CUZK_OK) goto fail;
+            printf("2^%llu: bases prepared for c = %u in %.1f ms\n", (unsigned long long)lg, gpu_msm_bases_window(pb),
+                   (double)(bench_now_ns() - tp) / 1e6);
+        }
         /* Warm-up: pool growth, module load. */
-        if (gpu_msm_g1_window(ctx, &r_dev, b, s, n, (unsigned)window, &err) != CUZK_OK) goto fail;
+        if (run_one(ctx, pb, &r_dev, b, s, n, (unsigned)window, variant, &err) != CUZK_OK) goto fail;
         for (uint64_t k = 0; k < runs; k++) {
-            if (gpu_msm_g1_window(ctx, &r_dev, b, s, n, (unsigned)window, &err) != CUZK_OK) goto fail;
+            if (run_one(ctx, pb, &r_dev, b, s, n, (unsigned)window, variant, &err) != CUZK_OK) goto fail;
             t_dev[k] = gpu_ctx_last_ms(ctx);
-            if (gpu_msm_g1_window(ctx, &r_host, b, scalars, n, (unsigned)window, &err) != CUZK_OK) goto fail;
+            if (run_one(ctx, pb, &r_host, b, scalars, n, (unsigned)window, variant, &err) != CUZK_OK) goto fail;
             t_host[k] = gpu_ctx_last_ms(ctx);
         }
         const char *check = "-";
         if (!g1_jac_eq(&r_dev, &r_host)) {
             check = "FAIL";
             rc = 1;
-        } else if (lg <= 18) {
+        } else if (lg <= 18 || (check_all && lg <= 20)) {
             g1_jac_t want;
             msm_g1(pool, &want, bases, scalars, NULL, n);
             check = g1_jac_eq(&want, &r_dev) ? "ok" : "FAIL";
             if (!g1_jac_eq(&want, &r_dev)) rc = 1;
+        } else if (check_all) {
+            g1_jac_t want;
+            if (gpu_msm_g1_variant(ctx, &want, b, s, n, (unsigned)window, GPU_MSM_XYZZ, &err) != CUZK_OK) goto fail;
+            check = g1_jac_eq(&want, &r_dev) ? "ok-gpu" : "FAIL";
+            if (!g1_jac_eq(&want, &r_dev)) rc = 1;
         }
         double md = bench_median(t_dev, runs), mh = bench_median(t_host, runs);
         printf("2^%-4llu %4u %12.2f %12.2f %10.1f %6s\n", (unsigned long long)lg,
-               window ? (unsigned)window : gpu_msm_window_bits(ctx, n), md, mh, (double)n / md / 1e3, check);
+               pb ? gpu_msm_bases_window(pb) : window ? (unsigned)window : gpu_msm_window_bits(ctx, n), md, mh,
+               (double)n / md / 1e3, check);
         fflush(stdout);
         continue;
     fail:
@@ -133,6 +180,7 @@ int bench_gpu_msm(int argc, char **argv)
         break;
     }
 out:
+    gpu_msm_bases_free(pb);
     gpu_buf_free(d_scalars);
     gpu_buf_free(d_bases);
     gpu_ctx_destroy(ctx);
