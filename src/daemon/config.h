@@ -56,7 +56,7 @@ typedef struct daemon_config {
     /* [srs] */
     char param_cache[1024];
     uint64_t idle_evict_s;  /* cuzk: free a parameter set unused this long; 0: keep it while the budget allows */
-    uint64_t pinned_budget; /* cuzk: bytes of parameters kept pinned (page-locked); 0: none */
+    uint64_t pinned_budget; /* cuzk: bytes of parameters in use kept page-locked (GPU backend); 0: none */
     /* [logging] */
     daemon_log_level log_level;
     char log_format[16]; /* "" (text) or "json" */

@@ -329,6 +329,28 @@ static void on_params_evicted(void *ctx, const char *name, const groth16_params 
     LOGD("parameters of %s freed", name);
 }
 
+/* The residency's pinned tier on the GPU backend: a set in use is page-locked so that its uploads to the
+ * devices run as direct DMA. A failure leaves the set pageable (slower uploads, same proofs). Runs under the
+ * residency's lock, like a load: page-locking costs about as much as touching every page once. */
+static cuzk_status on_params_pin(void *ctx, const groth16_params *p, cuzk_error *err)
+{
+    daemon_service *s = ctx;
+    double t0 = now_s();
+    double mib = (double)engine_params_bytes(p) / 1048576.0;
+    cuzk_status st = engine_backend_gpu_pin_params(s->backend, p, err);
+    if (st == CUZK_OK)
+        LOGD("parameters pinned: %.1f MiB in %.0f ms", mib, (now_s() - t0) * 1e3);
+    else
+        LOGW("pinning %.1f MiB of parameters failed (they stay pageable): %s", mib, err->msg);
+    return st;
+}
+
+static void on_params_unpin(void *ctx, const groth16_params *p)
+{
+    daemon_service *s = ctx;
+    engine_backend_gpu_unpin_params(s->backend, p);
+}
+
 /* The parameter-set name of a PoRep size: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g (the Rust
  * daemon's ids for the published sizes), with -ni for non-interactive PoRep. */
 static void porep_set_name(const porep_geometry *g, int ni, char *out, size_t n)
@@ -1170,6 +1192,33 @@ static void handle_status(daemon_service *s, service_reply *reply)
     reply_pack(reply, &r.base);
 }
 
+/* Per GPU: the device's total and free memory (every process and context, the provers' cached pools
+ * included) and the parameter bases resident there. Nothing on the CPU backend. */
+static void gpu_memory_metrics(daemon_service *s, FILE *f)
+{
+    if (!s->gpu) return;
+    engine_gpu_memory m[DAEMON_MAX_DEVICES];
+    int ok[DAEMON_MAX_DEVICES];
+    for (size_t i = 0; i < s->n_devices; i++) {
+        cuzk_error err;
+        ok[i] = engine_backend_gpu_device_memory(s->backend, s->devices[i], &m[i], &err) == CUZK_OK;
+        if (!ok[i]) LOGD("device %d memory: %s", s->devices[i], err.msg);
+    }
+    fprintf(f, "# HELP cuzk_gpu_memory_bytes Device memory per GPU: total and free (the device's figures, every "
+               "process included), and resident (parameter bases kept there).\n"
+               "# TYPE cuzk_gpu_memory_bytes gauge\n");
+    for (size_t i = 0; i < s->n_devices; i++)
+        if (ok[i])
+            fprintf(f, "cuzk_gpu_memory_bytes{device=\"%d\",kind=\"total\"} %" PRIu64 "\n"
+                       "cuzk_gpu_memory_bytes{device=\"%d\",kind=\"free\"} %" PRIu64 "\n"
+                       "cuzk_gpu_memory_bytes{device=\"%d\",kind=\"resident\"} %" PRIu64 "\n",
+                    m[i].device, m[i].total_bytes, m[i].device, m[i].free_bytes, m[i].device, m[i].resident_bytes);
+    fprintf(f, "# HELP cuzk_gpu_resident_sets Parameter sets whose bases are kept on each GPU.\n"
+               "# TYPE cuzk_gpu_resident_sets gauge\n");
+    for (size_t i = 0; i < s->n_devices; i++)
+        if (ok[i]) fprintf(f, "cuzk_gpu_resident_sets{device=\"%d\"} %u\n", m[i].device, m[i].resident_sets);
+}
+
 static void handle_metrics(daemon_service *s, service_reply *reply)
 {
     char *text = NULL;
@@ -1231,6 +1280,7 @@ static void handle_metrics(daemon_service *s, service_reply *reply)
                "cuzk_gpu_workers %u\n", (unsigned)s->n_devices * s->cfg.gpu_workers_per_device);
     fprintf(f, "# HELP cuzk_backend The prover backend in use (1 for the one in use)\n# TYPE cuzk_backend gauge\n"
                "cuzk_backend{backend=\"%s\",devices=\"%zu\"} 1\n", s->backend->name, s->gpu ? s->n_devices : 0);
+    gpu_memory_metrics(s, f);
     engine_residency_stats rs;
     residency_stats(s, &rs);
     fprintf(f, "# HELP cuzk_srs_loads_total Parameter set loads (setup or file read): done, or failed (also when "
@@ -1636,15 +1686,24 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
     }
     if (st == CUZK_OK) st = engine_residency_create(&s->res, engine_memory(s->eng), err);
     if (st == CUZK_OK) {
-        /* No pin hook yet: the GPU backend cannot register host memory (srs.pinned_budget warns so). */
         engine_residency_options ro = {
             .idle_evict_s = (double)cfg->idle_evict_s,
             .evicted = on_params_evicted,
             .hook_ctx = s,
         };
+        /* Page-locked memory only speeds up copies to a device: nothing to pin for on the CPU backend. */
+        if (cfg->pinned_budget && s->gpu) {
+            ro.pinned_budget = cfg->pinned_budget;
+            ro.pin = on_params_pin;
+            ro.unpin = on_params_unpin;
+        }
         st = engine_residency_configure(s->res, &ro, err);
         if (st == CUZK_OK && cfg->idle_evict_s)
             LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
+        if (st == CUZK_OK && ro.pin)
+            LOGI("parameter sets in use are pinned within %.1f GiB", (double)cfg->pinned_budget / (1 << 30));
+        else if (st == CUZK_OK && cfg->pinned_budget)
+            LOGW("srs.pinned_budget has no effect on the CPU backend: parameters stay pageable");
     }
     if (st != CUZK_OK) {
         service_destroy(s);

@@ -1,11 +1,13 @@
 /* The GPU backend behind the engine's seam (engine.h): gpu_prove_start_abc per partition, one gpu_prover per
- * prover worker, resident bases per (params, device), groth16_prove_finish on CPU threads. */
+ * prover worker, resident bases per (params, device), groth16_prove_finish on CPU threads. Parameter pinning
+ * (host registration of a set's arrays, for the residency's pinned tier) and per-device memory figures. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
+#include "gpu/gpu_host.h"
 #include "gpu/gpu_prove.h"
 
 typedef struct resident {
@@ -14,6 +16,13 @@ typedef struct resident {
     struct resident *next;
 } resident;
 
+/* Resident bases on one device, kept beside the list so that readers (metrics) need not wait for mu, which
+ * an upload holds for as long as it takes. Written under mu, read without it (atomics). */
+typedef struct device_usage {
+    uint64_t bytes;
+    unsigned sets;
+} device_usage;
+
 typedef struct gpu_backend {
     engine_backend be;
     pool_t *host_pool, *finish_pool;
@@ -21,7 +30,24 @@ typedef struct gpu_backend {
     gpu_prover **workers;
     unsigned n_workers;
     resident *res;
+    device_usage *usage; /* per visible device */
+    int n_usage;
 } gpu_backend;
+
+/* With mu held: r joins (sign 1) or leaves (sign -1) the resident list. */
+static void usage_add(gpu_backend *gb, const resident *r, int sign)
+{
+    int d = gpu_params_device(r->gp);
+    if (d < 0 || d >= gb->n_usage) return;
+    uint64_t bytes = gpu_params_bytes(r->gp);
+    if (sign > 0) {
+        __atomic_add_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&gb->usage[d].sets, 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_sub_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&gb->usage[d].sets, 1, __ATOMIC_RELAXED);
+    }
+}
 
 typedef struct gpu_handle {
     groth16_pending pending;
@@ -75,6 +101,7 @@ static cuzk_status resident_params(gpu_backend *gb, const groth16_params *params
             r->params = params;
             r->next = gb->res;
             gb->res = r;
+            usage_add(gb, r, 1);
         }
     }
     pthread_mutex_unlock(&gb->mu);
@@ -135,6 +162,7 @@ static void gpu_destroy(engine_backend *be)
         gpu_params_free(r->gp);
         free(r);
     }
+    free(gb->usage);
     for (unsigned i = 0; i < gb->n_workers; i++) gpu_prover_destroy(gb->workers[i]);
     free(gb->workers);
     pthread_mutex_destroy(&gb->mu);
@@ -154,6 +182,13 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
     if (pthread_mutex_init(&gb->mu, NULL) != 0) {
         free(gb);
         return cuzk_error_set(err, CUZK_ERR_INTERNAL, "gpu backend: cannot create a mutex");
+    }
+    gb->n_usage = gpu_device_count();
+    gb->usage = calloc((size_t)gb->n_usage, sizeof(*gb->usage));
+    if (!gb->usage) {
+        pthread_mutex_destroy(&gb->mu);
+        free(gb);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: cannot allocate");
     }
     gb->host_pool = host_pool;
     gb->finish_pool = finish_pool;
@@ -176,6 +211,7 @@ void engine_backend_gpu_drop_params(engine_backend *be, const groth16_params *pa
         resident *r = *pp;
         if (r->params == params) {
             *pp = r->next;
+            usage_add(gb, r, -1);
             gpu_params_free(r->gp);
             free(r);
         } else {
@@ -190,8 +226,68 @@ size_t engine_backend_gpu_resident_bytes(engine_backend *be)
     if (!be || be->prove_start != gpu_prove_start) return 0;
     gpu_backend *gb = be->ctx;
     size_t n = 0;
-    pthread_mutex_lock(&gb->mu);
-    for (resident *r = gb->res; r; r = r->next) n += gpu_params_bytes(r->gp);
-    pthread_mutex_unlock(&gb->mu);
+    for (int d = 0; d < gb->n_usage; d++) n += __atomic_load_n(&gb->usage[d].bytes, __ATOMIC_RELAXED);
     return n;
+}
+
+/* The arrays of params that pinning covers: every base the device path uploads or reads. */
+static size_t params_arrays(const groth16_params *p, void **ptr, size_t *bytes)
+{
+    void *const ps[] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+    const size_t bs[] = {p->h_len * sizeof(g1_affine_t), p->l_len * sizeof(g1_affine_t),
+                         p->a_len * sizeof(g1_affine_t), p->b_g1_len * sizeof(g1_affine_t),
+                         p->b_g2_len * sizeof(g2_affine_t)};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+        if (!ps[i] || !bs[i]) continue; /* an empty query has nothing to register */
+        ptr[n] = ps[i];
+        bytes[n++] = bs[i];
+    }
+    return n;
+}
+
+cuzk_status engine_backend_gpu_pin_params(engine_backend *be, const groth16_params *params, cuzk_error *err)
+{
+    if (!be || be->prove_start != gpu_prove_start)
+        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu backend: pinning parameters needs the GPU backend");
+    if (!params) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: NULL params to pin");
+    void *ptr[5];
+    size_t bytes[5], n = params_arrays(params, ptr, bytes);
+    for (size_t i = 0; i < n; i++) {
+        cuzk_status st = gpu_host_register(ptr[i], bytes[i], err);
+        if (st != CUZK_OK) {
+            for (size_t j = 0; j < i; j++) gpu_host_unregister(ptr[j], NULL);
+            if (err) cuzk_error_prefix(err, "gpu backend: pinning parameters (array %zu of %zu): ", i + 1, n);
+            return st;
+        }
+    }
+    return CUZK_OK;
+}
+
+void engine_backend_gpu_unpin_params(engine_backend *be, const groth16_params *params)
+{
+    if (!be || be->prove_start != gpu_prove_start || !params) return;
+    void *ptr[5];
+    size_t bytes[5], n = params_arrays(params, ptr, bytes);
+    for (size_t i = 0; i < n; i++) gpu_host_unregister(ptr[i], NULL);
+}
+
+cuzk_status engine_backend_gpu_device_memory(engine_backend *be, int device, engine_gpu_memory *out,
+                                             cuzk_error *err)
+{
+    if (!be || be->prove_start != gpu_prove_start || !out)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: device memory of a non-GPU backend");
+    memset(out, 0, sizeof(*out));
+    out->device = device;
+    gpu_device_info info;
+    cuzk_status st = gpu_device_get_info(device, &info, err);
+    if (st != CUZK_OK) return st;
+    out->total_bytes = info.total_mem;
+    out->free_bytes = info.free_mem;
+    gpu_backend *gb = be->ctx;
+    if (device < gb->n_usage) {
+        out->resident_bytes = __atomic_load_n(&gb->usage[device].bytes, __ATOMIC_RELAXED);
+        out->resident_sets = __atomic_load_n(&gb->usage[device].sets, __ATOMIC_RELAXED);
+    }
+    return CUZK_OK;
 }

@@ -216,7 +216,27 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
 /* Frees the device copies of params' bases on every device. Call it before freeing params, once no partition
  * that uses them is in prove_start. No-op for another backend or params never uploaded. */
 void engine_backend_gpu_drop_params(engine_backend *be, const groth16_params *params);
-/* Device bytes of resident bases, over all params and devices. */
+/* Device bytes of resident bases, over all params and devices (never waits for an upload). */
 size_t engine_backend_gpu_resident_bytes(engine_backend *be);
+
+/* Page-locks (gpu_host_register) params' h, l, a, b_g1 and b_g2 arrays, all or nothing: uploads of the bases
+ * to any device then run as direct DMA. For the residency's pin hook (residency.h). CUZK_ERR_UNSUPPORTED for
+ * another backend; a CUDA refusal (e.g. memory already registered) leaves nothing registered. */
+cuzk_status engine_backend_gpu_pin_params(engine_backend *be, const groth16_params *params, cuzk_error *err);
+/* Undoes engine_backend_gpu_pin_params. Call it before freeing params. No-op for another backend. */
+void engine_backend_gpu_unpin_params(engine_backend *be, const groth16_params *params);
+
+/* One device's memory as the backend sees it: the resident bases it holds there, and the device's own free
+ * and total figures (cudaMemGetInfo: every process and context, the provers' cached pools included). Never
+ * waits for an upload in progress (for metrics and status). */
+typedef struct engine_gpu_memory {
+    int device;
+    uint64_t resident_bytes; /* bases of parameter sets uploaded to this device */
+    unsigned resident_sets;
+    uint64_t free_bytes, total_bytes;
+} engine_gpu_memory;
+/* CUZK_ERR_INVALID_ARG for another backend or a device that does not exist. */
+cuzk_status engine_backend_gpu_device_memory(engine_backend *be, int device, engine_gpu_memory *out,
+                                             cuzk_error *err);
 
 #endif

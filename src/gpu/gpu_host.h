@@ -1,0 +1,37 @@
+/* Host memory registration: page-locking memory that already exists (e.g. a parameter set's bases) so that
+ * copies from it to a device run as direct DMA at the link's speed, instead of through the driver's small
+ * staging buffers. Registered memory is usual host memory to the rest of the backend (gpu_stage_in and
+ * gpu_buf_upload copy from it as from any host pointer), only faster.
+ *
+ * The range registered is exactly [p, p + bytes): the driver accepts any address and size, and disjoint
+ * ranges on one page register and unregister independently (tests/gpu/test_gpu_host.c checks both on the
+ * device). A range overlapping one already registered is refused. cudaHostRegisterPortable: every device and
+ * context sees the memory as pinned. Registering costs about as much as touching every page once (the
+ * kernel locks them), so it belongs with loading, not with proving.
+ *
+ * Without a CUDA build every function reports CUZK_ERR_UNSUPPORTED (gpu_host_is_registered finds 0). */
+#ifndef CUZK_GPU_GPU_HOST_H
+#define CUZK_GPU_GPU_HOST_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "cuzk/status.h"
+
+/* Page-locks [p, p + bytes). CUZK_ERR_INVALID_ARG for a NULL p, 0 bytes, or a range that overlaps a
+ * registered one; CUZK_ERR_NOMEM when the pages cannot be locked; CUZK_ERR_GPU for any other CUDA failure
+ * (no device included). Nothing stays registered after a failure. */
+cuzk_status gpu_host_register(void *p, size_t bytes, cuzk_error *err);
+/* Undoes gpu_host_register(p, ...) (p as registered). CUZK_ERR_INVALID_ARG for NULL or a pointer that is
+ * not the start of a registration. The memory itself stays the caller's. */
+cuzk_status gpu_host_unregister(void *p, cuzk_error *err);
+/* Whether p lies in page-locked memory CUDA knows about (registered, or from cudaHostAlloc). */
+int gpu_host_is_registered(const void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

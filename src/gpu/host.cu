@@ -1,0 +1,43 @@
+/* Host memory registration (gpu_host.h). */
+#include "gpu_host.h"
+#include "gpu_impl.cuh"
+
+extern "C" cuzk_status gpu_host_register(void *p, size_t bytes, cuzk_error *err)
+{
+    if (p == NULL || bytes == 0)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_host_register: NULL pointer or 0 bytes");
+    cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+    if (e == cudaSuccess) return CUZK_OK;
+    if (e == cudaErrorHostMemoryAlreadyRegistered) {
+        (void)cudaGetLastError();
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "gpu_host_register: [%p, +%zu) overlaps memory already registered", p, bytes);
+    }
+    cuzk_status st = gpu_fail(err, e, "cudaHostRegister", __FILE__, __LINE__);
+    if (err) cuzk_error_prefix(err, "gpu_host_register of %zu bytes: ", bytes);
+    return st;
+}
+
+extern "C" cuzk_status gpu_host_unregister(void *p, cuzk_error *err)
+{
+    if (p == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_host_unregister: NULL pointer");
+    cudaError_t e = cudaHostUnregister(p);
+    if (e == cudaSuccess) return CUZK_OK;
+    if (e == cudaErrorHostMemoryNotRegistered || e == cudaErrorInvalidValue) {
+        (void)cudaGetLastError();
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_host_unregister: %p is not a registered range (%s)",
+                              p, cudaGetErrorName(e));
+    }
+    return gpu_fail(err, e, "cudaHostUnregister", __FILE__, __LINE__);
+}
+
+extern "C" int gpu_host_is_registered(const void *p)
+{
+    cudaPointerAttributes a;
+    if (p == NULL) return 0;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}

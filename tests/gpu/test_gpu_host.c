@@ -1,0 +1,387 @@
+/* Host registration (gpu_host.h) and the GPU backend's parameter pinning (engine.h): bad arguments, overlap
+ * refusal, disjoint ranges on one page, an MSM read from registered memory against the CPU, all-or-nothing
+ * pinning, per-device memory figures, the residency's pinned tier through the backend's hooks proving on the
+ * device (as the daemon wires it), and the upload speed from pageable and registered memory (printed).
+ * Without a GPU it checks that everything refuses cleanly and skips (77). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "circuits/synthetic.h"
+#include "engine/engine.h"
+#include "engine/residency.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_host.h"
+#include "gpu/gpu_prove.h"
+#include "msm/msm.h"
+#include "testutil.h"
+
+static rng_t rng;
+static pool_t *pool;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void test_without_gpu(void)
+{
+    char buf[64];
+    cuzk_error err = {0};
+    CHECK(gpu_host_register(buf, sizeof(buf), &err) != CUZK_OK);
+    CHECK(gpu_host_unregister(buf, &err) != CUZK_OK);
+    CHECK(!gpu_host_is_registered(buf));
+    engine_backend *be = NULL;
+    CHECK(gpu_params_bytes(NULL) == 0 && gpu_params_device(NULL) == -1);
+    CHECK(engine_backend_gpu_create(NULL, NULL, &be, &err) == CUZK_ERR_UNSUPPORTED && be == NULL);
+    groth16_params p;
+    memset(&p, 0, sizeof(p));
+    CHECK(engine_backend_gpu_pin_params(NULL, &p, &err) == CUZK_ERR_UNSUPPORTED);
+}
+
+static void test_args(void)
+{
+    cuzk_error err = {0};
+    char *buf = malloc(4096);
+    CHECK(buf != NULL);
+    if (!buf) return;
+    CHECK(gpu_host_register(NULL, 16, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(gpu_host_register(buf, 0, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(gpu_host_unregister(NULL, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(!gpu_host_is_registered(buf) && !gpu_host_is_registered(NULL));
+    CHECK_MSG(gpu_host_unregister(buf, &err) == CUZK_ERR_INVALID_ARG, "unregistered: %s", err.msg);
+    /* err may be NULL */
+    CHECK(gpu_host_register(NULL, 16, NULL) == CUZK_ERR_INVALID_ARG);
+    free(buf);
+}
+
+/* Registration, overlap refusal, and a device computation reading the registered memory. */
+static void test_register_msm(void)
+{
+    const size_t n = 3000;
+    size_t bytes = n * (sizeof(g1_affine_t) + sizeof(fr_t));
+    uint8_t *mem = malloc(bytes);
+    g1_jac_t *tmp = malloc(n * sizeof(*tmp));
+    CHECK(mem && tmp);
+    if (!mem || !tmp) {
+        free(mem);
+        free(tmp);
+        return;
+    }
+    g1_affine_t *bases = (g1_affine_t *)mem;
+    fr_t *scalars = (fr_t *)(mem + n * sizeof(g1_affine_t));
+    g1_jac_t cur, step;
+    g1_random(&cur, &rng);
+    g1_random(&step, &rng);
+    for (size_t i = 0; i < n; i++) {
+        g1_jac_add(&cur, &cur, &step);
+        if (i % 7 == 0) g1_random(&step, &rng);
+        tmp[i] = cur;
+    }
+    g1_batch_to_affine(bases, tmp, n);
+    for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
+
+    cuzk_error err = {0};
+    cuzk_status st = gpu_host_register(mem, bytes, &err);
+    CHECK_MSG(st == CUZK_OK, "register: %s", err.msg);
+    if (st == CUZK_OK) {
+        CHECK(gpu_host_is_registered(mem) && gpu_host_is_registered(scalars) &&
+              gpu_host_is_registered(mem + bytes - 1));
+        CHECK_MSG(gpu_host_register(mem, bytes, &err) == CUZK_ERR_INVALID_ARG, "twice: %s", err.msg);
+        CHECK_MSG(gpu_host_register(mem + 64, 100, &err) == CUZK_ERR_INVALID_ARG, "inside: %s", err.msg);
+        /* Not the start of the registration: refused, and the registration stays. */
+        CHECK(gpu_host_unregister(mem + 64, &err) == CUZK_ERR_INVALID_ARG && gpu_host_is_registered(mem));
+
+        gpu_ctx *ctx = NULL;
+        st = gpu_ctx_create(&ctx, 0, &err);
+        CHECK_MSG(st == CUZK_OK, "ctx: %s", err.msg);
+        if (st == CUZK_OK) {
+            g1_jac_t got, want;
+            memset(&got, 0x5a, sizeof(got));
+            st = gpu_msm_g1(ctx, &got, bases, scalars, n, &err);
+            CHECK_MSG(st == CUZK_OK, "msm from registered memory: %s", err.msg);
+            msm_g1(pool, &want, bases, scalars, NULL, n);
+            CHECK_MSG(st != CUZK_OK || g1_jac_eq(&got, &want), "MSM from registered memory differs from the CPU");
+            gpu_buf *b = NULL;
+            st = gpu_buf_upload(ctx, &b, mem, bytes, &err);
+            CHECK_MSG(st == CUZK_OK && gpu_buf_size(b) == bytes, "upload from registered memory: %s", err.msg);
+            gpu_buf_free(b);
+            gpu_ctx_destroy(ctx);
+        }
+        CHECK_MSG(gpu_host_unregister(mem, &err) == CUZK_OK, "unregister: %s", err.msg);
+        CHECK(!gpu_host_is_registered(mem) && !gpu_host_is_registered(scalars));
+        CHECK(gpu_host_unregister(mem, &err) == CUZK_ERR_INVALID_ARG);
+    }
+    free(mem);
+    free(tmp);
+}
+
+/* Separate small allocations (a small parameter set's arrays) may share a page: each registers on its own. */
+static void test_same_page(void)
+{
+    uint8_t *page = aligned_alloc(4096, 4096);
+    CHECK(page != NULL);
+    if (!page) return;
+    cuzk_error err = {0};
+    cuzk_status a = gpu_host_register(page + 16, 80, &err);
+    CHECK_MSG(a == CUZK_OK, "first range: %s", err.msg);
+    cuzk_status b = gpu_host_register(page + 96, 200, &err);
+    CHECK_MSG(b == CUZK_OK, "second range on the same page: %s", err.msg);
+    if (a == CUZK_OK) CHECK(gpu_host_unregister(page + 16, &err) == CUZK_OK);
+    if (b == CUZK_OK) {
+        CHECK_MSG(gpu_host_is_registered(page + 100), "the second range went with the first");
+        CHECK(gpu_host_unregister(page + 96, &err) == CUZK_OK);
+    }
+    CHECK(!gpu_host_is_registered(page + 16) && !gpu_host_is_registered(page + 100));
+    free(page);
+}
+
+static int arrays_registered(const groth16_params *p)
+{
+    return gpu_host_is_registered(p->h) + gpu_host_is_registered(p->a) + gpu_host_is_registered(p->b_g1) +
+           gpu_host_is_registered(p->b_g2);
+}
+
+static void test_pin_params(void)
+{
+    cuzk_error err = {0};
+    engine_backend *be = NULL, *cpu = NULL;
+    /* Also what links the GPU prover's object ahead of libcuzk's backend_gpu.o, which needs it (tests link
+     * cuzk_gpu before cuzk). */
+    CHECK(gpu_params_bytes(NULL) == 0 && gpu_params_device(NULL) == -1);
+    cuzk_status st = engine_backend_gpu_create(NULL, NULL, &be, &err);
+    CHECK_MSG(st == CUZK_OK, "gpu backend: %s", err.msg);
+    CHECK(engine_backend_cpu_create(NULL, NULL, &cpu, &err) == CUZK_OK);
+    if (st != CUZK_OK || !cpu) {
+        engine_backend_destroy(be);
+        engine_backend_destroy(cpu);
+        return;
+    }
+    groth16_params p;
+    memset(&p, 0, sizeof(p));
+    p.h_len = 100, p.a_len = 33, p.b_g1_len = 7, p.b_g2_len = 5; /* l empty: NULL, skipped */
+    p.h = calloc(p.h_len, sizeof(g1_affine_t));
+    p.a = calloc(p.a_len, sizeof(g1_affine_t));
+    p.b_g1 = calloc(p.b_g1_len, sizeof(g1_affine_t));
+    p.b_g2 = calloc(p.b_g2_len, sizeof(g2_affine_t));
+    CHECK(p.h && p.a && p.b_g1 && p.b_g2);
+    if (p.h && p.a && p.b_g1 && p.b_g2) {
+        CHECK(engine_backend_gpu_pin_params(cpu, &p, &err) == CUZK_ERR_UNSUPPORTED);
+        CHECK(engine_backend_gpu_pin_params(be, NULL, &err) == CUZK_ERR_INVALID_ARG);
+        st = engine_backend_gpu_pin_params(be, &p, &err);
+        CHECK_MSG(st == CUZK_OK, "pin: %s", err.msg);
+        CHECK_MSG(arrays_registered(&p) == 4, "%d of 4 arrays registered", arrays_registered(&p));
+        /* Pinned twice: refused, the first pinning intact. */
+        CHECK(engine_backend_gpu_pin_params(be, &p, &err) == CUZK_ERR_INVALID_ARG && arrays_registered(&p) == 4);
+        engine_backend_gpu_unpin_params(cpu, &p); /* another backend: nothing */
+        CHECK(arrays_registered(&p) == 4);
+        engine_backend_gpu_unpin_params(be, &p);
+        CHECK_MSG(arrays_registered(&p) == 0, "%d arrays left registered", arrays_registered(&p));
+
+        /* All or nothing: b_g1 taken by someone else, so h and a (registered before it) are rolled back. */
+        CHECK(gpu_host_register(p.b_g1, p.b_g1_len * sizeof(g1_affine_t), &err) == CUZK_OK);
+        st = engine_backend_gpu_pin_params(be, &p, &err);
+        CHECK_MSG(st == CUZK_ERR_INVALID_ARG && strstr(err.msg, "array 3 of 4"), "%s: %s", cuzk_status_name(st),
+                  err.msg);
+        CHECK(!gpu_host_is_registered(p.h) && !gpu_host_is_registered(p.a) && gpu_host_is_registered(p.b_g1) &&
+              !gpu_host_is_registered(p.b_g2));
+        CHECK(gpu_host_unregister(p.b_g1, &err) == CUZK_OK);
+    }
+    groth16_params_free(&p);
+
+    engine_gpu_memory m;
+    st = engine_backend_gpu_device_memory(be, 0, &m, &err);
+    CHECK_MSG(st == CUZK_OK, "device memory: %s", err.msg);
+    CHECK(st != CUZK_OK || (m.device == 0 && m.total_bytes > 0 && m.free_bytes <= m.total_bytes &&
+                            m.resident_bytes == 0 && m.resident_sets == 0));
+    CHECK(engine_backend_gpu_device_memory(be, gpu_device_count(), &m, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(engine_backend_gpu_device_memory(cpu, 0, &m, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(engine_backend_gpu_resident_bytes(be) == 0);
+    engine_backend_destroy(be);
+    engine_backend_destroy(cpu);
+}
+
+/* ---- the residency's pinned tier on the GPU backend, as the daemon wires it ---- */
+
+typedef struct fixture {
+    unsigned k;
+    uint64_t seed;
+    r1cs shape;
+    engine_backend *be;
+    int loads, evictions;
+} fixture;
+
+static cuzk_status fx_load(void *ctx, groth16_params *out, cuzk_error *err)
+{
+    fixture *fx = ctx;
+    fx->loads++;
+    return groth16_setup(pool, &fx->shape, out, err);
+}
+
+static cuzk_status fx_synth(void *ctx, const void *payload, unsigned partition, r1cs *wit, cuzk_error *err)
+{
+    (void)payload, (void)partition;
+    const fixture *fx = ctx;
+    return synthetic_build(NULL, fx->k, fx->seed, R1CS_WITNESS, wit, err);
+}
+
+static cuzk_status fx_pin(void *ctx, const groth16_params *p, cuzk_error *err)
+{
+    return engine_backend_gpu_pin_params(((fixture *)ctx)->be, p, err);
+}
+
+static void fx_unpin(void *ctx, const groth16_params *p) { engine_backend_gpu_unpin_params(((fixture *)ctx)->be, p); }
+
+static void fx_evicted(void *ctx, const char *name, const groth16_params *p)
+{
+    (void)name;
+    fixture *fx = ctx;
+    fx->evictions++;
+    engine_backend_gpu_drop_params(fx->be, p);
+}
+
+static void test_pinned_tier(void)
+{
+    cuzk_error err = {0};
+    fixture fx = {.k = 10, .seed = rng_next(&rng)};
+    engine *e = NULL;
+    engine_residency *res = NULL;
+    engine_circuit circuit;
+    memset(&circuit, 0, sizeof(circuit));
+    cuzk_status st = synthetic_build(pool, fx.k, fx.seed, R1CS_MATRICES, &fx.shape, &err);
+    if (st == CUZK_OK) st = engine_backend_gpu_create(pool, pool, &fx.be, &err);
+    engine_config cfg = {.backend = fx.be, .gpu_workers = 2, .partition_workers = 2};
+    if (st == CUZK_OK) st = engine_create(&e, &cfg, &err);
+    if (st == CUZK_OK) st = engine_residency_create(&res, engine_memory(e), &err);
+    engine_residency_options ro = {.pinned_budget = 1ull << 40, .pin = fx_pin, .unpin = fx_unpin,
+                                   .evicted = fx_evicted, .hook_ctx = &fx};
+    if (st == CUZK_OK) st = engine_residency_configure(res, &ro, &err);
+    if (st == CUZK_OK) st = engine_residency_add(res, "synthetic", fx_load, &fx, &err);
+    const groth16_params *params = NULL;
+    if (st == CUZK_OK) st = engine_residency_acquire(res, "synthetic", &params, &err);
+    CHECK_MSG(st == CUZK_OK, "fixture: %s", err.msg);
+    if (st != CUZK_OK) goto out;
+
+    uint64_t bytes = engine_params_bytes(params);
+    engine_residency_stats rs;
+    engine_residency_get_stats(res, &rs);
+    CHECK_MSG(rs.pins == 1 && rs.pin_failures == 0 && engine_residency_pinned(res, "synthetic"),
+              "pins %llu, failures %llu", (unsigned long long)rs.pins, (unsigned long long)rs.pin_failures);
+    CHECK(arrays_registered(params) == 4 && gpu_host_is_registered(params->l));
+    engine_stats es;
+    engine_get_stats(e, &es);
+    CHECK(es.mem.in_use[ENGINE_MEM_PINNED] == bytes && es.mem.in_use[ENGINE_MEM_HOST] == 0);
+
+    /* Proofs from the pinned set: uploaded from registered memory, verified against the set's vk. */
+    st = engine_circuit_init(&circuit, "synthetic", params, &fx.shape, fx_synth, &fx, &err);
+    CHECK_MSG(st == CUZK_OK, "circuit: %s", err.msg);
+    if (st == CUZK_OK) {
+        engine_request rq = {.circuit = &circuit, .partitions = 3, .priority = ENGINE_PRIO_NORMAL};
+        uint64_t id;
+        st = engine_submit(e, &rq, &id, &err);
+        engine_result r;
+        if (st == CUZK_OK) st = engine_wait(e, id, &r, &err);
+        CHECK_MSG(st == CUZK_OK, "job: %s", err.msg);
+        if (st == CUZK_OK) {
+            CHECK_MSG(r.verified, "a proof from pinned parameters failed self-verification");
+            engine_result_free(&r);
+        }
+        engine_gpu_memory m;
+        CHECK(engine_backend_gpu_device_memory(fx.be, 0, &m, &err) == CUZK_OK);
+        CHECK_MSG(m.resident_sets == 1 && m.resident_bytes >= bytes - params->vk.ic_len * sizeof(g1_affine_t) -
+                                                                  params->b_g2_len * sizeof(g2_affine_t),
+                  "%u sets, %llu bytes resident of %llu", m.resident_sets, (unsigned long long)m.resident_bytes,
+                  (unsigned long long)bytes);
+        CHECK(engine_backend_gpu_resident_bytes(fx.be) == m.resident_bytes);
+    }
+    engine_residency_release(res, "synthetic");
+    /* Evicted: device copies dropped first, then unpinned, then freed (the hooks' order in residency.c). */
+    CHECK(engine_residency_evict(res, "synthetic") == 1);
+    engine_residency_get_stats(res, &rs);
+    CHECK(rs.unpins == 1 && rs.pinned_bytes == 0 && fx.evictions == 1);
+    CHECK(engine_backend_gpu_resident_bytes(fx.be) == 0);
+    engine_get_stats(e, &es);
+    CHECK(es.mem.in_use[ENGINE_MEM_PINNED] == 0 && es.mem.in_use[ENGINE_MEM_HOST] == 0);
+out:
+    engine_circuit_free(&circuit);
+    engine_residency_destroy(res);
+    engine_destroy(e);
+    engine_backend_destroy(fx.be);
+    r1cs_free(&fx.shape);
+}
+
+/* The point of pinning: bandwidth of one upload from pageable and from registered memory (best of 3 each),
+ * and the cost of registering. CUZK_HOST_MIB sets the size (default 256). */
+static void bench_upload(void)
+{
+    const char *env = getenv("CUZK_HOST_MIB");
+    size_t mib = env ? strtoull(env, NULL, 10) : 256;
+    if (mib == 0) return;
+    size_t bytes = mib << 20;
+    uint8_t *mem = malloc(bytes);
+    CHECK(mem != NULL);
+    if (!mem) return;
+    for (size_t i = 0; i < bytes; i += 4096) mem[i] = (uint8_t)i; /* fault the pages in first */
+    cuzk_error err = {0};
+    gpu_ctx *ctx = NULL;
+    cuzk_status st = gpu_ctx_create(&ctx, 0, &err);
+    CHECK_MSG(st == CUZK_OK, "ctx: %s", err.msg);
+    double best[2] = {1e30, 1e30}, reg_ms = 0, unreg_ms = 0;
+    for (int pinned = 0; pinned < 2 && st == CUZK_OK; pinned++) {
+        if (pinned) {
+            double t0 = now_ms();
+            st = gpu_host_register(mem, bytes, &err);
+            reg_ms = now_ms() - t0;
+            CHECK_MSG(st == CUZK_OK, "register %zu MiB: %s", mib, err.msg);
+            if (st != CUZK_OK) break;
+        }
+        for (int rep = 0; rep < 3; rep++) {
+            gpu_buf *b = NULL;
+            double t0 = now_ms();
+            cuzk_status su = gpu_buf_upload(ctx, &b, mem, bytes, &err);
+            double ms = now_ms() - t0;
+            CHECK_MSG(su == CUZK_OK, "upload: %s", err.msg);
+            gpu_buf_free(b);
+            if (ms < best[pinned]) best[pinned] = ms;
+        }
+        if (pinned) {
+            double t0 = now_ms();
+            CHECK(gpu_host_unregister(mem, &err) == CUZK_OK);
+            unreg_ms = now_ms() - t0;
+        }
+    }
+    if (st == CUZK_OK)
+        printf("upload %zu MiB (gpu_buf_upload, allocation included): pageable %.2f ms (%.1f GB/s), registered "
+               "%.2f ms (%.1f GB/s); register %.1f ms (%.1f GB/s), unregister %.1f ms\n",
+               mib, best[0], bytes / best[0] / 1e6, best[1], bytes / best[1] / 1e6, reg_ms, bytes / reg_ms / 1e6,
+               unreg_ms);
+    gpu_ctx_destroy(ctx);
+    free(mem);
+}
+
+int main(void)
+{
+    if (gpu_device_count() == 0) {
+        test_without_gpu();
+        int rc = test_finish("test_gpu_host");
+        if (rc) return rc;
+        printf("SKIP test_gpu_host: no CUDA device (or built without CUDA)\n");
+        return 77;
+    }
+    test_seed(&rng, "test_gpu_host");
+    cuzk_error err = {0};
+    if (pool_create(&pool, 2, &err) != CUZK_OK) {
+        fprintf(stderr, "set-up failed: %s\n", err.msg);
+        return 1;
+    }
+    test_args();
+    test_register_msm();
+    test_same_page();
+    test_pin_params();
+    test_pinned_tier();
+    bench_upload();
+    pool_destroy(pool);
+    return test_finish("test_gpu_host");
+}
