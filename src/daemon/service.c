@@ -18,6 +18,7 @@
 #include "engine/porep.h"
 #include "engine/residency.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_host.h"
 #include "groth16/groth16.h"
 
 #define MAX_ACTIVE_JOBS 4096    /* jobs not yet ended; beyond that SubmitProof answers RESOURCE_EXHAUSTED */
@@ -349,6 +350,20 @@ static void on_params_unpin(void *ctx, const groth16_params *p)
 {
     daemon_service *s = ctx;
     engine_backend_gpu_unpin_params(s->backend, p);
+}
+
+/* Whether page-locking works here at all (a driver or a container may refuse it): probed once at start, so
+ * that the pinned tier is off with one warning instead of a failed pin for every set. It also links host
+ * registration into the daemon (backend_gpu.c refers to it weakly). */
+static int host_registration_works(cuzk_error *err)
+{
+    size_t n = 1 << 16;
+    void *probe = malloc(n);
+    if (!probe) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory"), 0;
+    cuzk_status st = gpu_host_register(probe, n, err);
+    if (st == CUZK_OK) gpu_host_unregister(probe, NULL);
+    free(probe);
+    return st == CUZK_OK;
 }
 
 /* The parameter-set name of a PoRep size: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g (the Rust
@@ -1692,7 +1707,12 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
             .hook_ctx = s,
         };
         /* Page-locked memory only speeds up copies to a device: nothing to pin for on the CPU backend. */
-        if (cfg->pinned_budget && s->gpu) {
+        cuzk_error perr = {0};
+        if (cfg->pinned_budget && !s->gpu)
+            LOGW("srs.pinned_budget has no effect on the CPU backend: parameters stay pageable");
+        else if (cfg->pinned_budget && !host_registration_works(&perr))
+            LOGW("srs.pinned_budget: page-locking is refused here (%s): parameters stay pageable", perr.msg);
+        else if (cfg->pinned_budget) {
             ro.pinned_budget = cfg->pinned_budget;
             ro.pin = on_params_pin;
             ro.unpin = on_params_unpin;
@@ -1702,8 +1722,6 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
             LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
         if (st == CUZK_OK && ro.pin)
             LOGI("parameter sets in use are pinned within %.1f GiB", (double)cfg->pinned_budget / (1 << 30));
-        else if (st == CUZK_OK && cfg->pinned_budget)
-            LOGW("srs.pinned_budget has no effect on the CPU backend: parameters stay pageable");
     }
     if (st != CUZK_OK) {
         service_destroy(s);
