@@ -368,7 +368,7 @@ done:
     return st;
 }
 
-#define AFF_PER_MAX 512 /* outputs per thread and inversion in the large rounds (CUZK_GPU_MSM_AFF_PER overrides) */
+#define AFF_PER_MAX 1024 /* most outputs per thread (and inversion) in a round; CUZK_GPU_MSM_AFF_PER overrides */
 
 /* Grows a round's point buffer to hold need points (stream-ordered, so the pool serves it). */
 static cuzk_status aff_reserve(gpu_ctx *ctx, g1_aff_d **buf, size_t *cap, size_t need, cuzk_error *err)
@@ -401,6 +401,7 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     size_t tmp_bytes = 0, scan_bytes = 0;
     uint32_t maxlen = 0;
     unsigned rounds = 0;
+    int occ = 0;
     const char *pe = getenv("CUZK_GPU_MSM_AFF_PER");
     if (pe != NULL && atoi(pe) >= 1 && atoi(pe) <= 65536) per_max = (size_t)atoi(pe);
 
@@ -410,6 +411,8 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved));
     GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrUsedMemCurrent, &used));
     free_b += reserved > used ? (size_t)(reserved - used) : 0;
+    GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, msm_aff_round<true>, THREADS, 0));
+    if (occ < 1) occ = 1;
     {
         double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / 2 + 1;
         ngroups = need > budget ? (size_t)(need / budget) + 1 : 1;
@@ -457,10 +460,14 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             /* Skewed scalars can put more entries in one range than the estimate. */
             st = aff_reserve(ctx, &pts[o], &cap[o], total_out, err);
             if (st != CUZK_OK) goto done;
-            /* Each thread inverts once for `per` outputs (~570 products): large batches where the round is large,
-             * small ones where there would be too few threads to fill the device. */
-            size_t per = total_out / ((size_t)ctx->sm_count * 2048);
-            per = per > per_max ? per_max : per < 32 ? 32 : per;
+            /* Each thread inverts once (~570 products) for `per` outputs (6 products each): the fewest full waves
+             * of resident threads with per <= per_max, the work spread evenly over them. A round too small to fill
+             * one wave with many outputs per thread then costs ~one inversion plus a few outputs of latency. */
+            size_t resident = (size_t)ctx->sm_count * occ * THREADS;
+            size_t waves = (total_out + resident * per_max - 1) / (resident * per_max);
+            if (waves == 0) waves = 1;
+            size_t per = (total_out + waves * resident - 1) / (waves * resident);
+            if (per == 0) per = 1;
             size_t threads = (total_out + per - 1) / per;
             if (total_out > 0) {
                 if (r == 1)
