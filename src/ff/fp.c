@@ -8,14 +8,21 @@ static const uint64_t mont_one[FP_LIMBS] = {0x760900000002fffdULL, 0xebf4000bc40
 static const uint64_t mont_r2[FP_LIMBS] = {0xf4df1f341c341746ULL, 0x0a76e6a609d104f1ULL, 0x8de5476c4c95b6d5ULL,
                                            0x67eb88a9939d83c0ULL, 0x9a793e85b519952dULL, 0x11988fe592cae3aaULL};
 static const uint64_t mont_inv = 0x89f3fffcfffcfffdULL;
-static const uint64_t mont_pm[FP_LIMBS + 1] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
-                                       0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL,
-                                               0x89f3fffcfffcfffdULL};
+const uint64_t FP_MONT_PM[FP_LIMBS + 1] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
+                                           0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL,
+                                           0x89f3fffcfffcfffdULL};
+const uint64_t FP_MONT_PZ[2 * FP_LIMBS] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
+                                           0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL,
+                                           0, 0, 0, 0, 0, 0};
+#define mont_pm FP_MONT_PM
+#define mont_pz FP_MONT_PZ
 
 #define MONT_N FP_LIMBS
 #define MONT_T fp_t
 #define MONT_FN(x) fp_##x
 #define MONT_MUL_ADX mont_mul_adx_6
+#define MONT_ADD_ASM mont_add_6
+#define MONT_SUB_ASM mont_sub_6
 #include "ff/mont_impl.h"
 
 /* p = 3 mod 4, so a square root is a^((p+1)/4). */

@@ -18,6 +18,10 @@ typedef struct fp {
 
 /* p, little-endian limbs (canonical, not Montgomery). */
 extern const uint64_t FP_MODULUS[FP_LIMBS];
+/* p followed by -p^-1 mod 2^64, and p followed by six zero limbs: the operands of the x86-64 assembly
+ * (src/ff/mont_x86_adx.h), for the loops that inline it (the MSM's bucket additions). */
+extern const uint64_t FP_MONT_PM[FP_LIMBS + 1];
+extern const uint64_t FP_MONT_PZ[2 * FP_LIMBS];
 
 void fp_add(fp_t *r, const fp_t *a, const fp_t *b);
 void fp_dbl(fp_t *r, const fp_t *a);

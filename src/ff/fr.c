@@ -9,13 +9,17 @@ static const uint64_t mont_r2[FR_LIMBS] = {0xc999e990f3f29c6dULL, 0x2b6cedcb8792
                                            0x0748d9d99f59ff11ULL};
 static const uint64_t mont_inv = 0xfffffffeffffffffULL;
 static const uint64_t mont_pm[FR_LIMBS + 1] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
-                                       0x73eda753299d7d48ULL,
-                                               0xfffffffeffffffffULL};
+                                               0x73eda753299d7d48ULL, 0xfffffffeffffffffULL};
+/* The modulus followed by as many zero limbs, for the assembly addition and subtraction. */
+static const uint64_t mont_pz[2 * FR_LIMBS] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                               0x73eda753299d7d48ULL, 0, 0, 0, 0};
 
 #define MONT_N FR_LIMBS
 #define MONT_T fr_t
 #define MONT_FN(x) fr_##x
 #define MONT_MUL_ADX mont_mul_adx_4
+#define MONT_ADD_ASM mont_add_4
+#define MONT_SUB_ASM mont_sub_4
 #include "ff/mont_impl.h"
 
 void fr_root_of_unity(fr_t *r, unsigned log_n)

@@ -5,9 +5,11 @@
  *   MONT_T        the element type, a struct with `uint64_t l[MONT_N]`
  *   MONT_FN(x)    the public name of operation x (e.g. fp_##x)
  *   MONT_MUL_ADX  the x86-64 MULX/ADX multiplication for N limbs (mont_x86_adx.h)
+ *   MONT_ADD_ASM, MONT_SUB_ASM  the x86-64 addition and subtraction for N limbs (same header)
  *   and static const arrays mont_mod[N], mont_one[N] (R mod p), mont_r2[N]
  *   (R^2 mod p), a constant mont_inv (-p^-1 mod 2^64), and mont_pm[N+1]
- *   (the modulus followed by mont_inv, for the assembly).
+ *   (the modulus followed by mont_inv, for the assembly), mont_pz[2N] (the modulus followed by N zero limbs, for
+ *   the assembly addition and subtraction).
  * The modulus must leave its top bit clear with room to spare (top limb below
  * 2^63 - 1): multiplication then needs no extra carry word and addition never
  * overflows N limbs. Both BLS12-381 fields satisfy this. */
@@ -20,6 +22,8 @@ typedef unsigned __int128 mont_u128;
  * freshly stored limbs (a store-forwarding stall on every add). */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-tree-slp-vectorize")
+/* The same for the loop vectorizer: is_zero of a freshly stored element loaded 16 bytes at a time stalled. */
+#pragma GCC optimize("no-tree-loop-vectorize")
 #endif
 
 /* Add/subtract with carry: the x86 intrinsics compile to ADC/SBB chains; elsewhere 128-bit arithmetic. */
@@ -42,7 +46,8 @@ typedef unsigned __int128 mont_u128;
     } while (0)
 #endif
 
-/* The assembly path needs BMI2 (MULX) and ADX (ADCX/ADOX), checked at run time. */
+/* The assembly path needs BMI2 (MULX) and ADX (ADCX/ADOX), checked at run time. Addition and subtraction would
+ * run anywhere on x86-64 but follow the same switch, so that CUZK_NO_ASM tests and times the whole portable path. */
 #if defined(__x86_64__) && !defined(CUZK_NO_ASM)
 #include "ff/cpu.h"
 #include "ff/mont_x86_adx.h"
@@ -80,7 +85,11 @@ static inline void mont_reduce_once(uint64_t *r, const uint64_t *a)
     for (int i = 0; i < MONT_N; i++) r[i] = (a[i] & keep) | (d[i] & ~keep);
 }
 
-void MONT_FN(add)(MONT_T *r, const MONT_T *a, const MONT_T *b)
+/* The portable additions, each in its own function so that the assembly path sets up no stack frame for them. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void mont_add_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
     uint64_t t[MONT_N], carry = 0;
     MONT_UNROLL
@@ -88,30 +97,48 @@ void MONT_FN(add)(MONT_T *r, const MONT_T *a, const MONT_T *b)
     mont_reduce_once(r->l, t); /* a + b < 2p: never a carry out of the top limb */
 }
 
-void MONT_FN(dbl)(MONT_T *r, const MONT_T *a) { MONT_FN(add)(r, a, a); }
-
-void MONT_FN(sub)(MONT_T *r, const MONT_T *a, const MONT_T *b)
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void mont_sub_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
     uint64_t t[MONT_N], borrow = 0, carry = 0;
     MONT_UNROLL
     for (int i = 0; i < MONT_N; i++) MONT_SUBB(borrow, a->l[i], b->l[i], &t[i]);
     uint64_t mask = 0 - (uint64_t)borrow; /* add p back when a < b, without a branch */
     MONT_UNROLL
-    for (int i = 0; i < MONT_N; i++) MONT_ADDC(carry, t[i], mont_mod[i] & mask, &r->l[i]);
+    for (int i = 0; i < MONT_N; i++) MONT_ADDC(carry, t[i], mont_pz[i] & mask, &r->l[i]);
 }
 
-void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
+void MONT_FN(add)(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
-    if (MONT_FN(is_zero)(a)) {
-        memset(r->l, 0, sizeof r->l);
+#if MONT_ASM
+    if (cpu_has_adx) {
+        MONT_ADD_ASM(r->l, a->l, b->l, mont_pz);
         return;
     }
-    uint64_t borrow = 0;
-    for (int i = 0; i < MONT_N; i++) {
-        mont_u128 d = (mont_u128)mont_mod[i] - a->l[i] - borrow;
-        r->l[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
+#endif
+    mont_add_portable(r, a, b);
+}
+
+void MONT_FN(dbl)(MONT_T *r, const MONT_T *a) { MONT_FN(add)(r, a, a); }
+
+void MONT_FN(sub)(MONT_T *r, const MONT_T *a, const MONT_T *b)
+{
+#if MONT_ASM
+    if (cpu_has_adx) {
+        MONT_SUB_ASM(r->l, a->l, b->l, mont_pz);
+        return;
     }
+#endif
+    mont_sub_portable(r, a, b);
+}
+
+/* 0 - a mod p: zero stays zero, anything else becomes p - a. */
+void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
+{
+    static const MONT_T zero;
+    MONT_FN(sub)(r, &zero, a);
 }
 
 /* CIOS multiplication without the extra carry word (the modulus has spare bits). Portable C. */

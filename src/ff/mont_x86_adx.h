@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 /* r = a*b*R^-1 mod p, fully reduced; pm = p[0..3] followed by -p^-1 mod 2^64. */
+__attribute__((always_inline))
 static inline void mont_mul_adx_4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
                                    const uint64_t pm[5])
 {
@@ -157,7 +158,76 @@ static inline void mont_mul_adx_4(uint64_t r[4], const uint64_t a[4], const uint
     (void)t3;
 }
 
+/* r = a + b mod p for a, b < p; pz = p[0..3] followed by 4 zero limbs. */
+__attribute__((always_inline))
+static inline void mont_add_4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
+                                const uint64_t pz[8])
+{
+    uint64_t t0, t1, t2, t3;
+    const uint64_t *ap = a, *bp = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        "subq 0(%[pz]), %[t0]\n\t"
+        "sbbq 8(%[pz]), %[t1]\n\t"
+        "sbbq 16(%[pz]), %[t2]\n\t"
+        "sbbq 24(%[pz]), %[t3]\n\t"
+        "leaq 32(%[pz]), %[a]\n\t"
+        "movq %[pz], %[b]\n\t"
+        "cmovncq %[a], %[b]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [a] "+r"(ap), [b] "+r"(bp)
+        : [pz] "r"(pz)
+        : "cc", "memory");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+}
+
+/* r = a - b mod p for a, b < p; pz as for mont_add_4. With a = 0 this is -b (0 for b = 0). */
+__attribute__((always_inline))
+static inline void mont_sub_4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4],
+                                const uint64_t pz[8])
+{
+    uint64_t t0, t1, t2, t3;
+    const uint64_t *ap = a, *bp = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "subq 0(%[b]), %[t0]\n\t"
+        "sbbq 8(%[b]), %[t1]\n\t"
+        "sbbq 16(%[b]), %[t2]\n\t"
+        "sbbq 24(%[b]), %[t3]\n\t"
+        "leaq 32(%[pz]), %[a]\n\t"
+        "movq %[pz], %[b]\n\t"
+        "cmovncq %[a], %[b]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [a] "+r"(ap), [b] "+r"(bp)
+        : [pz] "r"(pz)
+        : "cc", "memory");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+}
+
 /* r = a*b*R^-1 mod p, fully reduced; pm = p[0..5] followed by -p^-1 mod 2^64. */
+__attribute__((always_inline))
 static inline void mont_mul_adx_6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
                                    const uint64_t pm[7])
 {
@@ -450,6 +520,92 @@ static inline void mont_mul_adx_6(uint64_t r[6], const uint64_t a[6], const uint
     r[4] = t3;
     r[5] = t4;
     (void)t5;
+}
+
+/* r = a + b mod p for a, b < p; pz = p[0..5] followed by 6 zero limbs. */
+__attribute__((always_inline))
+static inline void mont_add_6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
+                                const uint64_t pz[12])
+{
+    uint64_t t0, t1, t2, t3, t4, t5;
+    const uint64_t *ap = a, *bp = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "movq 32(%[a]), %[t4]\n\t"
+        "movq 40(%[a]), %[t5]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        "adcq 32(%[b]), %[t4]\n\t"
+        "adcq 40(%[b]), %[t5]\n\t"
+        "subq 0(%[pz]), %[t0]\n\t"
+        "sbbq 8(%[pz]), %[t1]\n\t"
+        "sbbq 16(%[pz]), %[t2]\n\t"
+        "sbbq 24(%[pz]), %[t3]\n\t"
+        "sbbq 32(%[pz]), %[t4]\n\t"
+        "sbbq 40(%[pz]), %[t5]\n\t"
+        "leaq 48(%[pz]), %[a]\n\t"
+        "movq %[pz], %[b]\n\t"
+        "cmovncq %[a], %[b]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        "adcq 32(%[b]), %[t4]\n\t"
+        "adcq 40(%[b]), %[t5]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [a] "+r"(ap), [b] "+r"(bp)
+        : [pz] "r"(pz)
+        : "cc", "memory");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+    r[4] = t4;
+    r[5] = t5;
+}
+
+/* r = a - b mod p for a, b < p; pz as for mont_add_6. With a = 0 this is -b (0 for b = 0). */
+__attribute__((always_inline))
+static inline void mont_sub_6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
+                                const uint64_t pz[12])
+{
+    uint64_t t0, t1, t2, t3, t4, t5;
+    const uint64_t *ap = a, *bp = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "movq 32(%[a]), %[t4]\n\t"
+        "movq 40(%[a]), %[t5]\n\t"
+        "subq 0(%[b]), %[t0]\n\t"
+        "sbbq 8(%[b]), %[t1]\n\t"
+        "sbbq 16(%[b]), %[t2]\n\t"
+        "sbbq 24(%[b]), %[t3]\n\t"
+        "sbbq 32(%[b]), %[t4]\n\t"
+        "sbbq 40(%[b]), %[t5]\n\t"
+        "leaq 48(%[pz]), %[a]\n\t"
+        "movq %[pz], %[b]\n\t"
+        "cmovncq %[a], %[b]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        "adcq 32(%[b]), %[t4]\n\t"
+        "adcq 40(%[b]), %[t5]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [a] "+r"(ap), [b] "+r"(bp)
+        : [pz] "r"(pz)
+        : "cc", "memory");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+    r[4] = t4;
+    r[5] = t5;
 }
 
 #endif
