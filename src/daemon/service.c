@@ -340,7 +340,7 @@ static cuzk_status on_params_pin(void *ctx, const groth16_params *p, cuzk_error 
     double mib = (double)engine_params_bytes(p) / 1048576.0;
     cuzk_status st = engine_backend_gpu_pin_params(s->backend, p, err);
     if (st == CUZK_OK)
-        LOGD("parameters pinned: %.1f MiB in %.0f ms", mib, (now_s() - t0) * 1e3);
+        LOGI("parameters pinned: %.1f MiB in %.0f ms", mib, (now_s() - t0) * 1e3);
     else
         LOGW("pinning %.1f MiB of parameters failed (they stay pageable): %s", mib, err->msg);
     return st;
