@@ -740,7 +740,7 @@ int bench_batch(int argc, char **argv)
     }
 
     int rc = 1;
-    pool_t *pool = NULL, *finish_pool = NULL;
+    pool_t *pool = NULL, *finish_pool = NULL, *synth_pool = NULL;
     r1cs shape;
     memset(&shape, 0, sizeof(shape));
     groth16_params params;
@@ -762,7 +762,11 @@ int bench_batch(int argc, char **argv)
     char spec_canon[128];
     circuit_spec_format(&spec, spec_canon, sizeof(spec_canon));
 
-    if (pool_create(&pool, (unsigned)threads, &err) != CUZK_OK) goto fail;
+    /* Synthesis (the parallel parts of a PoRep witness, every a/b/c evaluation) on a pool of its own, so that it
+     * does not queue behind the prover's host work. */
+    if (pool_create(&pool, (unsigned)threads, &err) != CUZK_OK ||
+        pool_create(&synth_pool, (unsigned)threads, &err) != CUZK_OK)
+        goto fail;
     uint64_t t0 = bench_now_ns();
     if (params_path) {
         if (groth16_params_read(pool, &params, params_path, 0, &err) != CUZK_OK) goto fail;
@@ -778,7 +782,7 @@ int bench_batch(int argc, char **argv)
                                  : porep_synth_c1(&c1, spec.porep, spec.seed ? spec.seed : 1, &err);
         if (st != CUZK_OK) goto fail;
         have_c1 = 1;
-        if (engine_porep_circuit_create(spec.porep, &params, pool, &porep, &err) != CUZK_OK) goto fail;
+        if (engine_porep_circuit_create(spec.porep, &params, synth_pool, &porep, &err) != CUZK_OK) goto fail;
         b.porep = porep;
         b.c1 = &c1;
         b.circuit = engine_porep_circuit_get(porep);
@@ -810,7 +814,8 @@ int bench_batch(int argc, char **argv)
         cuzk_error_set(&err, CUZK_ERR_IO, "cannot open %s for writing", tl_path);
         goto fail;
     }
-    engine_config cfg = {.backend = be, .gpu_workers = (unsigned)gw, .partition_workers = (unsigned)pw,
+    engine_config cfg = {.backend = be, .synth_pool = synth_pool, .gpu_workers = (unsigned)gw,
+                         .partition_workers = (unsigned)pw,
                          .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
                          .timeline_cb = batch_timeline, .timeline_ctx = &b};
     if (engine_create(&b.e, &cfg, &err) != CUZK_OK) goto fail;
@@ -877,6 +882,7 @@ done:
     groth16_params_free(&params);
     r1cs_free(&shape);
     pool_destroy(finish_pool);
+    pool_destroy(synth_pool);
     pool_destroy(pool);
     tl_stats_free(&b.stats);
     pthread_mutex_destroy(&b.tl_mu);
