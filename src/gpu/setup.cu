@@ -3,6 +3,8 @@
  * results affine, each thread inverting the product of its points' ZZZ once (Montgomery's trick over a strided
  * set of points): x = X (ZZ / ZZZ)^2, y = Y / ZZZ. */
 #include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "g1.cuh"
 #include "g2.cuh"
@@ -139,9 +141,56 @@ __global__ void __launch_bounds__(FB_THREADS) fb_to_affine(const typename G::X *
     }
 }
 
+struct gpu_fixed_base {
+    gpu_ctx *ctx;
+    void *pin_in, *pin_out; /* FB_CHUNK scalars; FB_CHUNK G2 affine points (the larger kind) */
+};
+
+extern "C" cuzk_status gpu_fixed_base_create(gpu_ctx *ctx, gpu_fixed_base **out, cuzk_error *err)
+{
+    *out = NULL;
+    if (!ctx) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fixed_base_create: NULL context");
+    gpu_fixed_base *fb = (gpu_fixed_base *)calloc(1, sizeof *fb);
+    if (!fb) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_fixed_base_create: out of host memory");
+    fb->ctx = ctx;
+    *out = fb;
+    return CUZK_OK;
+}
+
+extern "C" void gpu_fixed_base_destroy(gpu_fixed_base *fb)
+{
+    if (!fb) return;
+    if (fb->pin_in) {
+        memset(fb->pin_in, 0, FB_CHUNK * sizeof(fr_t)); /* scalars of the trapdoors */
+        cudaFreeHost(fb->pin_in);
+    }
+    if (fb->pin_out) cudaFreeHost(fb->pin_out);
+    free(fb);
+}
+
+typedef struct copy_job {
+    char *dst;
+    const char *src;
+} copy_job;
+
+static void copy_run(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    copy_job *j = (copy_job *)ctx;
+    memcpy(j->dst + begin, j->src + begin, end - begin);
+}
+
+/* memcpy on the pool's threads (page faults of fresh destination memory included, which one thread takes at a
+ * few GB/s). */
+static void copy_parallel(pool_t *pool, void *dst, const void *src, size_t bytes)
+{
+    copy_job j = {(char *)dst, (const char *)src};
+    pool_parallel_for(pool, bytes, (size_t)1 << 20, copy_run, &j);
+}
+
 template <class G, class HostA>
-static cuzk_status fixed_base(gpu_ctx *ctx, const HostA *table, unsigned w, const fr_t *s, size_t n, HostA *out,
-                              const char *name, cuzk_error *err)
+static cuzk_status fixed_base(gpu_fixed_base *fb, pool_t *pool, const HostA *table, unsigned w, const fr_t *s,
+                              size_t n, HostA *out, const char *name, cuzk_error *err)
 {
     typedef typename G::A A;
     typedef typename G::X X;
@@ -154,14 +203,17 @@ static cuzk_status fixed_base(gpu_ctx *ctx, const HostA *table, unsigned w, cons
     size_t chunk = n < FB_CHUNK ? n : FB_CHUNK;
     unsigned nwin = 0;
     size_t per = 0;
+    gpu_ctx *ctx = fb ? fb->ctx : NULL;
 
     if (n == 0) return CUZK_OK;
-    if (!ctx || !table || !s || !out) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: NULL argument", name);
+    if (!fb || !table || !s || !out) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: NULL argument", name);
     if (w < 1 || w > 20) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: window of %u bits", name, w);
     nwin = (255 + w - 1) / w;
     per = ((size_t)1 << w) - 1;
     st = gpu_ctx_enter(ctx, err);
     if (st != CUZK_OK) return st;
+    if (!fb->pin_in) GPU_TRY(cudaMallocHost(&fb->pin_in, FB_CHUNK * sizeof(fr_t)));
+    if (!fb->pin_out) GPU_TRY(cudaMallocHost(&fb->pin_out, FB_CHUNK * sizeof(g2_affine_t)));
     GPU_TRY(cudaMallocAsync((void **)&d_table, nwin * per * sizeof(A), ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_table, table, nwin * per * sizeof(A), cudaMemcpyHostToDevice, ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&d_s, chunk * sizeof(fr_d), ctx->stream));
@@ -172,16 +224,19 @@ static cuzk_status fixed_base(gpu_ctx *ctx, const HostA *table, unsigned w, cons
         size_t c = n - off < chunk ? n - off : chunk;
         size_t threads = (size_t)ctx->sm_count * 4 * FB_THREADS;
         if (threads > c) threads = c;
-        GPU_TRY(cudaMemcpyAsync(d_s, s + off, c * sizeof(fr_d), cudaMemcpyHostToDevice, ctx->stream));
+        /* The previous chunk's points have left pin_out (synchronised below), pin_in is free again. */
+        copy_parallel(pool, fb->pin_in, s + off, c * sizeof(fr_d));
+        GPU_TRY(cudaMemcpyAsync(d_s, fb->pin_in, c * sizeof(fr_d), cudaMemcpyHostToDevice, ctx->stream));
         fb_accumulate<G><<<(unsigned)((c + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, ctx->stream>>>(
             d_table, w, nwin, d_s, c, d_acc);
         GPU_LAUNCHED("fb_accumulate");
         fb_to_affine<G><<<(unsigned)((threads + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, ctx->stream>>>(
             d_acc, d_pre, c, d_out);
         GPU_LAUNCHED("fb_to_affine");
-        GPU_TRY(cudaMemcpyAsync(out + off, d_out, c * sizeof(A), cudaMemcpyDeviceToHost, ctx->stream));
+        GPU_TRY(cudaMemcpyAsync(fb->pin_out, d_out, c * sizeof(A), cudaMemcpyDeviceToHost, ctx->stream));
+        GPU_TRY(cudaStreamSynchronize(ctx->stream));
+        copy_parallel(pool, out + off, fb->pin_out, c * sizeof(A));
     }
-    GPU_TRY(cudaStreamSynchronize(ctx->stream));
 done:
     /* The scalars derive from the setup's trapdoors. */
     if (d_s) cudaMemsetAsync(d_s, 0, chunk * sizeof(fr_d), ctx->stream);
@@ -190,8 +245,11 @@ done:
     if (d_acc) cudaFreeAsync(d_acc, ctx->stream);
     if (d_pre) cudaFreeAsync(d_pre, ctx->stream);
     if (d_out) cudaFreeAsync(d_out, ctx->stream);
-    cudaError_t e = cudaStreamSynchronize(ctx->stream);
-    if (st == CUZK_OK && e != cudaSuccess) st = gpu_fail(err, e, "cudaStreamSynchronize", __FILE__, __LINE__);
+    if (ctx) {
+        cudaError_t e = cudaStreamSynchronize(ctx->stream);
+        if (st == CUZK_OK && e != cudaSuccess) st = gpu_fail(err, e, "cudaStreamSynchronize", __FILE__, __LINE__);
+    }
+    if (fb && fb->pin_in) memset(fb->pin_in, 0, chunk * sizeof(fr_t));
     if (st != CUZK_OK) {
         (void)cudaGetLastError();
         cuzk_error_prefix(err, "%s(n=%zu): ", name, n);
@@ -199,33 +257,33 @@ done:
     return st;
 }
 
-extern "C" cuzk_status gpu_fixed_base_g1(gpu_ctx *ctx, const g1_affine_t *table, unsigned w, const fr_t *s, size_t n,
-                                         g1_affine_t *out, cuzk_error *err)
+extern "C" cuzk_status gpu_fixed_base_g1(gpu_fixed_base *fb, pool_t *pool, const g1_affine_t *table, unsigned w,
+                                         const fr_t *s, size_t n, g1_affine_t *out, cuzk_error *err)
 {
-    return fixed_base<g1_fb_ops>(ctx, table, w, s, n, out, "gpu_fixed_base_g1", err);
+    return fixed_base<g1_fb_ops>(fb, pool, table, w, s, n, out, "gpu_fixed_base_g1", err);
 }
 
-extern "C" cuzk_status gpu_fixed_base_g2(gpu_ctx *ctx, const g2_affine_t *table, unsigned w, const fr_t *s, size_t n,
-                                         g2_affine_t *out, cuzk_error *err)
+extern "C" cuzk_status gpu_fixed_base_g2(gpu_fixed_base *fb, pool_t *pool, const g2_affine_t *table, unsigned w,
+                                         const fr_t *s, size_t n, g2_affine_t *out, cuzk_error *err)
 {
-    return fixed_base<g2_fb_ops>(ctx, table, w, s, n, out, "gpu_fixed_base_g2", err);
+    return fixed_base<g2_fb_ops>(fb, pool, table, w, s, n, out, "gpu_fixed_base_g2", err);
 }
 
-static cuzk_status engine_g1(void *ctx, const g1_affine_t *table, unsigned w, const fr_t *s, size_t n,
+static cuzk_status engine_g1(void *ctx, pool_t *pool, const g1_affine_t *table, unsigned w, const fr_t *s, size_t n,
                              g1_affine_t *out, cuzk_error *err)
 {
-    return gpu_fixed_base_g1((gpu_ctx *)ctx, table, w, s, n, out, err);
+    return gpu_fixed_base_g1((gpu_fixed_base *)ctx, pool, table, w, s, n, out, err);
 }
 
-static cuzk_status engine_g2(void *ctx, const g2_affine_t *table, unsigned w, const fr_t *s, size_t n,
+static cuzk_status engine_g2(void *ctx, pool_t *pool, const g2_affine_t *table, unsigned w, const fr_t *s, size_t n,
                              g2_affine_t *out, cuzk_error *err)
 {
-    return gpu_fixed_base_g2((gpu_ctx *)ctx, table, w, s, n, out, err);
+    return gpu_fixed_base_g2((gpu_fixed_base *)ctx, pool, table, w, s, n, out, err);
 }
 
-extern "C" void gpu_fixed_base_engine(gpu_ctx *ctx, groth16_fixed_base *out)
+extern "C" void gpu_fixed_base_engine(gpu_fixed_base *fb, groth16_fixed_base *out)
 {
-    out->ctx = ctx;
+    out->ctx = fb;
     out->w = GPU_FIXED_BASE_WINDOW;
     out->g1 = engine_g1;
     out->g2 = engine_g2;

@@ -99,10 +99,11 @@ typedef struct groth16_toxic {
 typedef struct groth16_fixed_base {
     void *ctx;
     unsigned w; /* window bits of the tables the engine wants (1..20) */
-    cuzk_status (*g1)(void *ctx, const g1_affine_t *table, unsigned w, const fr_t *s, size_t n, g1_affine_t *out,
-                      cuzk_error *err);
-    cuzk_status (*g2)(void *ctx, const g2_affine_t *table, unsigned w, const fr_t *s, size_t n, g2_affine_t *out,
-                      cuzk_error *err);
+    /* pool: the setup's, for host-side work (may be NULL) */
+    cuzk_status (*g1)(void *ctx, pool_t *pool, const g1_affine_t *table, unsigned w, const fr_t *s, size_t n,
+                      g1_affine_t *out, cuzk_error *err);
+    cuzk_status (*g2)(void *ctx, pool_t *pool, const g2_affine_t *table, unsigned w, const fr_t *s, size_t n,
+                      g2_affine_t *out, cuzk_error *err);
 } groth16_fixed_base;
 
 /* Window tables of the generators for fixed-base multiplication: for window j < ceil(255 / w) and digit

@@ -249,14 +249,14 @@ static void fb_engine_free(fb_engine *e)
 static cuzk_status fb_g1(fb_engine *e, const fr_t *s, size_t n, g1_affine_t *out, cuzk_error *err)
 {
     if (!n) return CUZK_OK;
-    if (e->ext) return e->ext->g1(e->ext->ctx, e->fb1.t, e->fb1.w, s, n, out, err);
+    if (e->ext) return e->ext->g1(e->ext->ctx, e->pool, e->fb1.t, e->fb1.w, s, n, out, err);
     return g1_fb_mul_many(e->pool, &e->fb1, s, n, out, err);
 }
 
 static cuzk_status fb_g2(fb_engine *e, const fr_t *s, size_t n, g2_affine_t *out, cuzk_error *err)
 {
     if (!n) return CUZK_OK;
-    if (e->ext) return e->ext->g2(e->ext->ctx, e->fb2.t, e->fb2.w, s, n, out, err);
+    if (e->ext) return e->ext->g2(e->ext->ctx, e->pool, e->fb2.t, e->fb2.w, s, n, out, err);
     return g2_fb_mul_many(e->pool, &e->fb2, s, n, out, err);
 }
 

@@ -13,6 +13,8 @@
 
 static rng_t rng;
 static gpu_ctx *ctx;
+static gpu_fixed_base *gfb;
+static pool_t *pool;
 
 /* Scalars: the edges first, then random ones. */
 static void fill_scalars(fr_t *s, size_t n)
@@ -43,7 +45,7 @@ static void check_g1(unsigned w, size_t n, size_t stride)
     if (!got || !s || !table) goto out;
     fill_scalars(s, n);
     memset(got, 0x5a, n * sizeof *got);
-    cuzk_status st = gpu_fixed_base_g1(ctx, table, w, s, n, got, &err);
+    cuzk_status st = gpu_fixed_base_g1(gfb, pool, table, w, s, n, got, &err);
     CHECK_MSG(st == CUZK_OK, "G1 w=%u n=%zu: %s", w, n, err.msg);
     if (st != CUZK_OK) goto out;
     g1_jac_t gen, p;
@@ -72,7 +74,7 @@ static void check_g2(unsigned w, size_t n)
     if (!got || !s || !table) goto out;
     fill_scalars(s, n);
     memset(got, 0x5a, n * sizeof *got);
-    cuzk_status st = gpu_fixed_base_g2(ctx, table, w, s, n, got, &err);
+    cuzk_status st = gpu_fixed_base_g2(gfb, pool, table, w, s, n, got, &err);
     CHECK_MSG(st == CUZK_OK, "G2 w=%u n=%zu: %s", w, n, err.msg);
     if (st != CUZK_OK) goto out;
     g2_jac_t gen, p;
@@ -105,10 +107,10 @@ static int g2_arrays_eq(const g2_affine_t *a, const g2_affine_t *b, size_t n)
     return 1;
 }
 
-static void check_setups(pool_t *pool)
+static void check_setups(void)
 {
     groth16_fixed_base fb;
-    gpu_fixed_base_engine(ctx, &fb);
+    gpu_fixed_base_engine(gfb, &fb);
     groth16_setup_options opts = {&fb, NULL, NULL};
     for (unsigned shape = 0; shape < RC_NUM_SHAPES + 2; shape++) {
         random_circuit_params rp;
@@ -167,8 +169,8 @@ int main(void)
     }
     test_seed(&rng, "test_gpu_setup");
     cuzk_error err = {0};
-    pool_t *pool = NULL;
-    if (gpu_ctx_create(&ctx, 0, &err) != CUZK_OK || pool_create(&pool, 0, &err) != CUZK_OK) {
+    if (gpu_ctx_create(&ctx, 0, &err) != CUZK_OK || gpu_fixed_base_create(ctx, &gfb, &err) != CUZK_OK ||
+        pool_create(&pool, 0, &err) != CUZK_OK) {
         fprintf(stderr, "set-up failed: %s\n", err.msg);
         return 1;
     }
@@ -182,11 +184,12 @@ int main(void)
     g1_affine_t dummy;
     fr_t zero;
     fr_from_u64(&zero, 0);
-    CHECK(gpu_fixed_base_g1(ctx, &dummy, 0, &zero, 1, &dummy, &err) == CUZK_ERR_INVALID_ARG);
-    CHECK(gpu_fixed_base_g1(ctx, NULL, 16, &zero, 1, &dummy, &err) == CUZK_ERR_INVALID_ARG);
-    CHECK(gpu_fixed_base_g1(ctx, NULL, 16, NULL, 0, NULL, &err) == CUZK_OK);
-    check_setups(pool);
+    CHECK(gpu_fixed_base_g1(gfb, pool, &dummy, 0, &zero, 1, &dummy, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(gpu_fixed_base_g1(gfb, pool, NULL, 16, &zero, 1, &dummy, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(gpu_fixed_base_g1(gfb, NULL, NULL, 16, NULL, 0, NULL, &err) == CUZK_OK);
+    check_setups();
     pool_destroy(pool);
+    gpu_fixed_base_destroy(gfb);
     gpu_ctx_destroy(ctx);
     return test_finish("test_gpu_setup");
 }

@@ -362,15 +362,21 @@ static cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, groth
     groth16_fixed_base fb;
     groth16_setup_options opts = {NULL, setup_progress, &t0};
     gpu_ctx *ctx = NULL;
+    gpu_fixed_base *gfb = NULL;
     if (want_gpu && gpu_device_count() > 0) {
         cuzk_status st = gpu_ctx_create(&ctx, 0, err);
-        if (st != CUZK_OK) return st;
-        gpu_fixed_base_engine(ctx, &fb);
+        if (st == CUZK_OK) st = gpu_fixed_base_create(ctx, &gfb, err);
+        if (st != CUZK_OK) {
+            gpu_ctx_destroy(ctx);
+            return st;
+        }
+        gpu_fixed_base_engine(gfb, &fb);
         opts.fixed_base = &fb;
     }
     fprintf(stderr, "setup: %zu constraints, %zu inputs, %zu aux; fixed-base multiplications on the %s\n",
             cs->num_constraints, cs->num_inputs, cs->num_aux, ctx ? "GPU" : "CPU");
     cuzk_status st = groth16_setup_opts(pool, cs, &opts, out, err);
+    gpu_fixed_base_destroy(gfb);
     gpu_ctx_destroy(ctx);
     return st;
 }

@@ -294,15 +294,18 @@ static int cmd_setup(pool_t *pool, const options *o)
     setup_progress_ctx pc = {t0};
     groth16_setup_options opts = {NULL, setup_progress_cb, &pc};
     gpu_ctx *gctx = NULL;
+    gpu_fixed_base *gfb = NULL;
     if (!want || strcmp(want, "gpu") == 0) {
-        if (gpu_device_count() > 0 && (st = gpu_ctx_create(&gctx, 0, &err)) == CUZK_OK) {
-            gpu_fixed_base_engine(gctx, &gpu_fb);
+        if (gpu_device_count() > 0 && (st = gpu_ctx_create(&gctx, 0, &err)) == CUZK_OK &&
+            (st = gpu_fixed_base_create(gctx, &gfb, &err)) == CUZK_OK) {
+            gpu_fixed_base_engine(gfb, &gpu_fb);
             opts.fixed_base = &gpu_fb;
             fprintf(stderr, "cuzk setup: fixed-base multiplications on GPU 0\n");
         } else {
             if (st == CUZK_OK) st = cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "no CUDA device is visible");
             if (want) {
                 r1cs_free(&cs);
+                gpu_ctx_destroy(gctx);
                 return cli_report("setup", st, &err);
             }
             if (gpu_device_count() > 0) fprintf(stderr, "cuzk setup: %s; on the CPU instead\n", err.msg);
@@ -310,6 +313,7 @@ static int cmd_setup(pool_t *pool, const options *o)
     }
     st = groth16_setup_files(pool, &cs, &opts, o->params, o->vk, &err);
     r1cs_free(&cs);
+    gpu_fixed_base_destroy(gfb);
     gpu_ctx_destroy(gctx);
     if (st == CUZK_OK) progress("setup", "parameters written", t0);
     return cli_report("setup", st, &err);
