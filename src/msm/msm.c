@@ -12,6 +12,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "ff/fp2.h"
 
@@ -36,6 +39,22 @@ size_t density_popcount(const uint64_t *density, size_t n)
     size_t count = 0;
     for (size_t j = 0; j < msm_words(n); j++) count += (size_t)__builtin_popcountll(density[j] & msm_word_limit(n, j));
     return count;
+}
+
+/* Memory for buckets, which are read and written in random order: on Linux in 2 MiB pages where the kernel grants
+ * them (transparent huge pages on request), so that a bucket access rarely misses the TLB. Free with free(). */
+static void *msm_alloc_buckets(size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= huge) {
+        void *p = NULL;
+        if (posix_memalign(&p, huge, (bytes + huge - 1) / huge * huge) != 0) return NULL;
+        madvise(p, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE); /* advice only: 4 KiB pages still work */
+        return p;
+    }
+#endif
+    return malloc(bytes);
 }
 
 /* ---- window size and the split into tasks ---- */

@@ -118,7 +118,7 @@ static int MSM_FN(scratch_alloc)(MSM_FN(scratch_t) *s, unsigned c)
     s->xyzz = malloc(nb * sizeof *s->xyzz);
     if (s->xyzz == NULL) return -1;
     if (batch == 0) return 0;
-    s->aff = malloc(nb * sizeof *s->aff);
+    s->aff = msm_alloc_buckets(nb * sizeof *s->aff);
     s->state = malloc(nb);
     s->prefix = malloc(batch * sizeof *s->prefix);
     s->sched = malloc(batch * sizeof *s->sched);
