@@ -22,6 +22,42 @@ struct g1_xyzz_d {
 #define FP_SUB mont_sub<fp_cfg>
 #define FP_DBL mont_dbl<fp_cfg>
 
+/* 16-byte loads and stores of field elements and points in device arrays (which are 16-byte aligned: 48 and 96 are
+ * multiples of 16). A gather of one point per lane is 6 vector loads instead of 24 scalar ones: the L1 serves every
+ * lane's distinct line separately, per instruction. ldg: read-only for the kernel's lifetime. */
+MONT_DEV void fp_ldg16(fp_d &r, const fp_d *p)
+{
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        uint4 t = __ldg(q + k);
+        r.v[4 * k] = t.x;
+        r.v[4 * k + 1] = t.y;
+        r.v[4 * k + 2] = t.z;
+        r.v[4 * k + 3] = t.w;
+    }
+}
+
+MONT_DEV void fp_ld16(fp_d &r, const fp_d *p)
+{
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        uint4 t = q[k];
+        r.v[4 * k] = t.x;
+        r.v[4 * k + 1] = t.y;
+        r.v[4 * k + 2] = t.z;
+        r.v[4 * k + 3] = t.w;
+    }
+}
+
+MONT_DEV void fp_st16(fp_d *p, const fp_d &a)
+{
+    uint4 *q = reinterpret_cast<uint4 *>(p);
+#pragma unroll
+    for (int k = 0; k < 3; k++) q[k] = make_uint4(a.v[4 * k], a.v[4 * k + 1], a.v[4 * k + 2], a.v[4 * k + 3]);
+}
+
 MONT_DEV bool g1_aff_is_inf(const g1_aff_d &a)
 {
     return mont_is_zero<fp_cfg>(a.x) && mont_is_zero<fp_cfg>(a.y);
@@ -201,24 +237,16 @@ MONT_DEV void g1_fp_inv(fp_d &r, const fp_d &a)
  * kinds that need one, the denominator to invert; g1_aff_pair_finish takes its inverse. Infinity is (0, 0). */
 enum { G1_PAIR_ADD = 0, G1_PAIR_DBL = 1, G1_PAIR_A = 2, G1_PAIR_B = 3, G1_PAIR_INF = 4 };
 
-/* ax, bx: the x coordinates; a, b are read only when ax == bx (a doubling or a + (-a), rare). */
-MONT_DEV int g1_aff_pair_den(fp_d &den, const fp_d &ax, const fp_d &bx, const g1_aff_d *a, bool a_neg,
-                             const g1_aff_d *b, bool b_neg)
+/* The kind of a + b (signs applied; infinity is (0, 0), and (0, +-2) is a curve point) and, for ADD and DBL, the
+ * denominator: x(b) - x(a), or 2 y(a). */
+MONT_DEV int g1_aff_pair_den(fp_d &den, const g1_aff_d &a, const g1_aff_d &b)
 {
-    FP_SUB(den, bx, ax);
-    if (!mont_is_zero<fp_cfg>(den)) {
-        /* Infinity is (0, 0); (0, +-2) is a curve point, so a zero x alone does not say infinity. */
-        if (mont_is_zero<fp_cfg>(ax) && mont_is_zero<fp_cfg>(a->y)) return G1_PAIR_B;
-        if (mont_is_zero<fp_cfg>(bx) && mont_is_zero<fp_cfg>(b->y)) return G1_PAIR_A;
-        return G1_PAIR_ADD;
-    }
-    fp_d ay, by;
-    mont_cneg<fp_cfg>(ay, a->y, a_neg);
-    mont_cneg<fp_cfg>(by, b->y, b_neg);
-    if (mont_is_zero<fp_cfg>(ax) && mont_is_zero<fp_cfg>(a->y)) return G1_PAIR_B;
-    if (mont_is_zero<fp_cfg>(bx) && mont_is_zero<fp_cfg>(b->y)) return G1_PAIR_A;
-    if (!mont_eq<fp_cfg>(ay, by) || mont_is_zero<fp_cfg>(ay)) return G1_PAIR_INF;
-    FP_DBL(den, ay);
+    if (g1_aff_is_inf(a)) return G1_PAIR_B;
+    if (g1_aff_is_inf(b)) return G1_PAIR_A;
+    FP_SUB(den, b.x, a.x);
+    if (!mont_is_zero<fp_cfg>(den)) return G1_PAIR_ADD;
+    if (!mont_eq<fp_cfg>(a.y, b.y) || mont_is_zero<fp_cfg>(a.y)) return G1_PAIR_INF;
+    FP_DBL(den, a.y);
     return G1_PAIR_DBL;
 }
 

@@ -187,52 +187,93 @@ __global__ void __launch_bounds__(THREADS) batch_add_chunks(const g1_aff_d *base
 /* Batch-affine bucket sums (variant GPU_MSM_AFFINE). After the sort, every bucket's run of points is halved in
  * rounds: round r adds the pairs (2l, 2l+1) of each bucket's list in affine coordinates (an odd last point passes
  * through), until every bucket holds one point. An affine addition costs 3 products plus 3 for Montgomery's trick
- * (against 10 for an XYZZ mixed addition); each thread owns `per` consecutive outputs of a round and inverts the
- * product of their denominators once. Output lists are compact: bucket b's outputs start at the exclusive prefix
- * sum of ceil(len/2) over the buckets before it, and the forward pass parks its running products in the output
- * slots' x until the backward pass overwrites them. */
+ * (against 10 for an XYZZ mixed addition); each thread inverts the product of its outputs' denominators once.
+ * Output lists are compact: bucket b's outputs start at the exclusive prefix sum of ceil(len/2) over the buckets
+ * before it, and the forward pass parks its running products in the output slots' x until the backward pass
+ * overwrites them.
+ * Memory access: a warp owns 32 * per consecutive outputs and lane L takes outputs L, L + 32, ..., and the round
+ * lists are planar (limb k of x of point j at w[k * stride + j], of y at w[(12 + k) * stride + j]), so that the
+ * lanes' loads and stores of one limb are coalesced: the L1 serves a warp's access once per distinct cache line,
+ * and 32 lanes each reading their own 96-byte point cost 32 times as much. Only round 1's gathers of the bases
+ * stay scattered (6 16-byte loads per point). */
 
-/* Point i of a round's input: in round 1, sorted entry i names a base and a sign; later, entry i is a point. */
-template <bool FIRST>
-MONT_DEV const g1_aff_d *aff_src(const uint32_t *vals, const g1_aff_d *src, uint32_t i, bool &neg)
+#define AFF_LIMBS 12
+
+MONT_DEV void pl_ld(fp_d &r, const uint32_t *__restrict__ w, size_t stride, uint32_t j)
 {
-    if (FIRST) {
-        uint32_t v = vals[i];
-        neg = (v >> 31) != 0;
-        return src + (v & 0x7fffffffu);
+#pragma unroll
+    for (int k = 0; k < AFF_LIMBS; k++) r.v[k] = w[k * stride + j];
+}
+
+MONT_DEV void pl_st(uint32_t *__restrict__ w, size_t stride, uint32_t j, const fp_d &a)
+{
+#pragma unroll
+    for (int k = 0; k < AFF_LIMBS; k++) w[k * stride + j] = a.v[k];
+}
+
+/* Input i of a round: round 1 reads sorted value i (a base index and a sign) and gathers the base; later rounds
+ * read point i of the planar list. */
+template <bool FIRST> struct aff_in {
+    const uint32_t *__restrict__ vals;
+    const g1_aff_d *__restrict__ bases;
+    const uint32_t *__restrict__ w;
+    size_t stride;
+
+    MONT_DEV void x(fp_d &r, uint32_t i, uint32_t &ref) const
+    {
+        if (FIRST) {
+            ref = __ldg(vals + i);
+            fp_ldg16(r, &bases[ref & 0x7fffffffu].x);
+        } else {
+            ref = i;
+            pl_ld(r, w, stride, i);
+        }
     }
-    neg = false;
-    return src + i;
-}
+    MONT_DEV void y(fp_d &r, uint32_t ref) const
+    {
+        if (FIRST) {
+            fp_d t;
+            fp_ldg16(t, &bases[ref & 0x7fffffffu].y);
+            mont_cneg<fp_cfg>(r, t, (ref >> 31) != 0);
+        } else {
+            pl_ld(r, w + AFF_LIMBS * stride, stride, ref);
+        }
+    }
+};
 
-MONT_DEV void aff_load(g1_aff_d &r, const g1_aff_d *p, bool neg)
-{
-    r.x = p->x;
-    mont_cneg<fp_cfg>(r.y, p->y, neg);
-}
-
-/* Output j of a round: bucket bb (outputs [cs, ce)), inputs at in_off[bb] + 2(j - cs) and the next one if the
- * bucket has it. Returns the kind; den is set for ADD and DBL. PASS outputs are kind A. */
+/* Output l of a bucket whose inputs start at ioff (ilen of them): a.x, b.x loaded, the kind of a + b, and den for
+ * ADD and DBL. The y coordinates are loaded here only for the rare kinds (equal x, infinity); the decision is the
+ * same in both passes. PASS outputs (an odd last input) are kind A. */
 template <bool FIRST>
-MONT_DEV int aff_item(const uint32_t *vals, const g1_aff_d *src, uint32_t ioff, uint32_t ilen, uint32_t l,
-                      const g1_aff_d *&pa, bool &na, const g1_aff_d *&pb, bool &nb, fp_d &den)
+MONT_DEV int aff_item(const aff_in<FIRST> &in, uint32_t ioff, uint32_t ilen, uint32_t l, g1_aff_d &a, uint32_t &ra,
+                      g1_aff_d &b, uint32_t &rb, fp_d &den, bool &have_y)
 {
     uint32_t i = ioff + 2 * l;
-    pa = aff_src<FIRST>(vals, src, i, na);
+    have_y = false;
+    in.x(a.x, i, ra);
     if (2 * l + 1 >= ilen) return G1_PAIR_A;
-    pb = aff_src<FIRST>(vals, src, i + 1, nb);
-    return g1_aff_pair_den(den, pa->x, pb->x, pa, na, pb, nb);
+    in.x(b.x, i + 1, rb);
+    FP_SUB(den, b.x, a.x);
+    if (!mont_is_zero<fp_cfg>(den) && !mont_is_zero<fp_cfg>(a.x) && !mont_is_zero<fp_cfg>(b.x)) return G1_PAIR_ADD;
+    in.y(a.y, ra);
+    in.y(b.y, rb);
+    have_y = true;
+    return g1_aff_pair_den(den, a, b);
 }
 
 template <bool FIRST>
-__global__ void __launch_bounds__(THREADS) msm_aff_round(const uint32_t *vals, const g1_aff_d *src,
-                                                         const uint32_t *in_off, const uint32_t *in_len,
-                                                         const uint32_t *out_off, uint32_t nbk, uint32_t total_out,
-                                                         uint32_t per, g1_aff_d *out)
+__global__ void __launch_bounds__(THREADS) msm_aff_round(aff_in<FIRST> in, const uint32_t *__restrict__ in_off,
+                                                         const uint32_t *__restrict__ in_len,
+                                                         const uint32_t *__restrict__ out_off, uint32_t nbk,
+                                                         uint32_t total_out, uint32_t per, uint32_t *__restrict__ out,
+                                                         size_t ostride)
 {
-    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (t * per >= total_out) return;
-    uint32_t j0 = (uint32_t)(t * per), j1 = total_out - j0 < per ? total_out : j0 + per;
+    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, w0 = (t / 32) * 32 * (size_t)per;
+    uint32_t lane = (uint32_t)(t % 32);
+    if (w0 + lane >= total_out) return;
+    /* This lane's outputs: j0, j0 + 32, ..., jlast, all below the warp's end. */
+    size_t wend = w0 + 32 * (size_t)per < total_out ? w0 + 32 * (size_t)per : total_out;
+    uint32_t j0 = (uint32_t)(w0 + lane), jlast = j0 + (uint32_t)((wend - 1 - j0) / 32 * 32);
     /* The bucket of j0: out_off[lo] <= j0 < out_off[hi] (out_off[nbk] = total_out). */
     uint32_t lo = 0, hi = nbk;
     while (hi - lo > 1) {
@@ -242,68 +283,70 @@ __global__ void __launch_bounds__(THREADS) msm_aff_round(const uint32_t *vals, c
         else
             hi = mid;
     }
-    uint32_t bb = lo, cs = out_off[bb], ce = out_off[bb + 1], ioff = in_off[bb], ilen = in_len[bb];
+    uint32_t bb = lo, cs = out_off[bb], ce = out_off[bb + 1], ioff = in_off[bb], ilen = in_len[bb], ra, rb;
     fp_d acc, den;
+    g1_aff_d a, b, r;
+    bool have_y;
     mont_set_one<fp_cfg>(acc);
-    const g1_aff_d *pa, *pb;
-    bool na, nb;
-    for (uint32_t j = j0; j < j1; j++) {
+    for (uint32_t j = j0;; j += 32) {
         while (j >= ce) {
             bb++;
             cs = ce;
             ce = out_off[bb + 1];
-            ioff = in_off[bb];
-            ilen = in_len[bb];
         }
-        int kind = aff_item<FIRST>(vals, src, ioff, ilen, j - cs, pa, na, pb, nb, den);
-        out[j].x = acc;
+        ioff = in_off[bb];
+        ilen = in_len[bb];
+        int kind = aff_item<FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
+        pl_st(out, ostride, j, acc);
         if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
+        if (j == jlast) break;
     }
     fp_d inv;
     g1_fp_inv(inv, acc);
-    for (uint32_t j = j1; j-- > j0;) {
+    for (uint32_t j = jlast;; j -= 32) {
         while (j < cs) {
             bb--;
             ce = cs;
             cs = out_off[bb];
-            ioff = in_off[bb];
-            ilen = in_len[bb];
         }
-        int kind = aff_item<FIRST>(vals, src, ioff, ilen, j - cs, pa, na, pb, nb, den);
-        g1_aff_d a, b, r;
-        aff_load(a, pa, na);
+        ioff = in_off[bb];
+        ilen = in_len[bb];
+        int kind = aff_item<FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
+        if (!have_y) in.y(a.y, ra);
         if (kind == G1_PAIR_A) {
             r = a;
         } else {
-            aff_load(b, pb, nb);
+            if (!have_y) in.y(b.y, rb);
             if (kind == G1_PAIR_B) {
                 r = b;
             } else if (kind == G1_PAIR_INF) {
                 mont_set_zero<fp_cfg>(r.x);
                 mont_set_zero<fp_cfg>(r.y);
             } else {
-                fp_d ij, pre = out[j].x;
+                fp_d ij, pre;
+                pl_ld(pre, out, ostride, j);
                 FP_MUL(ij, inv, pre);
                 FP_MUL(inv, inv, den);
                 g1_aff_pair_finish(r, a, b, kind, ij);
             }
         }
-        out[j] = r;
+        pl_st(out, ostride, j, r.x);
+        pl_st(out + AFF_LIMBS * ostride, ostride, j, r.y);
+        if (j == j0) break;
     }
 }
 
 /* Buckets that hold one point after the rounds (len <= 1 everywhere) become XYZZ buckets. */
 template <bool FIRST>
-__global__ void __launch_bounds__(THREADS) msm_aff_final(const uint32_t *vals, const g1_aff_d *src,
-                                                         const uint32_t *in_off, const uint32_t *in_len, size_t nbk,
-                                                         g1_xyzz_d *buckets)
+__global__ void __launch_bounds__(THREADS) msm_aff_final(aff_in<FIRST> in, const uint32_t *in_off,
+                                                         const uint32_t *in_len, size_t nbk, g1_xyzz_d *buckets)
 {
     size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (k >= nbk || in_len[k] == 0) return;
-    bool neg;
-    const g1_aff_d *p = aff_src<FIRST>(vals, src, in_off[k], neg);
+    uint32_t ref;
     g1_aff_d a;
-    aff_load(a, p, neg);
+    in.x(a.x, in_off[k], ref);
+    in.y(a.y, ref);
     g1_xyzz_from_aff(buckets[k], a);
 }
 
@@ -370,8 +413,9 @@ done:
 
 #define AFF_PER_MAX 1024 /* most outputs per thread (and inversion) in a round; CUZK_GPU_MSM_AFF_PER overrides */
 
-/* Grows a round's point buffer to hold need points (stream-ordered, so the pool serves it). */
-static cuzk_status aff_reserve(gpu_ctx *ctx, g1_aff_d **buf, size_t *cap, size_t need, cuzk_error *err)
+/* Grows a round's planar point list to hold need points (stream-ordered, so the pool serves it); *cap is its
+ * stride. */
+static cuzk_status aff_reserve(gpu_ctx *ctx, uint32_t **buf, size_t *cap, size_t need, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     if (need <= *cap) return CUZK_OK;
@@ -396,12 +440,13 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     uint64_t reserved = 0, used = 0;
     cudaMemPool_t mpool;
     uint32_t *start = NULL, *len0 = NULL, *d_max = NULL, *lens[2] = {NULL, NULL}, *offs[2] = {NULL, NULL};
-    g1_aff_d *pts[2] = {NULL, NULL};
+    uint32_t *pts[2] = {NULL, NULL};
     void *tmp = NULL;
     size_t tmp_bytes = 0, scan_bytes = 0;
     uint32_t maxlen = 0;
     unsigned rounds = 0;
     int occ = 0;
+    aff_in<true> in0 = {svals, points, NULL, 0};
     const char *pe = getenv("CUZK_GPU_MSM_AFF_PER");
     if (pe != NULL && atoi(pe) >= 1 && atoi(pe) <= 65536) per_max = (size_t)atoi(pe);
 
@@ -448,7 +493,7 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     for (size_t k0 = 0; k0 < nbk; k0 += gcnt) {
         size_t cnt = k0 + gcnt < nbk ? gcnt : nbk - k0;
         const uint32_t *in_off = start + k0, *in_len = len0 + k0;
-        const g1_aff_d *src = points;
+        aff_in<false> in = {NULL, NULL, NULL, 0};
         for (unsigned r = 1; r <= rounds; r++) {
             int o = (r - 1) & 1;
             uint32_t total_out = 0;
@@ -469,25 +514,26 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             size_t per = (total_out + waves * resident - 1) / (waves * resident);
             if (per == 0) per = 1;
             size_t threads = (total_out + per - 1) / per;
+            /* A warp takes 32 * per outputs: whole warps. */
+            threads = (threads + 31) / 32 * 32;
             if (total_out > 0) {
                 if (r == 1)
                     msm_aff_round<true><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-                        svals, src, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o]);
+                        in0, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
                 else
                     msm_aff_round<false><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-                        NULL, src, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o]);
+                        in, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
                 GPU_LAUNCHED("msm_aff_round");
             }
             in_off = offs[o];
             in_len = lens[o];
-            src = pts[o];
+            in.w = pts[o];
+            in.stride = cap[o];
         }
         if (rounds == 0)
-            msm_aff_final<true><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(svals, src, in_off, in_len, cnt,
-                                                                             buckets + k0);
+            msm_aff_final<true><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in0, in_off, in_len, cnt, buckets + k0);
         else
-            msm_aff_final<false><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(NULL, src, in_off, in_len, cnt,
-                                                                              buckets + k0);
+            msm_aff_final<false><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in, in_off, in_len, cnt, buckets + k0);
         GPU_LAUNCHED("msm_aff_final");
     }
 done:
@@ -640,6 +686,9 @@ static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
     nseg = (unsigned)((nb - 1 + M - 1) / M);
     /* The affine rounds index sorted entries with 32 bits. */
     if (variant == GPU_MSM_AFFINE && (size_t)nwin * n >= ((size_t)1 << 32)) variant = GPU_MSM_XYZZ;
+    /* They load bases 16 bytes at a time: device bases at an odd offset (never from cudaMalloc) take XYZZ. */
+    if (variant == GPU_MSM_AFFINE && pb == NULL && gpu_is_device_ptr(bases) && ((uintptr_t)bases & 15) != 0)
+        variant = GPU_MSM_XYZZ;
     slots = variant == GPU_MSM_XYZZ ? 2 * (((size_t)nwin * n + MSM_CHUNK - 1) / MSM_CHUNK) : 0;
     h_wins = (g1_xyzz_t *)malloc(bw * sizeof *h_wins);
     if (h_wins == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_g1: out of host memory");
@@ -761,7 +810,8 @@ extern "C" cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_
 extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases *pb, const fr_t *scalars,
                                            size_t n, gpu_msm_variant variant, cuzk_error *err)
 {
-    if (pb == NULL || ctx == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: NULL argument");
+    if (pb == NULL || ctx == NULL)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: NULL argument");
     if (pb->ctx->device != ctx->device)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: bases prepared on another device");
     return msm_g1_run(ctx, out, NULL, pb, scalars, n, 0, variant, err);

@@ -17,7 +17,7 @@ static void usage(FILE *f)
                "                          [--variant default|xyzz|affine] [--check] [--prepared]\n"
                "  times the GPU G1 MSM for 2^from, 2^(from+2), ... 2^log points (default 16..26, 5 runs)\n"
                "  --check: compare with the CPU MSM up to 2^20 points, with the GPU's XYZZ variant above\n"
-               "  --prepared: bases prepared per size (gpu_msm_bases_prepare, shifted copies), then gpu_msm_g1_prepared\n");
+               "  --prepared: bases prepared per size (gpu_msm_bases_prepare: shifted copies), gpu_msm_g1_prepared\n");
 }
 
 static void make_bases(g1_affine_t *out, size_t n, rng_t *rng)
