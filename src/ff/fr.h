@@ -38,6 +38,9 @@ void fr_from_mont(uint64_t canonical[FR_LIMBS], const fr_t *a);
 void fr_pow(fr_t *r, const fr_t *a, const uint64_t *e, size_t nlimbs);
 /* r = 1/a; the inverse of zero is zero. */
 void fr_inv(fr_t *r, const fr_t *a);
+/* The same inverse in time that depends on a (binary extended Euclid), several times faster: for values that are
+ * not secret, such as the MSM's batched bucket additions. */
+void fr_inv_vartime(fr_t *r, const fr_t *a);
 /* out[i] = 1/in[i] for all i with one inversion; zeros map to zero. out and in must not overlap. */
 void fr_batch_inv(fr_t *out, const fr_t *in, size_t n);
 /* 1 if a is a non-zero square, -1 if a non-square, 0 if zero. */

@@ -247,6 +247,82 @@ void MONT_FN(inv)(MONT_T *r, const MONT_T *a)
     MONT_FN(pow)(r, a, e, MONT_N);
 }
 
+/* x = x / 2^k mod p for x < p, 0 < k < 64: adds the multiple of p that clears the low k bits, then shifts. */
+static inline void mont_halve_k(uint64_t *x, unsigned k)
+{
+    uint64_t m = (x[0] * mont_inv) & ((1ULL << k) - 1), t[MONT_N + 1];
+    mont_u128 c = 0;
+    for (int i = 0; i < MONT_N; i++) {
+        c += (mont_u128)m * mont_mod[i] + x[i];
+        t[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    t[MONT_N] = (uint64_t)c;
+    for (int i = 0; i < MONT_N; i++) x[i] = (t[i] >> k) | (t[i + 1] << (64 - k));
+    mont_reduce_once(x, x); /* (x + m p) / 2^k < p / 2^k + p */
+}
+
+/* Removes the factors of two from u (non-zero) and divides x by as many, mod p. */
+static inline void mont_strip_twos(uint64_t *u, uint64_t *x)
+{
+    while (!(u[0] & 1)) {
+        unsigned k = u[0] ? (unsigned)__builtin_ctzll(u[0]) : 63;
+        for (int i = 0; i < MONT_N - 1; i++) u[i] = (u[i] >> k) | (u[i + 1] << (64 - k));
+        u[MONT_N - 1] >>= k;
+        mont_halve_k(x, k);
+    }
+}
+
+static inline int mont_limbs_is_one(const uint64_t *u)
+{
+    uint64_t acc = u[0] ^ 1;
+    for (int i = 1; i < MONT_N; i++) acc |= u[i];
+    return acc == 0;
+}
+
+/* Binary extended Euclid on A = a R: keeps x1 A = u and x2 A = v (mod p), starting from u = A, v = p, and
+ * shrinks u and v to 1. Then A^-1 R^3 R^-1 = a^-1 R. Several times faster than a^(p-2), but its time depends
+ * on a. */
+void MONT_FN(inv_vartime)(MONT_T *r, const MONT_T *a)
+{
+    if (MONT_FN(is_zero)(a)) {
+        MONT_FN(set_zero)(r);
+        return;
+    }
+    uint64_t u[MONT_N], v[MONT_N];
+    MONT_T x1, x2;
+    memcpy(u, a->l, sizeof u);
+    memcpy(v, mont_mod, sizeof v);
+    memset(x1.l, 0, sizeof x1.l);
+    memset(x2.l, 0, sizeof x2.l);
+    x1.l[0] = 1;
+    for (;;) {
+        mont_strip_twos(u, x1.l);
+        if (mont_limbs_is_one(u)) break;
+        mont_strip_twos(v, x2.l);
+        if (mont_limbs_is_one(v)) {
+            x1 = x2;
+            break;
+        }
+        /* u and v are odd and distinct (their gcd is 1 and neither is 1): the difference is even and non-zero */
+        int u_ge = 1;
+        for (int i = MONT_N - 1; i >= 0; i--) {
+            if (u[i] != v[i]) {
+                u_ge = u[i] > v[i];
+                break;
+            }
+        }
+        uint64_t *big = u_ge ? u : v, *small = u_ge ? v : u, borrow = 0;
+        for (int i = 0; i < MONT_N; i++) MONT_SUBB(borrow, big[i], small[i], &big[i]);
+        if (u_ge) MONT_FN(sub)(&x1, &x1, &x2);
+        else MONT_FN(sub)(&x2, &x2, &x1);
+    }
+    MONT_T r2, r3;
+    memcpy(r2.l, mont_r2, sizeof r2.l);
+    MONT_FN(mul)(&r3, &r2, &r2); /* R^3 */
+    MONT_FN(mul)(r, &x1, &r3);
+}
+
 int MONT_FN(legendre)(const MONT_T *a)
 {
     if (MONT_FN(is_zero)(a)) return 0;

@@ -1,6 +1,7 @@
 /* The assembly and portable paths of the field arithmetic against each other and against schoolbook big-integer
  * arithmetic written here, on random elements and on the edges of the range (0, 1, p-1, values near (p-1)/2 and
- * near limb boundaries), where a wrong carry or a missed final subtraction shows. Both paths run in one process by
+ * near limb boundaries), where a wrong carry or a missed final subtraction shows; and the variable-time inverse
+ * against Fermat's. Both paths run in one process by
  * switching cpu_has_adx; without ADX only the portable path is compared. */
 #include <string.h>
 
@@ -133,6 +134,23 @@ static void edge_value(uint64_t *v, const uint64_t *p, int n, int which, rng_t *
         }                                                                                                              \
     } while (0)
 
+/* The variable-time inverse against Fermat's on edge and random values, on both paths. */
+#define CHECK_INV(T, N, P, INV, INV_VT, NAME)                                                                          \
+    do {                                                                                                               \
+        int have_asm = cpu_has_adx;                                                                                    \
+        for (int path = 0; path < 1 + have_asm; path++) {                                                              \
+            cpu_has_adx = path;                                                                                        \
+            for (int ia = 0; ia < NEDGE + NRANDOM; ia++) {                                                             \
+                T a, want, got;                                                                                        \
+                edge_value(a.l, P, N, ia, &rng);                                                                       \
+                INV(&want, &a);                                                                                        \
+                INV_VT(&got, &a);                                                                                      \
+                CHECK_MSG(memcmp(got.l, want.l, sizeof want.l) == 0, NAME " inv_vartime %d path %d", ia, path);       \
+            }                                                                                                          \
+        }                                                                                                              \
+        cpu_has_adx = have_asm;                                                                                        \
+    } while (0)
+
 int main(void)
 {
     rng_t rng;
@@ -140,5 +158,7 @@ int main(void)
     if (!cpu_has_adx) printf("test_ff_paths: no ADX here (or CUZK_NO_ASM): the portable path only\n");
     CHECK_FIELD(fp_t, FP_LIMBS, FP_MODULUS, fp_add, fp_sub, fp_dbl, fp_neg, fp_mul, fp_sqr, "fp");
     CHECK_FIELD(fr_t, FR_LIMBS, FR_MODULUS, fr_add, fr_sub, fr_dbl, fr_neg, fr_mul, fr_sqr, "fr");
+    CHECK_INV(fp_t, FP_LIMBS, FP_MODULUS, fp_inv, fp_inv_vartime, "fp");
+    CHECK_INV(fr_t, FR_LIMBS, FR_MODULUS, fr_inv, fr_inv_vartime, "fr");
     return test_finish("test_ff_paths");
 }
