@@ -81,6 +81,15 @@ static size_t msm_affine_batch(unsigned c)
     return quarter < MSM_AFFINE_MAX_BATCH ? quarter : MSM_AFFINE_MAX_BATCH;
 }
 
+/* The affine path's bucket reduction (msm_impl.h, affine_reduce) splits the bucket indices into rows of 2^kbits. */
+static unsigned msm_reduce_kbits(unsigned c) { return (c - 1) / 2; }
+
+/* Row sums and column sums of the affine bucket reduction. */
+static size_t msm_reduce_sums(unsigned c)
+{
+    return ((size_t)1 << (c - 1 - msm_reduce_kbits(c))) + 1 + ((size_t)1 << msm_reduce_kbits(c));
+}
+
 /* States of an affine bucket. */
 #define MSM_FULL 1 /* the affine bucket holds a point (else it is infinity) */
 #define MSM_BUSY 2 /* an addition into the bucket waits in the current batch */
