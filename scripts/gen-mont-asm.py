@@ -97,7 +97,8 @@ def emit_addsub(n, out):
     def body(name, comment, lines):
         out.write(f"/* {comment} */\n")
         out.write("__attribute__((always_inline))\n")
-        out.write(f"static inline void mont_{name}_{n}(uint64_t r[{n}], const uint64_t a[{n}], const uint64_t b[{n}],\n")
+        out.write(f"static inline void mont_{name}_{n}(uint64_t r[{n}], const uint64_t a[{n}], "
+                  f"const uint64_t b[{n}],\n")
         out.write(f"                                const uint64_t pz[{2 * n}])\n{{\n")
         out.write("    uint64_t " + ", ".join(regs) + ";\n")
         out.write("    const uint64_t *ap = a, *bp = b;\n")

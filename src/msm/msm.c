@@ -101,14 +101,15 @@ static size_t msm_reduce_sums(unsigned c)
 #define MSM_PREFETCH_AHEAD 8
 
 /* Field multiplications: a mixed XYZZ addition costs 10, an affine one 6 plus its share of the batch's inversion
- * (about 160, variable-time); each task also reduces its 2^(c-1) buckets with about 24 per bucket. */
+ * (about 160, variable-time); each task also reduces its 2^(c-1) buckets with about 24 per bucket (XYZZ running
+ * sums), or 14 on the affine path (row and column sums in batches). */
 #define MSM_INV_COST 160.0
 static double msm_plan_cost(size_t n, unsigned nthreads, unsigned c, unsigned slices)
 {
     unsigned nwin = (256 + c - 1) / c;
     size_t rounds = ((size_t)nwin * slices + nthreads - 1) / nthreads, batch = msm_affine_batch(c);
     double per_point = batch ? 6.0 + MSM_INV_COST / (double)batch : 10.0;
-    return (double)rounds * ((double)n / slices * per_point + 24.0 * (double)((size_t)1 << (c - 1)));
+    return (double)rounds * ((double)n / slices * per_point + (batch ? 14.0 : 24.0) * (double)((size_t)1 << (c - 1)));
 }
 
 /* The cheapest plan for n points on nthreads threads; c = 0 chooses the window too, else it is forced to c. */
