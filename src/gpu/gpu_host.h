@@ -1,6 +1,7 @@
 /* Host memory registration: page-locking memory that already exists (e.g. a parameter set's bases) so that
  * copies from it to a device run as direct DMA at the link's speed, instead of through the driver's small
- * staging buffers. Registered memory is usual host memory to the rest of the backend (gpu_stage_in and
+ * staging buffers (H200: 53 GB/s instead of 6-8; registering runs at 16-21 GB/s, so it pays for itself at
+ * the first copy). Registered memory is usual host memory to the rest of the backend (gpu_stage_in and
  * gpu_buf_upload copy from it as from any host pointer), only faster.
  *
  * The range registered is exactly [p, p + bytes): the driver accepts any address and size, and disjoint
