@@ -381,6 +381,18 @@ static cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, groth
     return st;
 }
 
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+static uint64_t mem_available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+    if (f) fclose(f);
+    return (uint64_t)kib * 1024;
+}
+
 /* ---- stages: one partition, GPU and CPU provers, per stage ---- */
 
 #ifdef CUZK_HAVE_GPU
@@ -648,6 +660,8 @@ static void batch_usage(FILE *f)
             "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
             "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
             "accounted memory. SPEC synthetic:k=K: P partitions (default 2) of the synthetic circuit.\n"
+            "--budget: bytes for the partitions in flight (default: 80%% of the memory available after setup; 0:\n"
+            "unlimited).\n"
             "SPEC porep:SIZE (e.g. porep:32GiB): PoRep C2 of one sector, every partition of its C1 (--c1 FILE, else\n"
             "a synthetic C1 from `cuzk porep synth-c1`'s generator); a 32GiB sector needs ~110 GiB of memory.\n"
             "--threads: the prover's thread pool (default: all CPUs); synthesis runs on the partition workers' own\n"
@@ -665,6 +679,7 @@ int bench_batch(int argc, char **argv)
     const char *spec_text = NULL, *tl_path = NULL, *backend = gpu_device_count() > 0 ? "gpu" : "cpu";
     const char *params_path = NULL, *c1_path = NULL;
     uint64_t n = 0, j = 0, parts = 2, pw = 2, gw = 2, lookahead = 1, budget = 0, threads = 0, stages = 0;
+    int budget_given = 0;
     uint64_t cpu_reps = 1;
     int json = 0, no_verify = 0, fake_setup = 0;
     for (int i = 1; i < argc; i++) {
@@ -709,6 +724,7 @@ int bench_batch(int argc, char **argv)
             bad = bench_parse_u64(v, &threads);
         } else if (!strcmp(a, "--budget")) {
             bad = parse_bytes(v, &budget);
+            budget_given = 1;
         } else if (!strcmp(a, "--stages")) {
             bad = bench_parse_u64(v, &stages) || stages == 0 || stages > 1000;
         } else if (!strcmp(a, "--cpu-reps")) {
@@ -816,6 +832,10 @@ int bench_batch(int argc, char **argv)
     } else if (engine_backend_cpu_create(pool, NULL, &be, &err) != CUZK_OK) {
         goto fail;
     }
+    /* Without --budget the partitions in flight get 80% of the memory available once the parameters and the
+     * circuit are in memory: fast synthesis would otherwise run ahead until the machine runs out (a 32GiB
+     * partition holds ~17 GB from synthesis to prove_start). */
+    if (!budget_given) budget = (uint64_t)(0.8 * (double)mem_available_bytes());
     if (tl_path && !(b.tl_file = fopen(tl_path, "w"))) {
         cuzk_error_set(&err, CUZK_ERR_IO, "cannot open %s for writing", tl_path);
         goto fail;
