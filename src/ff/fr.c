@@ -8,8 +8,9 @@ static const uint64_t mont_one[FR_LIMBS] = {0x00000001fffffffeULL, 0x5884b7fa000
 static const uint64_t mont_r2[FR_LIMBS] = {0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL, 0x05d314967254398fULL,
                                            0x0748d9d99f59ff11ULL};
 static const uint64_t mont_inv = 0xfffffffeffffffffULL;
-static const uint64_t mont_pm[FR_LIMBS + 1] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
-                                               0x73eda753299d7d48ULL, 0xfffffffeffffffffULL};
+/* Read only by the assembly: unused where it is compiled out (CUZK_NO_ASM, other processors). */
+__attribute__((unused)) static const uint64_t mont_pm[FR_LIMBS + 1] = {
+    0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL, 0xfffffffeffffffffULL};
 /* The modulus followed by as many zero limbs, for the assembly addition and subtraction. */
 static const uint64_t mont_pz[2 * FR_LIMBS] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
                                                0x73eda753299d7d48ULL, 0, 0, 0, 0};
