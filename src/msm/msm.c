@@ -4,9 +4,9 @@
  * Plan of one MSM: (1) in parallel, scalars leave Montgomery form and are sorted into three kinds: 0 (skipped),
  * 1 (summed with plain additions) and the rest (Pippenger). (2) Pippenger with signed (Booth) window digits
  * in [-2^(c-1), 2^(c-1)], so 2^(c-1) buckets per window (affine with batched inversion for large windows, XYZZ
- * for small ones); the work is cut into tasks (window, slice of points), each with its own buckets, reduced by a
- * running sum to one point per task. (3) The tasks' points are combined by Horner's rule over the windows, c
- * doublings apart. */
+ * for small ones); the work is cut into tasks (window, slice of points), each with its own buckets, reduced to one
+ * point per task (a running sum, or on the affine path batched row and column sums). (3) The tasks' points are
+ * combined by Horner's rule over the windows, c doublings apart. */
 #include "msm/msm.h"
 
 #include <stdatomic.h>

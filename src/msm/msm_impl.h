@@ -320,7 +320,7 @@ static void MSM_FN(affine_buckets)(MSM_FN(pip_ctx) *ctx, MSM_FN(scratch_t) *s, u
  * sum_j j B_j = K sum_q q R_q + sum_r r C_r, where the row sum R_q adds the buckets q K .. q K + K - 1 and the
  * column sum C_r every K-th bucket from r. The row sums grow in K steps, each adding one bucket to every row, and
  * the column sums likewise: each step's additions go to distinct sums and share one inversion, as the buckets' do
- * (about 7 multiplications per addition, against 24 per bucket for a running sum over all buckets). Overflow
+ * (two additions of about 7 multiplications per bucket, against 24 for a running sum over all buckets). Overflow
  * buckets join the sums in XYZZ form. The weighted sums of the few hundred R_q and C_r are running sums. */
 static void MSM_FN(affine_reduce)(MSM_FN(scratch_t) *s, unsigned c, MSM_FN(xyzz_t) *total)
 {
