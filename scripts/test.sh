@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds cuzk and runs every test: a Release build, an ASan+UBSan build, and
-# the fuzz targets for a bounded time. The JavaScript oracles come from npm
+# Builds cuzk and runs every test: a Release build, an ASan+UBSan build, the
+# engine's concurrency tests under TSan, and the fuzz targets for a bounded time. The JavaScript oracles come from npm
 # lockfiles: @noble/curves in tests/oracle, snarkjs and circom2 in
 # tests/snarkjs, @grpc/grpc-js in tests/daemon. Ends with one summary line.
 set -euo pipefail
@@ -16,10 +16,14 @@ failed=0
 export CUZK_REQUIRE_ORACLE=1
 
 run_ctest() { # build-dir label
+  run_ctest_only "$1" "$2" ""
+}
+
+run_ctest_only() { # build-dir label regex ("": every test)
   local log
   log=$(mktemp)
   set +e
-  (cd "$1" && ctest --output-on-failure -j"$jobs") 2>&1 | tee "$log"
+  (cd "$1" && ctest --output-on-failure -j"$jobs" ${3:+-R "$3"}) 2>&1 | tee "$log"
   set -e
   local line total fail
   line=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -n 1)
@@ -56,6 +60,12 @@ cmake --build build/asan -j"$jobs"
 # The Release run compares 1,000 fresh oracle cases per operation; here fewer keep the run short.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CUZK_ORACLE_COUNT=200 CUZK_ORACLE_PAIRINGS=20 \
   run_ctest build/asan asan
+
+echo "== ThreadSanitizer: the engine's and the residency's concurrency tests =="
+cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
+  -DCUZK_TSAN=ON -DCUZK_CUDA=OFF -DCUZK_GRPC=OFF >/dev/null
+cmake --build build/tsan -j"$jobs" --target test_engine test_residency
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_ctest_only build/tsan tsan "^(test_engine|test_residency)$"
 
 echo "== Fuzz targets, ${fuzz_seconds}s each =="
 if scripts/fuzz.sh "$fuzz_seconds"; then
