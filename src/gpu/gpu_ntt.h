@@ -78,6 +78,14 @@ void gpu_ntt_last_ms(const gpu_ntt_plan *plan, double *total_ms, double *compute
  * arithmetic ceiling benchmarks quote next to the NTT times). */
 cuzk_status gpu_ntt_mul_rate(gpu_ctx *ctx, double *muls_per_s, cuzk_error *err);
 
+/* Kernel variants (tuning): the environment variable CUZK_NTT_VARIANT, read by gpu_ntt_plan_create, picks one by
+ * index or name (default gpu_ntt_variant_default(); an unknown value fails the plan with CUZK_ERR_INVALID_ARG).
+ * Every variant computes the same results. gpu_ntt_variant_name returns NULL outside 0 .. count - 1. */
+int gpu_ntt_variant_count(void);
+int gpu_ntt_variant_default(void);
+const char *gpu_ntt_variant_name(int variant);
+int gpu_ntt_plan_variant(const gpu_ntt_plan *plan);
+
 /* Fr multiplications one transform of 2^log_m points performs (twiddles and coset powers included). */
 double gpu_ntt_mul_count(unsigned log_m, gpu_ntt_kind kind);
 /* Device passes (each reads and writes every element once) of one transform of 2^log_m points. */

@@ -13,12 +13,14 @@
  * (sum_mid a[mid N2 + lo] w_N1^(mid k1)), applied recursively; the last pass (s = 0) has no twiddle and stores
  * rev_L of each index. 2^27 = 9 + 9 + 9: three passes, each reading and writing every element once.
  *
- * A block takes G groups (2^k * G = 2048 elements, 64 KiB of shared memory, 256 threads with 8 elements
- * each). Groups of a block are consecutive lo values (so global accesses are G * 32 contiguous bytes) or, in
- * the last pass, hi values whose bit reversals are consecutive (so the bit-reversed stores are contiguous too).
- * Inside, the k levels go three at a time through registers (a radix-8 step per thread), with shared memory
- * between steps; shared memory is planar (limb-major) with an XOR swizzle that leaves every access pattern
- * used here free of bank conflicts (checked by enumeration).
+ * A block takes G groups (2^k * G elements; the default kernel variant: 1024 elements, 32 KiB of shared
+ * memory, 256 threads with 4 elements each, three blocks per SM; see "kernel variants" below). Groups of a
+ * block are consecutive lo values (so global accesses are G * 32 contiguous bytes) or, in the last pass, hi
+ * values whose bit reversals are consecutive (so the bit-reversed stores are contiguous too). Inside, the k
+ * levels go RB at a time through registers (a radix-2^RB step per thread), with shared memory between steps;
+ * the fused variants do the first step on the values loaded from global memory and the last one on the way
+ * out. Shared memory is planar (limb-major) with an XOR swizzle: bank conflicts at most 2-way in every access
+ * pattern of passes of 8 to 11 bits (enumerated for both kernel shapes).
  *
  * Twiddle tables: the local roots w_2048^t (t < 1024) of the chain serve every k; the pass twiddles w_M^x are a
  * full table of M entries when M <= 2^18 (L2-resident), else two half-width tables whose product is w_M^x
@@ -27,8 +29,10 @@
  * H keeps a, b, c on the device: a, b, c are copied in on the plan's copy stream while the previous vector
  * is transformed; the transform of c ends by computing (a*b - c) * 1/Z in the same store (reading the a and b
  * values at the same index), so no separate pointwise pass exists in the bellperson form. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_impl.cuh"
 #include "mont.cuh"
@@ -38,12 +42,11 @@ extern "C" {
 }
 
 #define NTT_KMAX 11           /* largest pass, bits */
-#define NTT_BLOCK_ELEMS 2048u /* elements per block in shared memory */
-#define NTT_THREADS 256u      /* NTT_BLOCK_ELEMS / 8 */
 #define NTT_FULL_BITS 18      /* tables up to 2^18 entries are kept whole */
 #define NTT_MAX_PASSES 3
 #define NTT_MAX_LOG 28
 #define NTT_SCALE_CACHE 8
+#define NTT_PROF_MARKS 12 /* events of one profiled H */
 
 /* value(x) = lo[x & lo_mask] * hi[x >> hi_shift] (hi NULL: lo alone). */
 struct ntt_tab {
@@ -130,22 +133,17 @@ __device__ __forceinline__ fr_d ntt_sm_get(const uint32_t *sm, uint32_t E, uint3
     return x;
 }
 
-/* One radix-8 step: the thread's 8 elements differ in the mid bits [W0, W0+3); the DIF levels on the top R of
- * those bits (R < 3 only for the first step of a pass). Element e of the block is mid * G + g. */
-template <int W0, int R>
-__device__ __forceinline__ void ntt_step(uint32_t *sm, uint32_t E, uint32_t lg, const fr_d *tw, uint32_t t)
+/* The DIF levels of one radix-2^RB step on the thread's 2^RB elements x[j], which differ in the mid bits
+ * [W0, W0+RB) (j is those bits): the levels on the top R of them (R < RB only for the first step of a pass).
+ * mlow: the element's mid bits below the window. */
+template <int W0, int R, int RB> __device__ __forceinline__ void ntt_bfly(fr_d *x, uint32_t mlow, const fr_d *tw)
 {
-    const uint32_t ew0 = W0 + lg;
-    const uint32_t ebase = (t & ((1u << ew0) - 1)) | ((t >> ew0) << (ew0 + 3));
-    const uint32_t mlow = (ebase >> lg) & ((1u << W0) - 1); /* mid bits below the window */
-    fr_d x[8];
+    constexpr int EPT = 1 << RB;
 #pragma unroll
-    for (int j = 0; j < 8; j++) x[j] = ntt_sm_get(sm, E, ebase | ((uint32_t)j << ew0));
-#pragma unroll
-    for (int i = 2; i >= 3 - R; i--) {
+    for (int i = RB - 1; i >= RB - R; i--) {
         const int b = W0 + i; /* the level's bit of mid: butterflies of span 2^b, roots w_(2^(b+1)) */
 #pragma unroll
-        for (int j = 0; j < 8; j++) {
+        for (int j = 0; j < EPT; j++) {
             if (j & (1 << i)) continue;
             fr_d u = x[j], v = x[j | (1 << i)], d;
             mont_add<fr_cfg>(x[j], u, v);
@@ -159,23 +157,86 @@ __device__ __forceinline__ void ntt_step(uint32_t *sm, uint32_t E, uint32_t lg, 
             x[j | (1 << i)] = d;
         }
     }
-#pragma unroll
-    for (int j = 0; j < 8; j++) ntt_sm_put(sm, E, ebase | ((uint32_t)j << ew0), x[j]);
 }
 
-template <int TOP, int R>
+/* One step through shared memory. Element e of the block is mid * G + g. */
+template <int W0, int R, int RB>
+__device__ __forceinline__ void ntt_step(uint32_t *sm, uint32_t E, uint32_t lg, const fr_d *tw, uint32_t t)
+{
+    constexpr int EPT = 1 << RB;
+    const uint32_t ew0 = W0 + lg;
+    const uint32_t ebase = (t & ((1u << ew0) - 1)) | ((t >> ew0) << (ew0 + RB));
+    fr_d x[EPT];
+#pragma unroll
+    for (int j = 0; j < EPT; j++) x[j] = ntt_sm_get(sm, E, ebase | ((uint32_t)j << ew0));
+    ntt_bfly<W0, R, RB>(x, (ebase >> lg) & ((1u << W0) - 1), tw);
+#pragma unroll
+    for (int j = 0; j < EPT; j++) ntt_sm_put(sm, E, ebase | ((uint32_t)j << ew0), x[j]);
+}
+
+/* The steps of a pass, top bits first: TOP is the highest mid bit not yet done, R the levels of this step. */
+template <int TOP, int R, int RB>
 __device__ __forceinline__ void ntt_steps(uint32_t *sm, uint32_t E, uint32_t lg, const fr_d *tw, uint32_t t,
                                           uint32_t T)
 {
-    if (t < T) ntt_step<TOP - 2, R>(sm, E, lg, tw, t);
+    if (t < T) ntt_step<TOP - RB + 1, R, RB>(sm, E, lg, tw, t);
     __syncthreads();
-    if constexpr (TOP - R >= 2) ntt_steps<TOP - R, 3>(sm, E, lg, tw, t, T);
+    if constexpr (TOP - R >= RB - 1) ntt_steps<TOP - R, RB, RB>(sm, E, lg, tw, t, T);
 }
 
-template <int KB> __global__ void __launch_bounds__(NTT_THREADS) ntt_pass_kernel(ntt_pass_args a)
+/* The middle steps of a fused pass: all but the first (done on the loaded registers) and the last (window
+ * [0, RB), done on the way out). */
+template <int TOP, int RB>
+__device__ __forceinline__ void ntt_steps_mid(uint32_t *sm, uint32_t E, uint32_t lg, const fr_d *tw, uint32_t t,
+                                              uint32_t T)
 {
+    if constexpr (TOP > RB - 1) {
+        if (t < T) ntt_step<TOP - RB + 1, RB, RB>(sm, E, lg, tw, t);
+        __syncthreads();
+        ntt_steps_mid<TOP - RB, RB>(sm, E, lg, tw, t, T);
+    }
+}
+
+/* Twiddle, scale or epilogue of the value x at (mid m, group g) and its store. */
+template <int KB>
+__device__ __forceinline__ void ntt_out(const ntt_pass_args &a, fr_d x, uint32_t m, uint32_t g, uint32_t base,
+                                        uint32_t lo0, uint32_t b)
+{
+    uint32_t o;
+    if (a.s != 0) {
+        o = base + (m << a.s) + g;
+        if (a.has_bound) {
+            fr_d w = ntt_tab_get(a.bound, (lo0 + g) * ntt_rev(m, KB));
+            mont_mul<fr_cfg>(x, x, w);
+        }
+    } else {
+        uint32_t hb = a.L - KB; /* bits of hi */
+        o = (ntt_rev(m, KB) << hb) | ntt_rev(b, hb) | ntt_rev(g, a.lg);
+        if (a.has_sscale) {
+            fr_d w = ntt_tab_get(a.sscale, o);
+            mont_mul<fr_cfg>(x, x, w);
+        }
+        if (a.pa) {
+            fr_d p = ntt_ld(a.pa + o), q = ntt_ld(a.pb + o);
+            mont_mul<fr_cfg>(p, p, q);
+            mont_sub<fr_cfg>(x, p, x);
+            if (a.has_z) mont_mul<fr_cfg>(x, x, a.z);
+        }
+    }
+    ntt_st(a.dst + o, x);
+}
+
+/* One pass of 2^KB points per group. RB: log2 of the elements per thread (radix-2^RB steps through registers);
+ * NT, MINB: the launch bounds (threads per block at most, blocks per SM at least), which set the register
+ * budget. FUSE: the first step works on the values as loaded from global memory and the last one stores its
+ * results to global memory, two shared-memory round trips fewer (else every step goes through shared memory).
+ * The kernel variants (ntt_variants below) are instantiations of this template. */
+template <int KB, int RB, int NT, int MINB, int FUSE>
+__global__ void __launch_bounds__(NT, MINB) ntt_pass_kernel(ntt_pass_args a)
+{
+    constexpr uint32_t EPT = 1u << RB;
     extern __shared__ uint32_t sm[];
-    const uint32_t K = 1u << KB, G = 1u << a.lg, E = K * G, T = E / 8;
+    const uint32_t K = 1u << KB, G = 1u << a.lg, E = K * G, T = E / EPT;
     const uint32_t t = threadIdx.x, b = blockIdx.x;
     const bool last = a.s == 0;
     uint32_t base = 0, lo0 = 0;
@@ -184,54 +245,68 @@ template <int KB> __global__ void __launch_bounds__(NTT_THREADS) ntt_pass_kernel
         lo0 = (b & ((1u << per_hi) - 1)) << a.lg;
         base = ((b >> per_hi) << (a.s + KB)) + lo0;
     }
-    if (t < T) {
+    if constexpr (FUSE) {
+        static_assert(KB >= 2 * RB, "a fused pass has a first and a last step");
+        constexpr int R0 = ((KB - 1) % RB) + 1;
+        fr_d x[EPT];
+        if (t < T) {
+            /* Element j*T + t: its mid's top RB bits are j, the first step's window. */
 #pragma unroll
-        for (int j = 0; j < 8; j++) {
-            uint32_t f = j * T + t, idx, e;
-            if (!last) { /* g fastest: G contiguous elements per mid */
-                idx = base + ((f >> a.lg) << a.s) + (f & (G - 1));
-                e = f;
-            } else { /* each group is 2^k contiguous elements: mid fastest */
-                uint32_t g = f >> KB, m = f & (K - 1);
-                idx = ((b + (g << (a.L - KB - a.lg))) << KB) + m;
-                e = m * G + g;
+            for (uint32_t j = 0; j < EPT; j++) {
+                uint32_t f = j * T + t, m = f >> a.lg, g = f & (G - 1), idx;
+                if (!last)
+                    idx = base + (m << a.s) + g;
+                else
+                    idx = ((b + (g << (a.L - KB - a.lg))) << KB) + m;
+                x[j] = ntt_ld(a.src + idx);
+                if (a.has_lscale) {
+                    fr_d w = ntt_tab_get(a.lscale, idx);
+                    mont_mul<fr_cfg>(x[j], x[j], w);
+                }
             }
-            fr_d x = ntt_ld(a.src + idx);
-            if (a.has_lscale) {
-                fr_d w = ntt_tab_get(a.lscale, idx);
-                mont_mul<fr_cfg>(x, x, w);
-            }
-            ntt_sm_put(sm, E, e, x);
-        }
-    }
-    __syncthreads();
-    ntt_steps<KB - 1, ((KB - 1) % 3) + 1>(sm, E, a.lg, a.tw, t, T);
-    if (t >= T) return;
+            ntt_bfly<KB - RB, R0, RB>(x, (t >> a.lg) & ((1u << (KB - RB)) - 1), a.tw);
 #pragma unroll
-    for (int j = 0; j < 8; j++) {
-        uint32_t f = j * T + t, g = f & (G - 1), m = f >> a.lg, o;
-        fr_d x = ntt_sm_get(sm, E, f);
-        if (!last) {
-            o = base + (m << a.s) + g;
-            if (a.has_bound) {
-                fr_d w = ntt_tab_get(a.bound, (lo0 + g) * ntt_rev(m, KB));
-                mont_mul<fr_cfg>(x, x, w);
-            }
-        } else {
-            uint32_t hb = a.L - KB; /* bits of hi */
-            o = (ntt_rev(m, KB) << hb) | ntt_rev(b, hb) | ntt_rev(g, a.lg);
-            if (a.has_sscale) {
-                fr_d w = ntt_tab_get(a.sscale, o);
-                mont_mul<fr_cfg>(x, x, w);
-            }
-            if (a.pa) {
-                fr_d p = ntt_ld(a.pa + o), q = ntt_ld(a.pb + o);
-                mont_mul<fr_cfg>(p, p, q);
-                mont_sub<fr_cfg>(x, p, x);
-                if (a.has_z) mont_mul<fr_cfg>(x, x, a.z);
+            for (uint32_t j = 0; j < EPT; j++) ntt_sm_put(sm, E, j * T + t, x[j]);
+        }
+        __syncthreads();
+        ntt_steps_mid<KB - 1 - R0, RB>(sm, E, a.lg, a.tw, t, T);
+        if (t >= T) return;
+        /* The last step: mid = mhi | j, the window [0, RB). */
+        const uint32_t g = t & (G - 1), mhi = (t >> a.lg) << RB;
+#pragma unroll
+        for (uint32_t j = 0; j < EPT; j++) x[j] = ntt_sm_get(sm, E, ((mhi | j) << a.lg) | g);
+        ntt_bfly<0, RB, RB>(x, 0, a.tw);
+#pragma unroll
+        for (uint32_t j = 0; j < EPT; j++) ntt_out<KB>(a, x[j], mhi | j, g, base, lo0, b);
+    } else {
+        if (t < T) {
+#pragma unroll
+            for (uint32_t j = 0; j < EPT; j++) {
+                uint32_t f = j * T + t, idx, e;
+                if (!last) { /* g fastest: G contiguous elements per mid */
+                    idx = base + ((f >> a.lg) << a.s) + (f & (G - 1));
+                    e = f;
+                } else { /* each group is 2^k contiguous elements: mid fastest */
+                    uint32_t g = f >> KB, m = f & (K - 1);
+                    idx = ((b + (g << (a.L - KB - a.lg))) << KB) + m;
+                    e = m * G + g;
+                }
+                fr_d x = ntt_ld(a.src + idx);
+                if (a.has_lscale) {
+                    fr_d w = ntt_tab_get(a.lscale, idx);
+                    mont_mul<fr_cfg>(x, x, w);
+                }
+                ntt_sm_put(sm, E, e, x);
             }
         }
-        ntt_st(a.dst + o, x);
+        __syncthreads();
+        ntt_steps<KB - 1, ((KB - 1) % RB) + 1, RB>(sm, E, a.lg, a.tw, t, T);
+        if (t >= T) return;
+#pragma unroll
+        for (uint32_t j = 0; j < EPT; j++) {
+            uint32_t f = j * T + t;
+            ntt_out<KB>(a, ntt_sm_get(sm, E, f), f >> a.lg, f & (G - 1), base, lo0, b);
+        }
     }
 }
 
@@ -282,7 +357,7 @@ struct gpu_ntt_plan {
     gpu_ctx *ctx;
     unsigned L;
     poly_roots roots;
-    int npass;
+    int npass, variant;
     unsigned kb[NTT_MAX_PASSES];
     fr_t psi, psi_inv, m_inv; /* m-th root of the chain and its inverse, 1/m */
     ntt_dir dir[2];           /* [0] forward (psi), [1] inverse (psi^-1) */
@@ -291,6 +366,11 @@ struct gpu_ntt_plan {
     cudaStream_t copy;
     cudaEvent_t ev_copied[3], ev_t0, ev_t1, ev_t2, ev_t3;
     double total_ms, compute_ms;
+    /* CUZK_GPU_PROFILE: H records an event after each step and prints the intervals to stderr. */
+    int profile, nmark;
+    cudaEvent_t mark[NTT_PROF_MARKS];
+    const char *mark_name[NTT_PROF_MARKS];
+    double host_ms; /* wall time of H's enqueueing */
 };
 
 static void ntt_root(fr_t *r, unsigned log_n, poly_roots roots)
@@ -369,8 +449,12 @@ static cuzk_status ntt_upload_tab(gpu_ntt_plan *pl, const fr_t *base, const fr_t
     if (h == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_ntt: out of host memory for a 2^%u table", bits);
     size_t bytes = (nl + nh) * sizeof(fr_t);
     if (sync) {
+        /* Ordered on the context's stream, where the kernels that read the table run: a cudaMemcpy from pageable
+         * memory returns once the data is staged, before its DMA ends, and the non-blocking stream would not
+         * wait for it: the first kernel could read a table whose copy is still in flight. */
         GPU_TRY(cudaMalloc(&d, bytes));
-        GPU_TRY(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+        GPU_TRY(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, pl->ctx->stream));
+        GPU_TRY(cudaStreamSynchronize(pl->ctx->stream));
     } else {
         /* From pageable memory the call returns once h is staged, so h may be freed right after. */
         GPU_TRY(cudaMallocAsync(&d, bytes, pl->ctx->stream));
@@ -441,16 +525,98 @@ extern "C" void gpu_ntt_plan_destroy(gpu_ntt_plan *pl)
         cudaEvent_t evs[4] = {pl->ev_t0, pl->ev_t1, pl->ev_t2, pl->ev_t3};
         for (int i = 0; i < 4; i++)
             if (evs[i]) cudaEventDestroy(evs[i]);
+        for (int i = 0; i < NTT_PROF_MARKS; i++)
+            if (pl->mark[i]) cudaEventDestroy(pl->mark[i]);
         if (pl->copy) cudaStreamDestroy(pl->copy);
     }
     (void)cudaGetLastError();
     free(pl);
 }
 
-template <int KB> static cudaError_t ntt_allow_smem(void)
+/* ---- kernel variants ----
+ * Instantiations of ntt_pass_kernel that differ in elements per thread, threads per block and register budget,
+ * chosen per plan by CUZK_NTT_VARIANT (an index or a name; default NTT_DEFAULT_VARIANT) so that one device run can
+ * time them all. A variant covers passes of kmin..kmax bits; other passes use variant 0, which covers all.
+ * carveout: ask for the largest shared-memory carveout, without which the driver's choice (100 KiB on the H200)
+ * holds one 64 KiB block. */
+
+typedef cudaError_t (*ntt_call_fn)(unsigned kb, int setup, unsigned blocks, unsigned threads, size_t smem,
+                                   cudaStream_t s, const ntt_pass_args *a);
+
+template <int KB, int RB, int NT, int MINB, int FUSE>
+static cudaError_t ntt_call_one(int setup, int carveout, unsigned blocks, unsigned threads, size_t smem,
+                                cudaStream_t s, const ntt_pass_args *a)
 {
-    return cudaFuncSetAttribute(ntt_pass_kernel<KB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)(NTT_BLOCK_ELEMS * sizeof(fr_d)));
+    if (setup) {
+        cudaError_t e = cudaFuncSetAttribute(ntt_pass_kernel<KB, RB, NT, MINB, FUSE>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)(((size_t)NT << RB) * sizeof(fr_d)));
+        if (e == cudaSuccess && carveout)
+            e = cudaFuncSetAttribute(ntt_pass_kernel<KB, RB, NT, MINB, FUSE>,
+                                     cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+        return e;
+    }
+    ntt_pass_kernel<KB, RB, NT, MINB, FUSE><<<blocks, threads, smem, s>>>(*a);
+    return cudaGetLastError();
+}
+
+template <int KLO, int KHI, int RB, int NT, int MINB, int CARVE, int FUSE>
+static cudaError_t ntt_call(unsigned kb, int setup, unsigned blocks, unsigned threads, size_t smem, cudaStream_t s,
+                            const ntt_pass_args *a)
+{
+    if (kb == KLO) return ntt_call_one<KLO, RB, NT, MINB, FUSE>(setup, CARVE, blocks, threads, smem, s, a);
+    if constexpr (KLO < KHI)
+        return ntt_call<KLO + 1, KHI, RB, NT, MINB, CARVE, FUSE>(kb, setup, blocks, threads, smem, s, a);
+    return cudaErrorInvalidValue;
+}
+
+struct ntt_variant {
+    const char *name;
+    unsigned rb, nt, kmin, kmax;
+    ntt_call_fn call;
+};
+
+/* name: r<elements per thread>x<threads>b<min blocks per SM>[c: largest carveout][f: fused first/last step].
+ * H200, forward NTT 2^27 (device calls 1 and 2, docs/GPU-NOTES.md "NTT, third pass"): r8x256b1 (HEAD's kernel:
+ * 210 registers, one block of 8 warps per SM) 62.5-63.2 ms, r4x256b2cf (112 registers, 2 blocks) 40.7-40.9,
+ * r4x256b3cf (80 registers, 3 blocks, 32 KiB of shared memory each) 39.0-39.1. */
+static const ntt_variant ntt_variants[] = {
+    {"r8x256b1", 3, 256, 3, 11, ntt_call<3, 11, 3, 256, 1, 0, 0>},
+    {"r4x256b3cf", 2, 256, 8, 10, ntt_call<8, 10, 2, 256, 3, 1, 1>},
+    {"r4x256b2cf", 2, 256, 8, 9, ntt_call<8, 9, 2, 256, 2, 1, 1>},
+};
+#define NTT_DEFAULT_VARIANT 1 /* r4x256b3cf */
+#define NTT_NVARIANTS ((int)(sizeof ntt_variants / sizeof ntt_variants[0]))
+
+static int ntt_variant_from_env(void)
+{
+    const char *v = getenv("CUZK_NTT_VARIANT");
+    if (v == NULL || *v == 0) return NTT_DEFAULT_VARIANT;
+    for (int i = 0; i < NTT_NVARIANTS; i++)
+        if (strcmp(v, ntt_variants[i].name) == 0) return i;
+    char *end;
+    long i = strtol(v, &end, 10);
+    return *end == 0 && i >= 0 && i < NTT_NVARIANTS ? (int)i : -1;
+}
+
+extern "C" int gpu_ntt_variant_count(void)
+{
+    return NTT_NVARIANTS;
+}
+
+extern "C" int gpu_ntt_variant_default(void)
+{
+    return NTT_DEFAULT_VARIANT;
+}
+
+extern "C" const char *gpu_ntt_variant_name(int variant)
+{
+    return variant >= 0 && variant < NTT_NVARIANTS ? ntt_variants[variant].name : NULL;
+}
+
+extern "C" int gpu_ntt_plan_variant(const gpu_ntt_plan *pl)
+{
+    return pl ? pl->variant : -1;
 }
 
 extern "C" cuzk_status gpu_ntt_plan_create(gpu_ctx *ctx, unsigned log_m, poly_roots roots, gpu_ntt_plan **out,
@@ -469,6 +635,12 @@ extern "C" cuzk_status gpu_ntt_plan_create(gpu_ctx *ctx, unsigned log_m, poly_ro
     pl = (gpu_ntt_plan *)calloc(1, sizeof *pl);
     if (pl == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_ntt_plan_create: out of host memory");
     pl->ctx = ctx;
+    pl->variant = ntt_variant_from_env();
+    if (pl->variant < 0) {
+        free(pl);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_plan_create: CUZK_NTT_VARIANT=%s is not one of 0..%d",
+                              getenv("CUZK_NTT_VARIANT"), NTT_NVARIANTS - 1);
+    }
     pl->L = log_m;
     pl->roots = roots;
     ntt_split(log_m, &pl->npass, pl->kb);
@@ -483,15 +655,12 @@ extern "C" cuzk_status gpu_ntt_plan_create(gpu_ctx *ctx, unsigned log_m, poly_ro
     GPU_TRY(cudaEventCreate(&pl->ev_t1));
     GPU_TRY(cudaEventCreate(&pl->ev_t2));
     GPU_TRY(cudaEventCreate(&pl->ev_t3));
-    GPU_TRY(ntt_allow_smem<3>());
-    GPU_TRY(ntt_allow_smem<4>());
-    GPU_TRY(ntt_allow_smem<5>());
-    GPU_TRY(ntt_allow_smem<6>());
-    GPU_TRY(ntt_allow_smem<7>());
-    GPU_TRY(ntt_allow_smem<8>());
-    GPU_TRY(ntt_allow_smem<9>());
-    GPU_TRY(ntt_allow_smem<10>());
-    GPU_TRY(ntt_allow_smem<11>());
+    pl->profile = getenv("CUZK_GPU_PROFILE") != NULL;
+    for (int i = 0; i < NTT_PROF_MARKS && pl->profile; i++) GPU_TRY(cudaEventCreate(&pl->mark[i]));
+    for (int i = 0; i < (pl->variant ? 2 : 1); i++) { /* variant 0 runs the passes the chosen one lacks */
+        const ntt_variant *nv = &ntt_variants[i ? pl->variant : 0];
+        for (unsigned kb = nv->kmin; kb <= nv->kmax; kb++) GPU_TRY(nv->call(kb, 1, 0, 0, 0, NULL, NULL));
+    }
 
     for (int d = 0; d < 2; d++) {
         fr_t one, w2048, w;
@@ -534,7 +703,9 @@ static cuzk_status ntt_run(gpu_ntt_plan *pl, int inverse, const fr_d *src, fr_d 
     unsigned l0 = 0;
     for (int p = 0; p < pl->npass; p++) {
         unsigned kb = pl->kb[p], s = pl->L - l0 - kb;
-        unsigned room = NTT_BLOCK_ELEMS >> kb; /* groups that fit */
+        const ntt_variant *nv = &ntt_variants[pl->variant];
+        if (kb < nv->kmin || kb > nv->kmax) nv = &ntt_variants[0];
+        unsigned room = (nv->nt << nv->rb) >> kb; /* groups that fit */
         unsigned lg = 0;
         unsigned avail = s > 0 ? s : pl->L - kb; /* groups must be consecutive lo values, or distinct hi */
         while ((1u << (lg + 1)) <= room && lg + 1 <= avail) lg++;
@@ -566,23 +737,10 @@ static cuzk_status ntt_run(gpu_ntt_plan *pl, int inverse, const fr_d *src, fr_d 
                 a.has_z = 1;
             }
         }
-        unsigned threads = ((1u << kb) << lg) / 8;
+        unsigned threads = ((1u << kb) << lg) >> nv->rb;
         unsigned blocks = 1u << (pl->L - kb - lg);
         size_t smem = ((size_t)1 << (kb + lg)) * sizeof(fr_d);
-        cudaStream_t sm = pl->ctx->stream;
-        switch (kb) {
-        case 3: ntt_pass_kernel<3><<<blocks, threads, smem, sm>>>(a); break;
-        case 4: ntt_pass_kernel<4><<<blocks, threads, smem, sm>>>(a); break;
-        case 5: ntt_pass_kernel<5><<<blocks, threads, smem, sm>>>(a); break;
-        case 6: ntt_pass_kernel<6><<<blocks, threads, smem, sm>>>(a); break;
-        case 7: ntt_pass_kernel<7><<<blocks, threads, smem, sm>>>(a); break;
-        case 8: ntt_pass_kernel<8><<<blocks, threads, smem, sm>>>(a); break;
-        case 9: ntt_pass_kernel<9><<<blocks, threads, smem, sm>>>(a); break;
-        case 10: ntt_pass_kernel<10><<<blocks, threads, smem, sm>>>(a); break;
-        case 11: ntt_pass_kernel<11><<<blocks, threads, smem, sm>>>(a); break;
-        default: return cuzk_error_set(err, CUZK_ERR_INTERNAL, "gpu_ntt: pass of %u bits", kb);
-        }
-        GPU_LAUNCHED("ntt_pass_kernel");
+        GPU_TRY(nv->call(kb, 0, blocks, threads, smem, pl->ctx->stream, &a));
         l0 += kb;
     }
 done:
@@ -659,6 +817,32 @@ done:
     return st;
 }
 
+static double ntt_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* Profiling: an event on s named after the step that just ended. */
+static void ntt_mark(gpu_ntt_plan *pl, cudaStream_t s, const char *name)
+{
+    if (!pl->profile || pl->nmark >= NTT_PROF_MARKS) return;
+    pl->mark_name[pl->nmark] = name;
+    if (cudaEventRecord(pl->mark[pl->nmark], s) == cudaSuccess) pl->nmark++;
+    (void)cudaGetLastError();
+}
+
+/* After the stream has synchronized: one line per profiled H. */
+static void ntt_mark_print(gpu_ntt_plan *pl)
+{
+    if (!pl->profile || pl->nmark < 2) return;
+    fprintf(stderr, "gpu ntt H 2^%u: enqueue %.2f ms (host); device ms:", pl->L, pl->host_ms);
+    for (int i = 1; i < pl->nmark; i++)
+        fprintf(stderr, " %s %.2f", pl->mark_name[i], ntt_ev_ms(pl->mark[i - 1], pl->mark[i]));
+    fprintf(stderr, "\n");
+}
+
 /* Copies n elements of v (host or device) into the device buffer d (m elements, zero tail) on the copy
  * stream, then records ev. */
 static cuzk_status ntt_stage(gpu_ntt_plan *pl, fr_d *d, const fr_t *v, size_t n, cudaEvent_t ev, cuzk_error *err)
@@ -712,6 +896,9 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
         fr_inv(&z, &z);
     }
 
+    double host0 = ntt_now_ms();
+    pl->nmark = 0;
+    ntt_mark(pl, s, "start");
     GPU_TRY(cudaEventRecord(pl->ev_t0, s));
     /* The copy stream may start once earlier work on s (which may still read old buffers) is ordered. */
     GPU_TRY(cudaStreamWaitEvent(pl->copy, pl->ev_t0, 0));
@@ -719,6 +906,7 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     GPU_TRY(cudaMallocAsync(&B, bytes, s));
     GPU_TRY(cudaMallocAsync(&C, bytes, s));
     GPU_TRY(cudaMallocAsync(&T, bytes, s));
+    ntt_mark(pl, s, "alloc");
     /* The allocations are ordered on s; the copy stream must see them. */
     GPU_TRY(cudaEventRecord(pl->ev_t1, s));
     GPU_TRY(cudaStreamWaitEvent(pl->copy, pl->ev_t1, 0));
@@ -726,6 +914,7 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
      * data is staged) the copy of b runs while a is transformed. */
     if ((st = ntt_stage(pl, A, a, n, pl->ev_copied[0], err)) != CUZK_OK) goto done;
     GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[0], 0));
+    ntt_mark(pl, s, "a-in");
     GPU_TRY(cudaEventRecord(pl->ev_t1, s)); /* compute starts when a is in */
     if (form == H_FORM_SNARKJS) {
         /* snarkjs' buildABC1: c = a*b on the constraint values (zero past n, as a and b are). */
@@ -737,27 +926,37 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     /* Each vector: values -> coefficients times g^i (one transform, 1/m and g^i on its stores) -> values on the
      * coset (a second transform). */
     if ((st = ntt_run(pl, 1, A, A, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+    ntt_mark(pl, s, "a-inv");
     if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, NULL, NULL, NULL, err)) != CUZK_OK) goto done; /* a in A */
+    ntt_mark(pl, s, "a-fwd");
     if (form == H_FORM_BELLPERSON && (st = ntt_stage(pl, B, b, n, pl->ev_copied[1], err)) != CUZK_OK) goto done;
     GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[1], 0));
+    ntt_mark(pl, s, "b-in");
     if ((st = ntt_run(pl, 1, B, B, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+    ntt_mark(pl, s, "b-inv");
     if ((st = ntt_run(pl, 0, T, T, B, NULL, NULL, NULL, NULL, NULL, err)) != CUZK_OK) goto done; /* b in B */
+    ntt_mark(pl, s, "b-fwd");
     if (form == H_FORM_BELLPERSON) {
         if ((st = ntt_stage(pl, C, c, n, pl->ev_copied[2], err)) != CUZK_OK) goto done;
         GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[2], 0));
+        ntt_mark(pl, s, "c-in");
     }
     if ((st = ntt_run(pl, 1, C, C, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+    ntt_mark(pl, s, "c-inv");
     /* c's last store: A = a*b - c (times 1/Z for bellperson), reading A and B at the index it writes. */
     if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, B, form == H_FORM_BELLPERSON ? &z : NULL, err)) != CUZK_OK)
         goto done;
+    ntt_mark(pl, s, "c-fwd-abc");
     if (form == H_FORM_BELLPERSON) {
         /* coset values -> coefficients: times g^-i / m. */
         if ((st = ntt_run(pl, 1, A, A, B, NULL, &down, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+        ntt_mark(pl, s, "h-inv");
         fr_d *x = A;
         A = B;
         B = x;
     }
     GPU_TRY(cudaEventRecord(pl->ev_t2, s));
+    pl->host_ms = ntt_now_ms() - host0;
     *out = A;
     A = NULL;
 done:
@@ -784,6 +983,7 @@ extern "C" cuzk_status gpu_ntt_h_device(gpu_ntt_plan *pl, h_form form, const fr_
     GPU_TRY(cudaStreamSynchronize(pl->ctx->stream));
     pl->total_ms = ntt_ev_ms(pl->ev_t0, pl->ev_t3);
     pl->compute_ms = ntt_ev_ms(pl->ev_t1, pl->ev_t2);
+    ntt_mark_print(pl);
     *h_dev = (fr_t *)h;
     return CUZK_OK;
 done:
@@ -816,6 +1016,7 @@ extern "C" cuzk_status gpu_ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, c
     GPU_TRY(cudaStreamSynchronize(pl->ctx->stream));
     pl->total_ms = ntt_ev_ms(pl->ev_t0, pl->ev_t3);
     pl->compute_ms = ntt_ev_ms(pl->ev_t1, pl->ev_t2);
+    ntt_mark_print(pl);
 done:
     cudaFreeAsync(d, pl->ctx->stream);
     if (st != CUZK_OK) (void)cudaStreamSynchronize(pl->ctx->stream);

@@ -93,3 +93,25 @@ unsigned gpu_ntt_pass_count(unsigned log_m)
     (void)log_m;
     return 0;
 }
+
+int gpu_ntt_variant_count(void)
+{
+    return 0;
+}
+
+int gpu_ntt_variant_default(void)
+{
+    return -1;
+}
+
+const char *gpu_ntt_variant_name(int variant)
+{
+    (void)variant;
+    return NULL;
+}
+
+int gpu_ntt_plan_variant(const gpu_ntt_plan *plan)
+{
+    (void)plan;
+    return -1;
+}

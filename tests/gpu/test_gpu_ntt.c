@@ -1,6 +1,6 @@
 /* GPU NTT and H (src/gpu/ntt.cu) against the CPU (src/poly): forward, inverse and coset transforms and H in
  * both forms, bit for bit, on fresh random data at sizes 2^10 .. 2^23 (one, two and three device passes),
- * through host and device pointers. Skips (77) without a GPU. */
+ * through host and device pointers, and every kernel variant. Skips (77) without a GPU. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +152,50 @@ static void test_h(unsigned log_m, h_form form, int mode)
     gpu_ntt_plan_destroy(plan);
 }
 
+/* Every kernel variant (CUZK_NTT_VARIANT) against the CPU at sizes whose passes it covers: 2^16 = 8+8,
+ * 2^17 = 9+8, 2^18 = 9+9 (host pointers; cuzk-bench gpu-ntt --variants all --check covers three passes); an
+ * unknown variant fails the plan. */
+static void test_variants(void)
+{
+    static const unsigned sizes[] = {16, 17, 18};
+    cuzk_error err = {0};
+    gpu_ntt_plan *plan = NULL;
+    const char *old = getenv("CUZK_NTT_VARIANT");
+    char *keep = old ? strdup(old) : NULL;
+    CHECK(gpu_ntt_variant_count() >= 1 && gpu_ntt_variant_name(gpu_ntt_variant_count()) == NULL);
+    int def = gpu_ntt_variant_default();
+    CHECK(def >= 0 && def < gpu_ntt_variant_count());
+    for (int v = 0; v < gpu_ntt_variant_count(); v++) {
+        if (v == def && keep == NULL) continue; /* the tests above ran it */
+        const char *name = gpu_ntt_variant_name(v);
+        CHECK(name != NULL);
+        if (name == NULL) continue;
+        setenv("CUZK_NTT_VARIANT", name, 1);
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            test_transforms(sizes[i], 0);
+            printf("variant %s 2^%u done\n", name, sizes[i]);
+            fflush(stdout);
+        }
+        CHECK(gpu_ntt_plan_create(ctx, 10, POLY_ROOTS_CUZK, &plan, &err) == CUZK_OK);
+        CHECK(gpu_ntt_plan_variant(plan) == v);
+        gpu_ntt_plan_destroy(plan);
+        plan = NULL;
+    }
+    unsetenv("CUZK_NTT_VARIANT");
+    CHECK(gpu_ntt_plan_create(ctx, 10, POLY_ROOTS_CUZK, &plan, &err) == CUZK_OK);
+    CHECK(gpu_ntt_plan_variant(plan) == def);
+    gpu_ntt_plan_destroy(plan);
+    plan = NULL;
+    setenv("CUZK_NTT_VARIANT", "no-such-variant", 1);
+    CHECK(gpu_ntt_plan_create(ctx, 10, POLY_ROOTS_CUZK, &plan, &err) == CUZK_ERR_INVALID_ARG && plan == NULL);
+    if (keep) {
+        setenv("CUZK_NTT_VARIANT", keep, 1);
+        free(keep);
+    } else {
+        unsetenv("CUZK_NTT_VARIANT");
+    }
+}
+
 static void test_errors(void)
 {
     cuzk_error err = {0};
@@ -194,6 +238,7 @@ int main(void)
     test_transforms(23, 1);
     test_h(13, H_FORM_BELLPERSON, 1);
     test_h(20, H_FORM_SNARKJS, 1);
+    test_variants();
     gpu_ctx_destroy(ctx);
     pool_destroy(pool);
     return test_finish("test_gpu_ntt");

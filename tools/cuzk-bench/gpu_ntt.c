@@ -4,7 +4,9 @@
  * already on the device (kernels alone, then including the device copies of the inputs) and from pageable host
  * memory (copies in and out included). Each line states its floors: bytes moved (every pass reads and writes
  * every element once) over the copy bandwidth, and Fr multiplications over the device's measured rate.
- * --check compares the forward NTT with the CPU's ntt_forward and (up to --check-h-max) H with poly_compute_h. */
+ * --check compares the forward NTT with the CPU's ntt_forward, the inverse of its result with the input, and (up to
+ * --check-h-max) H with poly_compute_h. --variants times and checks the NTT of several kernel variants
+ * (CUZK_NTT_VARIANT) on the same data in one process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,18 +20,22 @@ int bench_gpu_ntt(int argc, char **argv);
 
 #define COPY_BW 4.3e12 /* bytes/s, device-to-device copy measured on the H200 (read + write) */
 
+#define MAX_VARIANTS 32
+
 typedef struct opts {
     unsigned from, to, reps, check, check_h_max, ntt_only;
     uint64_t seed;
+    int nvar, var[MAX_VARIANTS]; /* nvar 0: the variant CUZK_NTT_VARIANT names, else the default */
 } opts;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cuzk-bench gpu-ntt [--log N | --from A --to B] [--reps R] [--check] [--check-h-max N]\n"
-               "                          [--ntt-only] [--seed S]\n"
+               "                          [--ntt-only] [--variants all|V,V,...] [--seed S]\n"
                "  sizes 2^A .. 2^B (default 20 .. 27), R timed runs each after a warm-up (default 7);\n"
                "  --check compares with the CPU (NTT at every size, H up to 2^N, default 24)\n"
-               "  --ntt-only times the forward and inverse NTT alone (no H)\n");
+               "  --ntt-only times the forward and inverse NTT alone (no H)\n"
+               "  --variants times (and with --check checks) each kernel variant, by index or name\n");
 }
 
 /* Fresh random values without 2^27 calls of fr_random: 2^16 random elements spread by a per-vector stride. */
@@ -49,6 +55,44 @@ static double med(double *v, unsigned n)
     return bench_median(v, n);
 }
 
+/* Creates *plan (the variant CUZK_NTT_VARIANT names) and times its forward and inverse NTT of the device vector
+ * dx; with o->check, compares its forward NTT of a with want (the CPU's) and its inverse of that with a.
+ * 0 on success. */
+static int time_variant(gpu_ctx *ctx, unsigned L, const opts *o, const fr_t *a, const fr_t *want, fr_t *h,
+                        gpu_buf *dx, double *t, double mul_rate, gpu_ntt_plan **plan, cuzk_error *err)
+{
+    static const gpu_ntt_kind kinds[2] = {GPU_NTT_FORWARD, GPU_NTT_INVERSE};
+    static const char *names[2] = {"forward NTT", "inverse NTT"};
+    size_t bytes = ((size_t)1 << L) * sizeof(fr_t);
+    unsigned passes = gpu_ntt_pass_count(L);
+    double ntt_bytes = 2.0 * passes * (double)bytes;
+    if (gpu_ntt_plan_create(ctx, L, POLY_ROOTS_CUZK, plan, err) != CUZK_OK) return -1;
+    const char *vname = gpu_ntt_variant_name(gpu_ntt_plan_variant(*plan));
+    for (int k = 0; k < 2; k++) {
+        for (unsigned r = 0; r <= o->reps; r++) {
+            if (gpu_ntt(*plan, kinds[k], NULL, (fr_t *)gpu_buf_ptr(dx), err) != CUZK_OK) return -1;
+            if (r) gpu_ntt_last_ms(*plan, NULL, &t[r - 1]);
+        }
+        double muls = gpu_ntt_mul_count(L, kinds[k]);
+        printf("2^%-2u %-12s %-10s device  median %9.3f ms   floors: %u passes, %6.2f GiB -> %7.3f ms at %.1f "
+               "TB/s; %.3g Fr muls -> %7.3f ms\n",
+               L, names[k], vname, med(t, o->reps), passes, ntt_bytes / (1u << 30), ntt_bytes / COPY_BW * 1e3,
+               COPY_BW / 1e12, muls, muls / mul_rate * 1e3);
+    }
+    if (o->check) {
+        memcpy(h, a, bytes);
+        if (gpu_ntt(*plan, GPU_NTT_FORWARD, NULL, h, err) != CUZK_OK) return -1;
+        int fwd = memcmp(h, want, bytes) == 0, inv = 0;
+        memcpy(h, want, bytes); /* the inverse of the CPU's forward result is the input again */
+        if (gpu_ntt(*plan, GPU_NTT_INVERSE, NULL, h, err) != CUZK_OK) return -1;
+        inv = memcmp(h, a, bytes) == 0;
+        printf("2^%-2u check %-10s forward NTT against the CPU: %s, inverse of it against the input: %s\n", L, vname,
+               fwd ? "equal" : "DIFFERENT", inv ? "equal" : "DIFFERENT");
+        if (!fwd || !inv) return -1;
+    }
+    return 0;
+}
+
 static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const fr_t *src, size_t nsrc,
                     double mul_rate)
 {
@@ -58,38 +102,53 @@ static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const
     double *t = calloc(o->reps, sizeof *t), *t2 = calloc(o->reps, sizeof *t2);
     fr_t *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *h = malloc(bytes);
     gpu_buf *dx = NULL, *da = NULL, *db = NULL, *dc = NULL;
+    char *env_keep = NULL; /* CUZK_NTT_VARIANT as it was before --variants */
     int rc = 1;
     if (!t || !t2 || !a || !b || !c || !h) {
         fprintf(stderr, "gpu-ntt: out of host memory at 2^%u\n", L);
         goto out;
     }
     fill(a, m, src, nsrc, L * 3 + 1);
-    fill(b, m, src, nsrc, L * 3 + 2);
-    fill(c, m, src, nsrc, L * 3 + 3);
-    if (gpu_ntt_plan_create(ctx, L, POLY_ROOTS_CUZK, &plan, &err) != CUZK_OK) goto fail;
+    if (o->check) { /* the CPU's forward NTT of a, once for every variant */
+        domain_t d;
+        if (domain_for_size(&d, m, &err) != CUZK_OK) goto fail;
+        memcpy(c, a, bytes);
+        ntt_forward(pool, &d, c);
+    }
 
-    /* NTTs of a device-resident vector. */
-    unsigned passes = gpu_ntt_pass_count(L);
-    double ntt_bytes = 2.0 * passes * (double)bytes;
+    /* NTTs of a device-resident vector, per variant. */
+    const char *env = getenv("CUZK_NTT_VARIANT");
+    if (env && (env_keep = strdup(env)) == NULL) goto fail;
     if (gpu_buf_upload(ctx, &dx, a, bytes, &err) != CUZK_OK) goto fail;
-    static const gpu_ntt_kind kinds[2] = {GPU_NTT_FORWARD, GPU_NTT_INVERSE};
-    static const char *names[2] = {"forward NTT", "inverse NTT"};
-    for (int k = 0; k < 2; k++) {
-        for (unsigned r = 0; r <= o->reps; r++) {
-            if (gpu_ntt(plan, kinds[k], NULL, (fr_t *)gpu_buf_ptr(dx), &err) != CUZK_OK) goto fail;
-            if (r) gpu_ntt_last_ms(plan, NULL, &t[r - 1]);
+    int bad = 0; /* a variant failed: the others still run, the size fails at the end */
+    for (int vi = 0; vi < (o->nvar ? o->nvar : 1); vi++) {
+        if (o->nvar) setenv("CUZK_NTT_VARIANT", gpu_ntt_variant_name(o->var[vi]), 1);
+        gpu_ntt_plan_destroy(plan);
+        plan = NULL;
+        if (time_variant(ctx, L, o, a, c, h, dx, t, mul_rate, &plan, &err) != 0) {
+            fprintf(stderr, "gpu-ntt 2^%u variant %s: %s\n", L, o->nvar ? gpu_ntt_variant_name(o->var[vi]) : "(env)",
+                    err.msg[0] ? err.msg : "results differ");
+            printf("2^%-2u variant %s FAILED\n", L, o->nvar ? gpu_ntt_variant_name(o->var[vi]) : "(env)");
+            err.msg[0] = 0;
+            bad = 1;
         }
-        double muls = gpu_ntt_mul_count(L, kinds[k]);
-        printf("2^%-2u %-22s device  median %9.3f ms   floors: %u passes, %6.2f GiB -> %7.3f ms at %.1f TB/s; "
-               "%.3g Fr muls -> %7.3f ms\n",
-               L, names[k], med(t, o->reps), passes, ntt_bytes / (1u << 30), ntt_bytes / COPY_BW * 1e3,
-               COPY_BW / 1e12, muls, muls / mul_rate * 1e3);
+        fflush(stdout);
+    }
+    if (o->nvar) {
+        if (env_keep)
+            setenv("CUZK_NTT_VARIANT", env_keep, 1);
+        else
+            unsetenv("CUZK_NTT_VARIANT");
     }
     gpu_buf_free(dx);
     dx = NULL;
+    if (bad || plan == NULL) goto out;
 
     if (!o->ntt_only) {
+        fill(b, m, src, nsrc, L * 3 + 2);
+        fill(c, m, src, nsrc, L * 3 + 3);
         /* H, bellperson form: 7 transforms, the pointwise step fused into c's last pass. */
+        unsigned passes = gpu_ntt_pass_count(L);
         double h_bytes = (7.0 * 2 * passes + 2) * (double)bytes;
         double h_muls = 4 * gpu_ntt_mul_count(L, GPU_NTT_COSET_INVERSE) + 3 * gpu_ntt_mul_count(L, GPU_NTT_FORWARD) +
                         2.0 * (double)m;
@@ -122,25 +181,15 @@ static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const
                med(t, hreps), hreps);
     }
 
-    if (o->check) {
+    if (o->check && L <= o->check_h_max && !o->ntt_only) {
         domain_t d;
-        fr_t *want = c; /* c is no longer needed */
         if (domain_for_size(&d, m, &err) != CUZK_OK) goto fail;
-        memcpy(want, a, bytes);
-        ntt_forward(pool, &d, want);
-        memcpy(h, a, bytes);
-        if (gpu_ntt(plan, GPU_NTT_FORWARD, NULL, h, &err) != CUZK_OK) goto fail;
-        int ok = memcmp(h, want, bytes) == 0;
-        printf("2^%-2u check forward NTT against the CPU: %s\n", L, ok ? "equal" : "DIFFERENT");
+        fill(c, m, src, nsrc, L * 3 + 3);
+        if (gpu_ntt_h(plan, H_FORM_BELLPERSON, a, b, c, m, h, &err) != CUZK_OK) goto fail;
+        if (poly_compute_h(pool, &d, H_FORM_BELLPERSON, a, b, c, m, &err) != CUZK_OK) goto fail;
+        int ok = memcmp(h, a, (m - 1) * sizeof(fr_t)) == 0;
+        printf("2^%-2u check H (bellperson) against the CPU: %s\n", L, ok ? "equal" : "DIFFERENT");
         if (!ok) goto out;
-        if (L <= o->check_h_max && !o->ntt_only) {
-            fill(c, m, src, nsrc, L * 3 + 3);
-            if (gpu_ntt_h(plan, H_FORM_BELLPERSON, a, b, c, m, h, &err) != CUZK_OK) goto fail;
-            if (poly_compute_h(pool, &d, H_FORM_BELLPERSON, a, b, c, m, &err) != CUZK_OK) goto fail;
-            ok = memcmp(h, a, (m - 1) * sizeof(fr_t)) == 0;
-            printf("2^%-2u check H (bellperson) against the CPU: %s\n", L, ok ? "equal" : "DIFFERENT");
-            if (!ok) goto out;
-        }
     }
     fflush(stdout);
     rc = 0;
@@ -148,6 +197,7 @@ static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const
 fail:
     fprintf(stderr, "gpu-ntt 2^%u: %s\n", L, err.msg);
 out:
+    free(env_keep);
     gpu_buf_free(dx);
     gpu_buf_free(da);
     gpu_buf_free(db);
@@ -160,6 +210,33 @@ out:
     free(c);
     free(h);
     return rc;
+}
+
+/* "all" or a comma-separated list of variant indices or names. */
+static int parse_variants(const char *arg, opts *o)
+{
+    int n = gpu_ntt_variant_count();
+    o->nvar = 0;
+    if (strcmp(arg, "all") == 0) {
+        for (int v = 0; v < n && v < MAX_VARIANTS; v++) o->var[o->nvar++] = v;
+        return n > 0 ? 0 : -1;
+    }
+    while (*arg) {
+        size_t len = strcspn(arg, ",");
+        int found = -1;
+        for (int v = 0; v < n && found < 0; v++) {
+            const char *name = gpu_ntt_variant_name(v);
+            char idx[16];
+            snprintf(idx, sizeof idx, "%d", v);
+            if ((strlen(name) == len && strncmp(arg, name, len) == 0) ||
+                (strlen(idx) == len && strncmp(arg, idx, len) == 0))
+                found = v;
+        }
+        if (found < 0 || o->nvar == MAX_VARIANTS) return -1;
+        o->var[o->nvar++] = found;
+        arg += len + (arg[len] == ',');
+    }
+    return o->nvar > 0 ? 0 : -1;
 }
 
 int bench_gpu_ntt(int argc, char **argv)
@@ -176,6 +253,13 @@ int bench_gpu_ntt(int argc, char **argv)
             continue;
         } else if (strcmp(arg, "--ntt-only") == 0) {
             o.ntt_only = 1;
+            continue;
+        } else if (strcmp(arg, "--variants") == 0) {
+            if (i + 1 >= argc || parse_variants(argv[++i], &o) != 0) {
+                fprintf(stderr, "gpu-ntt: --variants needs all or a list of variants (0..%d or names)\n",
+                        gpu_ntt_variant_count() - 1);
+                return 2;
+            }
             continue;
         }
         if (i + 1 >= argc || bench_parse_u64(argv[i + 1], &v) != 0) {
