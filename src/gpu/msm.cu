@@ -411,7 +411,7 @@ done:
     return st;
 }
 
-#define AFF_PER_MAX 1024 /* most outputs per thread (and inversion) in a round; CUZK_GPU_MSM_AFF_PER overrides */
+#define AFF_PER_MAX 1024 /* most outputs per thread (and inversion) in a round */
 
 /* Grows a round's planar point list to hold need points (stream-ordered, so the pool serves it); *cap is its
  * stride. */
@@ -430,13 +430,14 @@ done:
 
 /* Batch-affine bucket sums: fills buckets[0, nbk) (XYZZ, zeroed) from the total sorted (skeys, svals) whose values
  * index points (bases, or a prepared table); buckets k with k % nb == 0 (the zero digit) are skipped. Buckets are
- * processed in ranges whose round buffers (~0.75 * 96 B per sorted entry) fit in half of the free device memory. */
+ * processed in ranges whose round buffers (~0.75 * 96 B per sorted entry) fit in a quarter of the free device
+ * memory. */
 static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, const uint32_t *svals,
                                           const g1_aff_d *points, size_t total, size_t nbk, size_t nb,
                                           g1_xyzz_d *buckets, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
-    size_t free_b = 0, total_b = 0, per_max = AFF_PER_MAX, ngroups = 1, gcnt = nbk, cap[2] = {0, 0};
+    size_t free_b = 0, total_b = 0, ngroups = 1, gcnt = nbk, cap[2] = {0, 0};
     uint64_t reserved = 0, used = 0;
     cudaMemPool_t mpool;
     uint32_t *start = NULL, *len0 = NULL, *d_max = NULL, *lens[2] = {NULL, NULL}, *offs[2] = {NULL, NULL};
@@ -447,8 +448,6 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     unsigned rounds = 0;
     int occ = 0;
     aff_in<true> in0 = {svals, points, NULL, 0};
-    const char *pe = getenv("CUZK_GPU_MSM_AFF_PER");
-    if (pe != NULL && atoi(pe) >= 1 && atoi(pe) <= 65536) per_max = (size_t)atoi(pe);
 
     /* Free memory counts what the pool holds unused (it keeps freed blocks), so repeated calls group alike. */
     GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
@@ -459,7 +458,8 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, msm_aff_round<true>, THREADS, 0));
     if (occ < 1) occ = 1;
     {
-        double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / 2 + 1;
+        /* A quarter: other contexts (partition workers) share the device. */
+        double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / 4 + 1;
         ngroups = need > budget ? (size_t)(need / budget) + 1 : 1;
         gcnt = (nbk + ngroups - 1) / ngroups;
     }
@@ -506,10 +506,10 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             st = aff_reserve(ctx, &pts[o], &cap[o], total_out, err);
             if (st != CUZK_OK) goto done;
             /* Each thread inverts once (~570 products) for `per` outputs (6 products each): the fewest full waves
-             * of resident threads with per <= per_max, the work spread evenly over them. A round too small to fill
+             * of resident threads with per <= AFF_PER_MAX, the work spread evenly over them. A round too small to fill
              * one wave with many outputs per thread then costs ~one inversion plus a few outputs of latency. */
             size_t resident = (size_t)ctx->sm_count * occ * THREADS;
-            size_t waves = (total_out + resident * per_max - 1) / (resident * per_max);
+            size_t waves = (total_out + resident * AFF_PER_MAX - 1) / (resident * AFF_PER_MAX);
             if (waves == 0) waves = 1;
             size_t per = (total_out + waves * resident - 1) / (waves * resident);
             if (per == 0) per = 1;
@@ -626,13 +626,18 @@ static void host_finish(g1_jac_t *out, const g1_xyzz_t *win, unsigned nwin, unsi
     *out = acc;
 }
 
-/* The variant gpu_msm_g1 runs: CUZK_GPU_MSM=xyzz or =affine overrides the built-in choice. */
-static gpu_msm_variant msm_default_variant(void)
+/* Bucket entries (n * windows) from which the affine rounds are the default. H200, uniform scalars, c = 20:
+ * 2^24 points (218 M entries) 127.2 ms against XYZZ's 126.4, 2^26 (872 M) 388.9 against 448.9; below, XYZZ wins
+ * (2^20: 21.2 against 13.3 ms: the rounds' fixed costs, inversions and syncs). */
+#define AFF_MIN_ENTRIES ((size_t)400 << 20)
+
+/* The variant gpu_msm_g1 runs for `entries` bucket entries: CUZK_GPU_MSM=xyzz or =affine overrides the choice. */
+static gpu_msm_variant msm_default_variant(size_t entries)
 {
     const char *e = getenv("CUZK_GPU_MSM");
     if (e != NULL && strcmp(e, "affine") == 0) return GPU_MSM_AFFINE;
     if (e != NULL && strcmp(e, "xyzz") == 0) return GPU_MSM_XYZZ;
-    return GPU_MSM_XYZZ;
+    return entries >= AFF_MIN_ENTRIES ? GPU_MSM_AFFINE : GPU_MSM_XYZZ;
 }
 
 /* Bases prepared for one set of buckets: table[w * n + i] = 2^(w c) * bases[i] (affine), w < nwin. */
@@ -643,9 +648,10 @@ struct gpu_msm_bases {
     unsigned c, nwin;
 };
 
-/* The MSM; with pb, bases are pb's table (its first n rows of each window) and c is pb's. */
+/* The MSM; with pb, bases are pb's table (its first n rows of each window) and c is pb's. *ran: the variant run. */
 static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const gpu_msm_bases *pb,
-                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
+                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant,
+                              gpu_msm_variant *ran, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     const void *d_bases = NULL, *d_scalars = NULL;
@@ -669,7 +675,6 @@ static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: window of %u bits outside 2..24", c);
     if (variant != GPU_MSM_DEFAULT && variant != GPU_MSM_XYZZ && variant != GPU_MSM_AFFINE)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: unknown variant %d", (int)variant);
-    if (variant == GPU_MSM_DEFAULT) variant = msm_default_variant();
     st = gpu_ctx_enter(ctx, err);
     if (st != CUZK_OK) return st;
     if (n == 0) {
@@ -684,11 +689,13 @@ static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
     M = 1;
     while ((size_t)bw * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
     nseg = (unsigned)((nb - 1 + M - 1) / M);
+    if (variant == GPU_MSM_DEFAULT) variant = msm_default_variant((size_t)nwin * n);
     /* The affine rounds index sorted entries with 32 bits. */
     if (variant == GPU_MSM_AFFINE && (size_t)nwin * n >= ((size_t)1 << 32)) variant = GPU_MSM_XYZZ;
     /* They load bases 16 bytes at a time: device bases at an odd offset (never from cudaMalloc) take XYZZ. */
     if (variant == GPU_MSM_AFFINE && pb == NULL && gpu_is_device_ptr(bases) && ((uintptr_t)bases & 15) != 0)
         variant = GPU_MSM_XYZZ;
+    *ran = variant;
     slots = variant == GPU_MSM_XYZZ ? 2 * (((size_t)nwin * n + MSM_CHUNK - 1) / MSM_CHUNK) : 0;
     h_wins = (g1_xyzz_t *)malloc(bw * sizeof *h_wins);
     if (h_wins == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_g1: out of host memory");
@@ -800,11 +807,23 @@ done:
     return st;
 }
 
+/* msm_g1_run; when the default chose the affine rounds and device memory ran out, XYZZ (which needs ~8 bytes per
+ * bucket entry instead of ~72) runs instead. */
+static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const gpu_msm_bases *pb,
+                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
+{
+    gpu_msm_variant ran = variant;
+    cuzk_status st = msm_g1_run(ctx, out, bases, pb, scalars, n, c, variant, &ran, err);
+    if (st == CUZK_ERR_NOMEM && variant == GPU_MSM_DEFAULT && ran == GPU_MSM_AFFINE && getenv("CUZK_GPU_MSM") == NULL)
+        st = msm_g1_run(ctx, out, bases, pb, scalars, n, c, GPU_MSM_XYZZ, &ran, err);
+    return st;
+}
+
 extern "C" cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
                                           const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant,
                                           cuzk_error *err)
 {
-    return msm_g1_run(ctx, out, bases, NULL, scalars, n, c, variant, err);
+    return msm_g1_any(ctx, out, bases, NULL, scalars, n, c, variant, err);
 }
 
 extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases *pb, const fr_t *scalars,
@@ -814,7 +833,7 @@ extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gp
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: NULL argument");
     if (pb->ctx->device != ctx->device)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: bases prepared on another device");
-    return msm_g1_run(ctx, out, NULL, pb, scalars, n, 0, variant, err);
+    return msm_g1_any(ctx, out, NULL, pb, scalars, n, 0, variant, err);
 }
 
 /* Window w + 1 of the table from window w: scratch[i] = 2^c * row[i] (XYZZ). */
