@@ -10,6 +10,8 @@
  *     go straight to their bucket; each chunk's first and last run go to a list (2 slots per chunk, still
  *     sorted by bucket) that the same kernel sums again, K to 1, until one thread holds the rest. A bucket of
  *     any length thus costs log_K(length) levels, never length serial additions on one thread.
+ *     Variant GPU_MSM_AFFINE (the default for large MSMs) replaces this step by batch-affine rounds (below).
+ *     With prepared bases (2^(w c) * P_i stored per window) all windows share one set of buckets.
  *  3. per window, sum_v v*B_v: segments of M buckets each give (running sum, sum of running sums) plus a small
  *     scalar multiple; segment results are summed 16 to 1.
  *  4. host: the nwin window sums are combined by Horner (255 doublings are ~0.1 ms on a CPU core but several ms
