@@ -508,18 +508,6 @@ static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const 
 
 /* H scalars and the H MSM. Domains below the device NTT's smallest (2^3) take the CPU's poly_compute_h on a
  * copy (a, b, c are read only here). */
-typedef struct copy_job {
-    char *dst;
-    const char *src;
-} copy_job;
-
-static void copy_run(void *ctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    copy_job *j = (copy_job *)ctx;
-    memcpy(j->dst + begin, j->src + begin, end - begin);
-}
-
 /* dst (device) = src (pageable host), bytes of it, through the prover's staging buffers; queued on the context's
  * stream (the last chunk's DMA may still run on return). */
 static cuzk_status upload_staged(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t bytes,
@@ -534,8 +522,7 @@ static cuzk_status upload_staged(gpu_prover *pv, pool_t *pool, void *dst, const 
         int i = (int)(k & 1);
         size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
         GPU_TRY(cudaEventSynchronize(pv->stage_ev[i]));
-        copy_job j = {(char *)pv->stage[i], (const char *)src + off};
-        pool_parallel_for(pool, len, (size_t)1 << 20, copy_run, &j);
+        pool_memcpy(pool, pv->stage[i], (const char *)src + off, len);
         GPU_TRY(cudaMemcpyAsync((char *)dst + off, pv->stage[i], len, cudaMemcpyHostToDevice, pv->ctx->stream));
         GPU_TRY(cudaEventRecord(pv->stage_ev[i], pv->ctx->stream));
     }

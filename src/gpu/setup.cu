@@ -22,23 +22,6 @@ static_assert(sizeof(fr_t) == sizeof(fr_d), "device and host Fr layouts agree");
 #define FB_THREADS 128
 #define FB_CHUNK ((size_t)1 << 22)
 
-/* a^(p-2) = 1/a in Fp (0 for 0). */
-static __device__ __noinline__ void fp_inv_d(fp_d &r, const fp_d &a)
-{
-    fp_d x;
-    mont_set_one<fp_cfg>(x);
-#pragma unroll 1
-    for (int i = fp_cfg::N - 1; i >= 0; i--) {
-        uint32_t e = fp_cfg::p(i) - (i == 0 ? 2u : 0u);
-#pragma unroll 1
-        for (int b = 31; b >= 0; b--) {
-            mont_sqr<fp_cfg>(x, x);
-            if ((e >> b) & 1) mont_mul<fp_cfg>(x, x, a);
-        }
-    }
-    r = x;
-}
-
 struct g1_fb_ops {
     typedef fp_d F;
     typedef g1_aff_d A;
@@ -50,7 +33,7 @@ struct g1_fb_ops {
     static MONT_DEV void zero(F &r) { mont_set_zero<fp_cfg>(r); }
     static MONT_DEV void mul(F &r, const F &a, const F &b) { mont_mul<fp_cfg>(r, a, b); }
     static MONT_DEV void sqr(F &r, const F &a) { mont_sqr<fp_cfg>(r, a); }
-    static MONT_DEV void inv(F &r, const F &a) { fp_inv_d(r, a); }
+    static MONT_DEV void inv(F &r, const F &a) { g1_fp_inv(r, a); }
 };
 
 struct g2_fb_ops {
@@ -75,7 +58,7 @@ struct g2_fb_ops {
         mont_sqr<fp_cfg>(n, a.c0);
         mont_sqr<fp_cfg>(t, a.c1);
         mont_add<fp_cfg>(n, n, t);
-        fp_inv_d(n, n);
+        g1_fp_inv(n, n);
         mont_mul<fp_cfg>(r.c0, a.c0, n);
         mont_mul<fp_cfg>(t, a.c1, n);
         mont_neg<fp_cfg>(r.c1, t);
@@ -168,26 +151,6 @@ extern "C" void gpu_fixed_base_destroy(gpu_fixed_base *fb)
     free(fb);
 }
 
-typedef struct copy_job {
-    char *dst;
-    const char *src;
-} copy_job;
-
-static void copy_run(void *ctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    copy_job *j = (copy_job *)ctx;
-    memcpy(j->dst + begin, j->src + begin, end - begin);
-}
-
-/* memcpy on the pool's threads (page faults of fresh destination memory included, which one thread takes at a
- * few GB/s). */
-static void copy_parallel(pool_t *pool, void *dst, const void *src, size_t bytes)
-{
-    copy_job j = {(char *)dst, (const char *)src};
-    pool_parallel_for(pool, bytes, (size_t)1 << 20, copy_run, &j);
-}
-
 template <class G, class HostA>
 static cuzk_status fixed_base(gpu_fixed_base *fb, pool_t *pool, const HostA *table, unsigned w, const fr_t *s,
                               size_t n, HostA *out, const char *name, cuzk_error *err)
@@ -225,7 +188,7 @@ static cuzk_status fixed_base(gpu_fixed_base *fb, pool_t *pool, const HostA *tab
         size_t threads = (size_t)ctx->sm_count * 4 * FB_THREADS;
         if (threads > c) threads = c;
         /* The previous chunk's points have left pin_out (synchronised below), pin_in is free again. */
-        copy_parallel(pool, fb->pin_in, s + off, c * sizeof(fr_d));
+        pool_memcpy(pool, fb->pin_in, s + off, c * sizeof(fr_d));
         GPU_TRY(cudaMemcpyAsync(d_s, fb->pin_in, c * sizeof(fr_d), cudaMemcpyHostToDevice, ctx->stream));
         fb_accumulate<G><<<(unsigned)((c + FB_THREADS - 1) / FB_THREADS), FB_THREADS, 0, ctx->stream>>>(
             d_table, w, nwin, d_s, c, d_acc);
@@ -235,7 +198,7 @@ static cuzk_status fixed_base(gpu_fixed_base *fb, pool_t *pool, const HostA *tab
         GPU_LAUNCHED("fb_to_affine");
         GPU_TRY(cudaMemcpyAsync(fb->pin_out, d_out, c * sizeof(A), cudaMemcpyDeviceToHost, ctx->stream));
         GPU_TRY(cudaStreamSynchronize(ctx->stream));
-        copy_parallel(pool, out + off, fb->pin_out, c * sizeof(A));
+        pool_memcpy(pool, out + off, fb->pin_out, c * sizeof(A));
     }
 done:
     /* The scalars derive from the setup's trapdoors. */

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct worker_arg;
@@ -163,4 +164,22 @@ void pool_parallel_for(pool_t *pool, size_t n, size_t grain, pool_fn fn, void *c
     while (pool->busy != 0) pthread_cond_wait(&pool->cv_done, &pool->mu);
     pthread_mutex_unlock(&pool->mu);
     pthread_mutex_unlock(&pool->call_mu);
+}
+
+typedef struct memcpy_job {
+    char *dst;
+    const char *src;
+} memcpy_job;
+
+static void memcpy_run(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    memcpy_job *j = ctx;
+    memcpy(j->dst + begin, j->src + begin, end - begin);
+}
+
+void pool_memcpy(pool_t *pool, void *dst, const void *src, size_t bytes)
+{
+    memcpy_job j = {dst, src};
+    pool_parallel_for(pool, bytes, (size_t)1 << 20, memcpy_run, &j);
 }

@@ -23,4 +23,8 @@ unsigned pool_size(const pool_t *pool);
  * threads at once are serialised. pool may be NULL: then fn runs on the caller. */
 void pool_parallel_for(pool_t *pool, size_t n, size_t grain, pool_fn fn, void *ctx);
 
+/* memcpy spread over the pool's threads (page faults of fresh destination memory included, which one thread takes
+ * at a few GB/s). */
+void pool_memcpy(pool_t *pool, void *dst, const void *src, size_t bytes);
+
 #endif
