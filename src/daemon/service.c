@@ -353,8 +353,7 @@ static void on_params_unpin(void *ctx, const groth16_params *p)
 }
 
 /* Whether page-locking works here at all (a driver or a container may refuse it): probed once at start, so
- * that the pinned tier is off with one warning instead of a failed pin for every set. It also links host
- * registration into the daemon (backend_gpu.c refers to it weakly). */
+ * that the pinned tier is off with one warning instead of a failed pin for every set. */
 static int host_registration_works(cuzk_error *err)
 {
     size_t n = 1 << 16;

@@ -10,13 +10,6 @@
 #include "gpu/gpu_host.h"
 #include "gpu/gpu_prove.h"
 
-/* Weak: the test programs link cuzk_gpu before cuzk, so a strong reference from this object (pulled from
- * libcuzk after cuzk_gpu) to host registration would be unresolved in those that never pin (test_gpu_prove).
- * A program that pins references gpu_host_* itself (the daemon probes registration at start), which links
- * it in; otherwise pinning reports CUZK_ERR_UNSUPPORTED. Strong again once the tests link cuzk first. */
-#pragma weak gpu_host_register
-#pragma weak gpu_host_unregister
-
 typedef struct resident {
     const groth16_params *params;
     gpu_params *gp;
@@ -258,8 +251,6 @@ cuzk_status engine_backend_gpu_pin_params(engine_backend *be, const groth16_para
     if (!be || be->prove_start != gpu_prove_start)
         return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu backend: pinning parameters needs the GPU backend");
     if (!params) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: NULL params to pin");
-    if (!gpu_host_register || !gpu_host_unregister)
-        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu backend: host registration is not linked in");
     void *ptr[5];
     size_t bytes[5], n = params_arrays(params, ptr, bytes);
     for (size_t i = 0; i < n; i++) {
@@ -275,7 +266,7 @@ cuzk_status engine_backend_gpu_pin_params(engine_backend *be, const groth16_para
 
 void engine_backend_gpu_unpin_params(engine_backend *be, const groth16_params *params)
 {
-    if (!be || be->prove_start != gpu_prove_start || !params || !gpu_host_unregister) return;
+    if (!be || be->prove_start != gpu_prove_start || !params) return;
     void *ptr[5];
     size_t bytes[5], n = params_arrays(params, ptr, bytes);
     for (size_t i = 0; i < n; i++) gpu_host_unregister(ptr[i], NULL);

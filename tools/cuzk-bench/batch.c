@@ -288,6 +288,7 @@ static void batch_timeline(void *ctx, const char *line)
 typedef struct synth_ctx {
     unsigned k;
     uint64_t seed;
+    pool_t *pool; /* the synthesis pool: the circuit's units are generated over it */
 } synth_ctx;
 
 /* The synthetic circuit's witness is fixed by (k, seed), which also fixes its shape: every partition proves
@@ -297,7 +298,7 @@ static cuzk_status synth_synthetic(void *ctx, const void *payload, unsigned part
     (void)payload;
     (void)partition;
     const synth_ctx *sc = ctx;
-    return synthetic_build(NULL, sc->k, sc->seed, R1CS_WITNESS, wit, err);
+    return synthetic_build(sc->pool, sc->k, sc->seed, R1CS_WITNESS, wit, err);
 }
 
 static void *client_main(void *arg)
@@ -780,7 +781,7 @@ int bench_batch(int argc, char **argv)
     pthread_mutex_init(&b.err_mu, NULL);
     pthread_t *clients = NULL;
     unsigned started = 0;
-    synth_ctx sc = {spec.k, spec.seed};
+    synth_ctx sc = {spec.k, spec.seed, NULL};
     char spec_canon[128];
     circuit_spec_format(&spec, spec_canon, sizeof(spec_canon));
 
@@ -789,6 +790,7 @@ int bench_batch(int argc, char **argv)
     if (pool_create(&pool, (unsigned)threads, &err) != CUZK_OK ||
         pool_create(&synth_pool, (unsigned)threads, &err) != CUZK_OK)
         goto fail;
+    sc.pool = synth_pool;
     uint64_t t0 = bench_now_ns();
     if (params_path) {
         if (groth16_params_read(pool, &params, params_path, 0, &err) != CUZK_OK) goto fail;
