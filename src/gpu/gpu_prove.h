@@ -64,13 +64,18 @@ void gpu_prover_destroy(gpu_prover *pv);
 typedef enum gpu_prove_split { GPU_SPLIT_AUTO = 0, GPU_SPLIT_ALWAYS = 1, GPU_SPLIT_NEVER = 2 } gpu_prove_split;
 void gpu_prover_set_split(gpu_prover *pv, gpu_prove_split mode);
 
+/* on (environment CUZK_GPU_OVERLAP=1 for new provers; off by default until measured on the device): the H MSM
+ * runs on a stream and thread of its own while B_G2, L, A and B_G1 run on the prover's stream, so that the device
+ * fills the gaps of one with the other. Results are the same either way. */
+void gpu_prover_set_overlap(gpu_prover *pv, int on);
+
 /* Where the time of one gpu_prove_start_abc went (milliseconds; device times from CUDA events, host times from
  * the wall clock). The query fields are indexed GPU_Q_L, GPU_Q_A, GPU_Q_B. */
 enum { GPU_Q_L = 0, GPU_Q_A = 1, GPU_Q_B = 2, GPU_Q_COUNT = 3 };
 typedef struct gpu_prove_timings {
     double abc_upload_ms; /* a, b, c host -> device (inside the H call) */
     double ntt_ms;        /* the 7 NTTs and pointwise steps of H on the device */
-    double msm_h_ms;      /* the H MSM */
+    double msm_h_ms;      /* the H MSM (its device time; with overlap it runs beside the queries below) */
     double classify_ms;   /* host classification, overlapped with H (its wall time, on the helper thread) */
     double classify_wait_ms; /* how long the device path waited for the classification after H */
     double batch_add_ms[GPU_Q_COUNT]; /* device time of each query's batch addition (0 if none) */

@@ -90,6 +90,8 @@ extern "C" int gpu_params_device(const gpu_params *gp)
 
 struct gpu_prover {
     gpu_ctx *ctx;
+    gpu_ctx *ctx_h;     /* the H MSM's own stream, when it overlaps the other queries; created on first use */
+    int overlap;        /* 1: the H MSM runs on ctx_h (another thread) while ctx computes B_G2, L, A, B_G1 */
     gpu_ntt_plan *plan; /* for plan_log / plan_roots */
     unsigned plan_log;
     poly_roots plan_roots;
@@ -109,6 +111,8 @@ extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_erro
         free(pv);
         return st;
     }
+    const char *ov = getenv("CUZK_GPU_OVERLAP");
+    pv->overlap = ov && !strcmp(ov, "1");
     *out = pv;
     return CUZK_OK;
 }
@@ -124,6 +128,7 @@ extern "C" void gpu_prover_destroy(gpu_prover *pv)
         if (pv->stage[i]) cudaFreeHost(pv->stage[i]);
     }
     gpu_ntt_plan_destroy(pv->plan);
+    gpu_ctx_destroy(pv->ctx_h);
     gpu_ctx_destroy(pv->ctx);
     free(pv);
 }
@@ -131,6 +136,11 @@ extern "C" void gpu_prover_destroy(gpu_prover *pv)
 extern "C" void gpu_prover_set_split(gpu_prover *pv, gpu_prove_split mode)
 {
     if (pv) pv->split = mode;
+}
+
+extern "C" void gpu_prover_set_overlap(gpu_prover *pv, int on)
+{
+    if (pv) pv->overlap = on != 0;
 }
 
 /* ---- classification (host) ----
@@ -558,9 +568,53 @@ done:
     return st;
 }
 
+/* The H MSM over the device-resident H scalars: on the calling thread, or on its own thread and stream while
+ * the caller goes on with the other queries (the device runs both). */
+typedef struct h_msm {
+    gpu_ctx *ctx;
+    const g1_affine_t *bases;
+    fr_t *scalars; /* device; allocated on the prover's main context by gpu_ntt_h_device */
+    size_t n;
+    pthread_t thread;
+    int running;
+    g1_jac_t out;
+    double ms;
+    cuzk_status st;
+    cuzk_error err;
+} h_msm;
+
+static void *h_msm_main(void *arg)
+{
+    h_msm *hm = (h_msm *)arg;
+    hm->err.code = CUZK_OK;
+    hm->err.msg[0] = '\0';
+    hm->st = gpu_msm_g1(hm->ctx, &hm->out, hm->bases, hm->scalars, hm->n, &hm->err);
+    hm->ms = gpu_ctx_last_ms(hm->ctx);
+    return NULL;
+}
+
+/* Waits for the H MSM (if it runs on its own thread), frees the H scalars, hands over its result or error. */
+static cuzk_status h_msm_end(gpu_prover *pv, h_msm *hm, g1_jac_t *out, gpu_prove_timings *gt, cuzk_error *err)
+{
+    if (hm->running) pthread_join(hm->thread, NULL);
+    hm->running = 0;
+    /* gpu_msm_g1 has returned, so nothing on ctx_h reads the scalars any more. */
+    gpu_ntt_h_free(pv->ctx, hm->scalars);
+    hm->scalars = NULL;
+    gt->msm_h_ms = hm->ms;
+    if (hm->st != CUZK_OK) {
+        *err = hm->err;
+        return cuzk_error_prefix(err, "gpu prove: H MSM: ");
+    }
+    *out = hm->out;
+    return CUZK_OK;
+}
+
+/* H scalars on the device, then the H MSM started (hm; finished by h_msm_end) or, for the smallest domains,
+ * done here (*done = 1, result in *out). */
 static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *p,
                              const domain_t *d, size_t n, const fr_t *a, const fr_t *b, const fr_t *c, g1_jac_t *out,
-                             gpu_prove_timings *gt, cuzk_error *err)
+                             h_msm *hm, gpu_prove_timings *gt, cuzk_error *err)
 {
     cuzk_status st;
     const g1_affine_t *bases = (const g1_affine_t *)gpu_buf_ptr(gp->h);
@@ -602,11 +656,23 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     /* The staged copies end before the plan's first event: their wall time plus the plan's own copies. */
     gt->abc_upload_ms = (owned[0] ? now_ms() - t_stage - total : 0) + total - compute;
     gt->ntt_ms = compute;
-    st = gpu_msm_g1(pv->ctx, out, bases, h_dev, p->h_len, err);
-    gt->msm_h_ms = gpu_ctx_last_ms(pv->ctx);
-    gpu_ntt_h_free(pv->ctx, h_dev);
-    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: H MSM: ");
-    return CUZK_OK;
+    hm->ctx = pv->ctx;
+    hm->bases = bases;
+    hm->scalars = h_dev;
+    hm->n = p->h_len;
+    if (pv->overlap && pv->ctx_h == NULL) {
+        /* Without a second stream the H MSM simply runs before the other queries. */
+        if (gpu_ctx_create(&pv->ctx_h, pv->ctx->device, err) != CUZK_OK) pv->overlap = 0;
+    }
+    if (pv->overlap) {
+        hm->ctx = pv->ctx_h;
+        if (pthread_create(&hm->thread, NULL, h_msm_main, hm) == 0) {
+            hm->running = 1;
+            return CUZK_OK;
+        }
+    }
+    h_msm_main(hm);
+    return h_msm_end(pv, hm, out, gt, err);
 }
 
 extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
@@ -639,7 +705,9 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
     if (!threaded) classify_run(cl);
 
     g1_jac_t h, res[GPU_Q_COUNT];
-    st = compute_h(pv, gp, pool, params, &d, num_constraints, a, b, c, &h, &gt, err);
+    h_msm hm;
+    memset(&hm, 0, sizeof hm);
+    st = compute_h(pv, gp, pool, params, &d, num_constraints, a, b, c, &h, &hm, &gt, err);
     double t_wait = now_ms();
     if (threaded) pthread_join(th, NULL);
     gt.classify_wait_ms = now_ms() - t_wait;
@@ -668,6 +736,14 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
         gt.ones[q] = cl->q[q].ones_n;
         gt.tail[q] = cl->q[q].tail_n;
         gt.split[q] = cl->q[q].split;
+    }
+    if (hm.scalars) {
+        cuzk_error herr;
+        cuzk_status hst = h_msm_end(pv, &hm, &h, &gt, &herr);
+        if (st == CUZK_OK && hst != CUZK_OK) {
+            st = hst;
+            *err = herr;
+        }
     }
     for (int q = 0; q < GPU_Q_COUNT; q++) query_free(&cl->q[q]);
     free(cl->cnt);

@@ -46,6 +46,12 @@ void gpu_prover_set_split(gpu_prover *pv, gpu_prove_split mode)
     (void)mode;
 }
 
+void gpu_prover_set_overlap(gpu_prover *pv, int on)
+{
+    (void)pv;
+    (void)on;
+}
+
 cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *params,
                                 size_t num_constraints, const fr_t *a, const fr_t *b, const fr_t *c,
                                 const fr_t *inputs, size_t num_inputs, const fr_t *aux, size_t num_aux,

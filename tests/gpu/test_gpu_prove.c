@@ -69,9 +69,11 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
     st = gpu_params_upload(0, params, &gp, &err);
     CHECK_MSG(st == CUZK_OK, "%s: upload: %s", what, err.msg);
     if (st != CUZK_OK) goto out;
-    static const char *const MODE[3] = {"auto", "split", "no split"};
-    for (int mode = 0; mode < 3; mode++) {
-        gpu_prover_set_split(pv, (gpu_prove_split)mode);
+    /* The three split modes with the H MSM overlapping the queries (the default), then auto without overlap. */
+    static const char *const MODE[4] = {"auto", "split", "no split", "auto, no overlap"};
+    for (int mode = 0; mode < 4; mode++) {
+        gpu_prover_set_split(pv, mode == 3 ? GPU_SPLIT_AUTO : (gpu_prove_split)mode);
+        gpu_prover_set_overlap(pv, mode != 3);
         gpu_prove_timings gt;
         memcpy(scratch, orig, bytes);
         st = gpu_prove_start_abc(pv, gp, pool, params, n, scratch, scratch + m, scratch + 2 * m, inputs, n_in, aux,
@@ -94,6 +96,7 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
                    gt.ones[1], gt.tail[1], gt.split[2] ? "split" : "full", gt.ones[2], gt.tail[2]);
     }
     gpu_prover_set_split(pv, GPU_SPLIT_AUTO);
+    gpu_prover_set_overlap(pv, 1);
     gpu_params_free(gp);
 out:
     free(scratch);
