@@ -154,6 +154,21 @@ static void gpu_discard(engine_backend *be, void *handle)
     free(handle);
 }
 
+/* a, b, c in page-locked memory: stage_abc (prove.cu) then hands them to the NTT, whose copy stream reads them
+ * by direct DMA overlapped with the transforms, instead of copying them through the staging buffers. */
+static cuzk_status gpu_abc_alloc(engine_backend *be, size_t bytes, void **out, cuzk_error *err)
+{
+    (void)be;
+    return gpu_host_alloc(bytes, out, err);
+}
+
+static void gpu_abc_free(engine_backend *be, void *p, size_t bytes)
+{
+    (void)be;
+    (void)bytes;
+    gpu_host_free(p);
+}
+
 static void gpu_destroy(engine_backend *be)
 {
     gpu_backend *gb = be->ctx;
@@ -198,6 +213,8 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
     gb->be.prove_finish = gpu_prove_finish;
     gb->be.discard = gpu_discard;
     gb->be.destroy = gpu_destroy;
+    gb->be.host_alloc = gpu_abc_alloc;
+    gb->be.host_free = gpu_abc_free;
     *out = &gb->be;
     return CUZK_OK;
 }

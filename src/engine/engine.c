@@ -29,13 +29,23 @@ typedef struct job {
     struct job *next;
 } job;
 
+/* a, b, c of one partition: one allocation of 3 m elements, accounted as `bytes` of `kind` from allocation to
+ * free (in use or idle in the cache). */
+typedef struct abc_set {
+    fr_t *mem;
+    size_t m;
+    uint64_t bytes;
+    engine_mem_kind kind; /* ENGINE_MEM_PINNED: from the backend's host_alloc */
+    struct abc_set *next;
+} abc_set;
+
 /* One partition between its synthesis start and its proof. */
 typedef struct part {
     job *job;
     unsigned index;
     r1cs wit;
-    fr_t *a, *b, *c;
-    uint64_t wit_bytes, abc_bytes; /* still reserved */
+    abc_set *abc;                  /* from synthesis until prove_start returns */
+    uint64_t wit_bytes, abc_bytes; /* still reserved (abc_bytes: for a set not yet allocated) */
     void *handle;                  /* between prove_start and prove_finish */
     struct part *next;
 } part;
@@ -80,6 +90,12 @@ struct engine {
 
     uint64_t jobs_submitted, jobs_completed, jobs_failed, jobs_cancelled, parts_proved, parts_failed;
     hist h[H_COUNT];
+
+    /* The a, b, c cache (under mu). use_pinned (atomic) turns 0 when host_alloc fails. */
+    abc_set *abc_idle;
+    unsigned abc_n_idle, abc_max_idle;
+    int abc_use_pinned, abc_fallback;
+    uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed;
 
     pthread_mutex_t tl_mu; /* keeps timeline lines whole and in order */
 };
@@ -178,14 +194,144 @@ static void job_maybe_end(engine *e, job *j)
     pthread_cond_broadcast(&e->cv_done);
 }
 
+/* ---- the a, b, c cache ---- */
+
+/* Frees a set and returns its accounting. Called without mu: freeing page-locked memory takes a while. */
+static void abc_free(engine *e, abc_set *s)
+{
+    if (!s) return;
+    if (s->kind == ENGINE_MEM_PINNED)
+        e->be->host_free(e->be, s->mem, (size_t)s->bytes);
+    else
+        free(s->mem);
+    engine_mem_release(&e->mem, s->kind, s->bytes);
+    __atomic_add_fetch(&e->abc_freed, 1, __ATOMIC_RELAXED);
+    free(s);
+}
+
+/* With mu held: takes an idle set of m elements out of the cache (NULL if none). */
+static abc_set *abc_take(engine *e, size_t m)
+{
+    for (abc_set **pp = &e->abc_idle; *pp; pp = &(*pp)->next)
+        if ((*pp)->m == m) {
+            abc_set *s = *pp;
+            *pp = s->next;
+            s->next = NULL;
+            e->abc_n_idle--;
+            e->abc_reused++;
+            return s;
+        }
+    return NULL;
+}
+
+/* With mu held: an idle set to free to make room, taken out of the cache; a set of a size other than m first.
+ * NULL if none. */
+static abc_set *abc_victim(engine *e, size_t m)
+{
+    abc_set **pick = NULL;
+    for (abc_set **pp = &e->abc_idle; *pp; pp = &(*pp)->next)
+        if (!pick || (*pp)->m != m) pick = pp;
+    if (!pick) return NULL;
+    abc_set *s = *pick;
+    *pick = s->next;
+    e->abc_n_idle--;
+    return s;
+}
+
+/* With mu held: a set its partition no longer needs goes back to the cache, or is freed when the cache is full
+ * (or the engine stops). With may_free 0 the caller frees the returned set after unlocking; else it is freed
+ * here. */
+static abc_set *abc_put(engine *e, abc_set *s, int may_free)
+{
+    if (!s) return NULL;
+    if (!e->stop && e->abc_n_idle < e->abc_max_idle) {
+        s->next = e->abc_idle;
+        e->abc_idle = s;
+        e->abc_n_idle++;
+        pthread_cond_broadcast(&e->cv_synth);
+        return NULL;
+    }
+    if (!may_free) return s;
+    abc_free(e, s);
+    pthread_cond_broadcast(&e->cv_synth);
+    return NULL;
+}
+
+/* The budget's reclaimer: another holder (the residency) needs room, so idle sets go first. Takes mu: the
+ * engine's own reservations, made with mu held, use engine_mem_try_reserve_direct. */
+static uint64_t abc_reclaim(void *ctx, uint64_t bytes)
+{
+    engine *e = ctx;
+    abc_set *list = NULL;
+    uint64_t freed = 0;
+    pthread_mutex_lock(&e->mu);
+    while (freed < bytes && e->abc_idle) {
+        abc_set *s = e->abc_idle;
+        e->abc_idle = s->next;
+        e->abc_n_idle--;
+        s->next = list;
+        list = s;
+        freed += s->bytes;
+    }
+    pthread_mutex_unlock(&e->mu);
+    while (list) {
+        abc_set *next = list->next;
+        abc_free(e, list);
+        list = next;
+    }
+    return freed;
+}
+
+/* A new set of m elements for p, whose reservation p->abc_bytes (host) it takes over. Without mu. */
+static cuzk_status abc_alloc(engine *e, part *p, size_t m, cuzk_error *err)
+{
+    abc_set *s = calloc(1, sizeof(*s));
+    if (!s) return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate an a, b, c record");
+    s->m = m;
+    s->bytes = p->abc_bytes;
+    s->kind = ENGINE_MEM_HOST;
+    if (__atomic_load_n(&e->abc_use_pinned, __ATOMIC_RELAXED)) {
+        void *mem = NULL;
+        cuzk_error perr;
+        perr.code = CUZK_OK;
+        perr.msg[0] = '\0';
+        if (e->be->host_alloc(e->be, (size_t)s->bytes, &mem, &perr) == CUZK_OK && mem) {
+            s->mem = mem;
+            s->kind = ENGINE_MEM_PINNED;
+            engine_mem_move(&e->mem, ENGINE_MEM_HOST, ENGINE_MEM_PINNED, s->bytes);
+        } else {
+            int first = __atomic_exchange_n(&e->abc_use_pinned, 0, __ATOMIC_RELAXED);
+            pthread_mutex_lock(&e->mu);
+            e->abc_fallback = 1;
+            if (first)
+                timeline(e, "ABC_FALLBACK", p->job->id, (int)p->index, -1, "status=%s bytes=%llu",
+                         cuzk_status_name(perr.code == CUZK_OK ? CUZK_ERR_NOMEM : perr.code),
+                         (unsigned long long)s->bytes);
+            pthread_mutex_unlock(&e->mu);
+            if (first && !e->cfg.timeline && !e->cfg.timeline_cb)
+                fprintf(stderr, "cuzk engine: the %s backend refused page-locked a, b, c (%s); malloc from now on\n",
+                        e->be->name, perr.msg);
+        }
+    }
+    if (!s->mem) s->mem = malloc((size_t)s->bytes);
+    if (!s->mem) {
+        free(s);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a, b, c (%zu elements each)", m);
+    }
+    __atomic_add_fetch(&e->abc_allocated, 1, __ATOMIC_RELAXED);
+    if (s->kind == ENGINE_MEM_PINNED) __atomic_add_fetch(&e->abc_pinned, 1, __ATOMIC_RELAXED);
+    p->abc = s;
+    p->abc_bytes = 0; /* the set holds the accounting now */
+    return CUZK_OK;
+}
+
 /* Frees what a partition still holds and returns its reservations. */
 static void part_drop(engine *e, part *p)
 {
     job *j = p->job;
     if (p->handle) e->be->discard(e->be, p->handle);
-    free(p->a);
-    free(p->b);
-    free(p->c);
+    abc_put(e, p->abc, 1);
+    p->abc = NULL;
     r1cs_free(&p->wit);
     if (p->abc_bytes) engine_mem_release(&e->mem, ENGINE_MEM_HOST, p->abc_bytes);
     if (p->wit_bytes) engine_mem_release(&e->mem, ENGINE_MEM_HOST, p->wit_bytes);
@@ -273,13 +419,9 @@ static cuzk_status synthesize(engine *e, part *p, cuzk_error *err)
     if ((st = r1cs_check_witness(c->shape, &p->wit, err)) != CUZK_OK) return st;
     if (e->cfg.fault && e->cfg.fault(e->cfg.fault_ctx, ENGINE_FAULT_ALLOC_ABC, p->job->id, p->index))
         return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a, b, c (%zu elements each; injected)", c->m);
-    size_t bytes = c->m * sizeof(fr_t);
-    p->a = malloc(bytes);
-    p->b = malloc(bytes);
-    p->c = malloc(bytes);
-    if (!p->a || !p->b || !p->c)
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a, b, c (%zu elements each)", c->m);
-    return r1cs_eval_abc(e->cfg.synth_pool, c->shape, p->wit.inputs, p->wit.aux, p->a, p->b, p->c, err);
+    if (!p->abc && (st = abc_alloc(e, p, c->m, err)) != CUZK_OK) return st;
+    fr_t *a = p->abc->mem;
+    return r1cs_eval_abc(e->cfg.synth_pool, c->shape, p->wit.inputs, p->wit.aux, a, a + c->m, a + 2 * c->m, err);
 }
 
 static void *synth_main(void *arg)
@@ -306,14 +448,33 @@ static void *synth_main(void *arg)
             job_stop(e, j, CUZK_ERR_NOMEM, &why);
             continue;
         }
-        /* Waiting for room keeps the order: the best partition waits rather than letting others pass it. */
-        if (!engine_mem_try_reserve(&e->mem, ENGINE_MEM_HOST, need)) {
-            pthread_cond_wait(&e->cv_synth, &e->mu);
+        /* An idle set of this size is already accounted: only the witness is reserved then. */
+        abc_set *set = abc_take(e, c->m);
+        if (set) need = c->witness_bytes;
+        /* Waiting for room keeps the order: the best partition waits rather than letting others pass it. Idle
+         * sets are freed before waiting, so the cache never makes a partition wait. */
+        if (!engine_mem_try_reserve_direct(&e->mem, ENGINE_MEM_HOST, need)) {
+            abc_set *victim = abc_victim(e, c->m);
+            if (set) {
+                /* Back where it was (not counted as reused). */
+                set->next = e->abc_idle;
+                e->abc_idle = set;
+                e->abc_n_idle++;
+                e->abc_reused--;
+            }
+            if (victim) {
+                pthread_mutex_unlock(&e->mu);
+                abc_free(e, victim);
+                pthread_mutex_lock(&e->mu);
+            } else {
+                pthread_cond_wait(&e->cv_synth, &e->mu);
+            }
             continue;
         }
         part *p = calloc(1, sizeof(*p));
         if (!p) {
             engine_mem_release(&e->mem, ENGINE_MEM_HOST, need);
+            abc_put(e, set, 1);
             cuzk_error why;
             cuzk_error_set(&why, CUZK_ERR_NOMEM, "job %llu: cannot allocate a partition record",
                            (unsigned long long)j->id);
@@ -323,7 +484,8 @@ static void *synth_main(void *arg)
         p->job = j;
         p->index = j->next_part++;
         p->wit_bytes = c->witness_bytes;
-        p->abc_bytes = c->abc_bytes;
+        p->abc = set;
+        p->abc_bytes = set ? 0 : c->abc_bytes;
         j->inflight++;
         e->synth_active++;
         double t0 = engine_now_ms(e);
@@ -396,9 +558,9 @@ static void *prover_main(void *arg)
             .num_inputs = p->wit.num_inputs,
             .num_aux = p->wit.num_aux,
             .num_constraints = j->circuit->shape->num_constraints,
-            .a = p->a,
-            .b = p->b,
-            .c = p->c,
+            .a = p->abc->mem,
+            .b = p->abc->mem + j->circuit->m,
+            .c = p->abc->mem + 2 * j->circuit->m,
         };
         cuzk_error err;
         err.code = CUZK_OK;
@@ -408,16 +570,17 @@ static void *prover_main(void *arg)
         cuzk_status st = e->be->prove_start(e->be, device, w, &ep, &p->handle, &err);
         double t1 = engine_now_ms(e);
         timeline(e, "GPU_END", j->id, (int)p->index, (int)w, "gpu=%d gpu_ms=%.3f", device, t1 - t0);
-        free(p->a);
-        free(p->b);
-        free(p->c);
-        p->a = p->b = p->c = NULL;
         if (st != CUZK_OK) p->handle = NULL;
 
         pthread_mutex_lock(&e->mu);
         e->provers_active--;
-        engine_mem_release(&e->mem, ENGINE_MEM_HOST, p->abc_bytes);
-        p->abc_bytes = 0;
+        abc_set *done = abc_put(e, p->abc, 0);
+        p->abc = NULL;
+        if (done) {
+            pthread_mutex_unlock(&e->mu);
+            abc_free(e, done);
+            pthread_mutex_lock(&e->mu);
+        }
         pthread_cond_broadcast(&e->cv_synth);
         if (st != CUZK_OK) {
             if (err.code == CUZK_OK) err.code = st;
@@ -539,6 +702,15 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->n_synth = e->cfg.partition_workers;
     e->n_prover = (unsigned)e->cfg.num_devices * e->cfg.gpu_workers;
     e->n_finish = e->cfg.finish_workers;
+    e->abc_max_idle = e->cfg.abc_cache < 0 ? 0
+                      : e->cfg.abc_cache > 0 ? (unsigned)e->cfg.abc_cache
+                                             : e->n_synth + e->chan_cap + e->n_prover;
+    if ((e->be->host_alloc == NULL) != (e->be->host_free == NULL)) {
+        free(e);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "engine: a backend with only one of host_alloc and host_free");
+    }
+    if (!e->cfg.abc_pinned) e->cfg.abc_pinned = ENGINE_ABC_PINNED_DEFAULT;
+    e->abc_use_pinned = e->cfg.abc_pinned > 0 && e->be->host_alloc != NULL;
     unsigned total = e->n_synth + e->n_prover + e->n_finish;
     e->chan = calloc(e->chan_cap, sizeof(*e->chan));
     e->threads = calloc(total, sizeof(*e->threads));
@@ -554,6 +726,7 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     }
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->tl_mu, NULL);
+    engine_mem_set_reclaim(&e->mem, abc_reclaim, e);
     pthread_cond_init(&e->cv_synth, NULL);
     pthread_cond_init(&e->cv_item, NULL);
     pthread_cond_init(&e->cv_space, NULL);
@@ -584,6 +757,7 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
 void engine_destroy(engine *e)
 {
     if (!e) return;
+    engine_mem_set_reclaim(&e->mem, NULL, NULL);
     pthread_mutex_lock(&e->mu);
     for (job *j = e->jobs; j; j = j->next) job_stop(e, j, CUZK_ERR_CANCELLED, NULL);
     pthread_mutex_unlock(&e->mu);
@@ -602,7 +776,15 @@ void engine_destroy(engine *e)
         free(j->proofs);
         free(j);
     }
+    abc_set *idle = e->abc_idle;
+    e->abc_idle = NULL;
+    e->abc_n_idle = 0;
     pthread_mutex_unlock(&e->mu);
+    while (idle) {
+        abc_set *next = idle->next;
+        abc_free(e, idle);
+        idle = next;
+    }
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->tl_mu);
     pthread_cond_destroy(&e->cv_synth);
@@ -730,6 +912,12 @@ void engine_get_stats(engine *e, engine_stats *out)
     out->provers_active = e->provers_active;
     for (part *p = e->fin_head; p; p = p->next) out->finish_pending++;
     engine_mem_get_stats(&e->mem, &out->mem);
+    out->abc_allocated = __atomic_load_n(&e->abc_allocated, __ATOMIC_RELAXED);
+    out->abc_pinned = __atomic_load_n(&e->abc_pinned, __ATOMIC_RELAXED);
+    out->abc_freed = __atomic_load_n(&e->abc_freed, __ATOMIC_RELAXED);
+    out->abc_reused = e->abc_reused;
+    out->abc_idle = e->abc_n_idle;
+    out->abc_fallback = e->abc_fallback;
     pthread_mutex_unlock(&e->mu);
 }
 
@@ -764,6 +952,16 @@ void engine_metrics_write(engine *e, FILE *f)
     fprintf(f, "cuzk_engine_memory_bytes{kind=\"in_use\"} %llu\n", (unsigned long long)s.mem.host_in_use);
     fprintf(f, "cuzk_engine_memory_bytes{kind=\"peak\"} %llu\n", (unsigned long long)s.mem.host_peak);
     fprintf(f, "cuzk_engine_memory_bytes{kind=\"budget\"} %llu\n", (unsigned long long)s.mem.host_limit);
+    fprintf(f, "cuzk_engine_memory_bytes{kind=\"pinned\"} %llu\n",
+            (unsigned long long)s.mem.in_use[ENGINE_MEM_PINNED]);
+    fprintf(f, "# HELP cuzk_engine_abc_sets_total a, b, c buffer sets by event (reused: taken from the cache).\n"
+               "# TYPE cuzk_engine_abc_sets_total counter\n");
+    fprintf(f, "cuzk_engine_abc_sets_total{event=\"allocated\"} %llu\n", (unsigned long long)s.abc_allocated);
+    fprintf(f, "cuzk_engine_abc_sets_total{event=\"pinned\"} %llu\n", (unsigned long long)s.abc_pinned);
+    fprintf(f, "cuzk_engine_abc_sets_total{event=\"reused\"} %llu\n", (unsigned long long)s.abc_reused);
+    fprintf(f, "cuzk_engine_abc_sets_total{event=\"freed\"} %llu\n", (unsigned long long)s.abc_freed);
+    fprintf(f, "# HELP cuzk_engine_abc_sets_idle a, b, c buffer sets kept for the next partition.\n"
+               "# TYPE cuzk_engine_abc_sets_idle gauge\ncuzk_engine_abc_sets_idle %u\n", s.abc_idle);
     for (int k = 0; k < H_COUNT; k++) {
         fprintf(f, "# HELP %s %s.\n# TYPE %s histogram\n", HIST_NAME[k], HIST_HELP[k], HIST_NAME[k]);
         uint64_t cum = 0;

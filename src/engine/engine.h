@@ -6,7 +6,8 @@
  *              a worker starts a partition only when its working set (witness + a/b/c) fits the memory
  *              budget, and holds its permit (the worker itself) until the hand-off succeeds
  *          ──► bounded hand-off channel, capacity max(synthesis_lookahead, partition_workers)
- *          ──► prover workers (gpu_workers per device): backend prove_start; a, b, c freed at once
+ *          ──► prover workers (gpu_workers per device): backend prove_start; a, b, c back to the engine's
+ *              cache at once (engine_config.abc_cache)
  *          ──► finish workers: backend prove_finish (B_G2, blinding, assembly), self-verification
  *          ──► the job's proofs, in partition order
  *
@@ -70,8 +71,10 @@ void engine_circuit_free(engine_circuit *c);
 /* ---- the backend seam ---- */
 
 /* What prove_start receives. inputs/aux stay valid until prove_finish (or discard) returns; a, b, c (m
- * elements each, num_constraints of them meaningful) are scratch the backend may overwrite and are freed by
- * the engine as soon as prove_start returns. */
+ * elements each) are scratch the backend may overwrite, taken back by the engine as soon as prove_start
+ * returns. Only the first num_constraints elements are meaningful: the rest is unspecified (the engine reuses
+ * buffers, so it holds an earlier partition's values), and a backend must not read it (the CPU and GPU H
+ * computations zero-extend from num_constraints themselves). */
 typedef struct engine_partition {
     uint64_t job_id;
     unsigned index;
@@ -95,6 +98,12 @@ struct engine_backend {
     /* Drops a handle without finishing it (cancelled or failed job). */
     void (*discard)(engine_backend *be, void *handle);
     void (*destroy)(engine_backend *be);
+    /* Optional (both or neither): host memory for a, b, c that prove_start reads faster than malloc'd memory
+     * (the GPU backend: page-locked, so the device copies it by direct DMA). host_alloc fills *out with bytes
+     * (uninitialized) or fails (CUZK_ERR_NOMEM when the memory cannot be had; the engine then uses malloc);
+     * host_free(be, p, bytes) gives back what host_alloc gave. Called from any engine thread. NULL: malloc. */
+    cuzk_status (*host_alloc)(engine_backend *be, size_t bytes, void **out, cuzk_error *err);
+    void (*host_free)(engine_backend *be, void *p, size_t bytes);
 };
 
 /* The reference backend: groth16_prove_start_abc on start_pool, groth16_prove_finish on finish_pool (either
@@ -113,6 +122,9 @@ typedef void (*engine_timeline_fn)(void *ctx, const char *line);
 typedef enum engine_fault_point { ENGINE_FAULT_ALLOC_ABC = 1 } engine_fault_point;
 typedef int (*engine_fault_fn)(void *ctx, engine_fault_point point, uint64_t job_id, unsigned partition);
 
+/* engine_config.abc_pinned when 0. */
+#define ENGINE_ABC_PINNED_DEFAULT (-1)
+
 typedef struct engine_config {
     engine_backend *backend;         /* borrowed; required */
     const int *devices;              /* device ids; NULL: one device, id 0 */
@@ -124,12 +136,23 @@ typedef struct engine_config {
     uint64_t host_budget;            /* bytes of host + pinned memory; 0: unlimited */
     pool_t *synth_pool;              /* for the a/b/c evaluation; NULL: the synthesis worker's thread */
     int no_verify;                   /* skip self-verification (benchmarks only) */
+    /* a, b, c of a partition live in a buffer set of 3 m elements that the engine keeps for the next
+     * partition of the same m instead of freeing it (it stays accounted while idle; idle sets are freed first
+     * when a reservation does not fit, and at engine_destroy).
+     * abc_pinned: 1: sets from the backend's host_alloc when it has one (ENGINE_MEM_PINNED), else malloc
+     * (ENGINE_MEM_HOST); -1: always malloc; 0: the default, ENGINE_ABC_PINNED_DEFAULT. If host_alloc fails the
+     * engine uses malloc from then on (one ABC_FALLBACK timeline event).
+     * abc_cache: idle sets kept; 0: partition_workers + hand-off capacity + prover workers (every set that
+     * can be in use at once); < 0: none (each set is freed when its partition leaves prove_start). */
+    int abc_pinned;
+    int abc_cache;
     /* Timeline: each event as one line
      *   TIMELINE t_ms=<since engine start> ev=<EVENT> job=<id> part=<index or -1> worker=<id or -1> [k=v ...]
      * EVENT: QUEUE (parts= prio=), SYNTH_START (mem=: accounted host bytes after its reservation), SYNTH_END
      * (synth_ms=), HANDOFF (wait_ms=: time blocked on a full channel), GPU_PICKUP (gpu=), GPU_START (gpu=),
      * GPU_END (gpu= gpu_ms=), FINISH_START, FINISH_END (finish_ms=, verification included), JOB_END
-     * (status=ok|failed|cancelled verified=0|1 total_ms=), FAIL (a partition's failure, status=).
+     * (status=ok|failed|cancelled verified=0|1 total_ms=), FAIL (a partition's failure, status=), ABC_FALLBACK
+     * (the backend's host_alloc failed, status=; malloc from now on; at most once).
      * Written to the FILE and/or passed to the callback. */
     FILE *timeline;
     engine_timeline_fn timeline_cb;
@@ -191,6 +214,10 @@ typedef struct engine_stats {
     uint64_t partitions_proved, partitions_failed;
     unsigned jobs_active, synth_active, handoff_len, provers_active, finish_pending;
     engine_mem_stats mem;
+    /* a, b, c buffer sets: allocated (pinned of them: from host_alloc), taken from the cache, freed; idle now */
+    uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed;
+    unsigned abc_idle;
+    int abc_fallback; /* host_alloc failed once: malloc since */
 } engine_stats;
 
 void engine_get_stats(engine *e, engine_stats *out);

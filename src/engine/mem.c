@@ -46,7 +46,7 @@ static void give(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
     m->in_use[kind] = m->in_use[kind] >= bytes ? m->in_use[kind] - bytes : 0;
 }
 
-int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
+int engine_mem_try_reserve_direct(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
 {
     pthread_mutex_lock(&m->mu);
     int ok = fits(m, kind, bytes);
@@ -56,6 +56,38 @@ int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
         m->refused++;
     pthread_mutex_unlock(&m->mu);
     return ok;
+}
+
+int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes)
+{
+    pthread_mutex_lock(&m->mu);
+    int ok = fits(m, kind, bytes);
+    if (ok) take(m, kind, bytes);
+    uint64_t short_by = 0;
+    if (!ok && m->reclaim && kind != ENGINE_MEM_DEVICE) {
+        if (bytes <= m->host_limit) short_by = used_of(m, kind) + bytes - m->host_limit; /* > 0: it did not fit */
+    }
+    pthread_mutex_unlock(&m->mu);
+    if (ok) return 1;
+    if (short_by && m->reclaim(m->reclaim_ctx, short_by) > 0) {
+        pthread_mutex_lock(&m->mu);
+        ok = fits(m, kind, bytes);
+        if (ok) take(m, kind, bytes);
+        pthread_mutex_unlock(&m->mu);
+        if (ok) return 1;
+    }
+    pthread_mutex_lock(&m->mu);
+    m->refused++;
+    pthread_mutex_unlock(&m->mu);
+    return 0;
+}
+
+void engine_mem_set_reclaim(engine_mem *m, engine_mem_reclaim_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&m->mu);
+    m->reclaim = fn;
+    m->reclaim_ctx = ctx;
+    pthread_mutex_unlock(&m->mu);
 }
 
 void engine_mem_release(engine_mem *m, engine_mem_kind kind, uint64_t bytes)

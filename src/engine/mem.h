@@ -18,8 +18,15 @@
 typedef enum engine_mem_kind { ENGINE_MEM_HOST = 0, ENGINE_MEM_PINNED = 1, ENGINE_MEM_DEVICE = 2 } engine_mem_kind;
 #define ENGINE_MEM_KINDS 3
 
+/* Frees memory a holder keeps only as a cache (the engine's idle a, b, c buffer sets), about `bytes` of it or
+ * more if it can; returns the bytes it released. Called by engine_mem_try_reserve without the budget's lock,
+ * on the reserving thread; it must not reserve. */
+typedef uint64_t (*engine_mem_reclaim_fn)(void *ctx, uint64_t bytes);
+
 typedef struct engine_mem {
     pthread_mutex_t mu;
+    engine_mem_reclaim_fn reclaim; /* set once, before other threads use the budget */
+    void *reclaim_ctx;
     uint64_t host_limit;   /* host + pinned; 0 = unlimited */
     uint64_t device_limit; /* 0 = unlimited */
     uint64_t in_use[ENGINE_MEM_KINDS], peak[ENGINE_MEM_KINDS];
@@ -29,8 +36,15 @@ typedef struct engine_mem {
 
 cuzk_status engine_mem_init(engine_mem *m, uint64_t host_limit, uint64_t device_limit, cuzk_error *err);
 void engine_mem_destroy(engine_mem *m);
-/* Takes bytes of kind if they fit under the limit: 1 if taken, 0 if not (nothing changes then). */
+/* Takes bytes of kind if they fit under the limit: 1 if taken, 0 if not (nothing changes then). Host or
+ * pinned bytes that do not fit first make the reclaimer (if any) free what it caches, then are tried again: a
+ * cache never refuses anybody room. */
 int engine_mem_try_reserve(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+/* As engine_mem_try_reserve without asking the reclaimer: for the reclaimer's owner, which frees its cache its
+ * own way (and may hold a lock the reclaimer takes). */
+int engine_mem_try_reserve_direct(engine_mem *m, engine_mem_kind kind, uint64_t bytes);
+/* Installs the reclaimer (NULL: none). Call it before other threads reserve. */
+void engine_mem_set_reclaim(engine_mem *m, engine_mem_reclaim_fn fn, void *ctx);
 /* Gives back bytes taken earlier (any split of a reservation). Releasing more than is in use is a bug;
  * the count is clamped at zero. */
 void engine_mem_release(engine_mem *m, engine_mem_kind kind, uint64_t bytes);

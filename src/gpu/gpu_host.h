@@ -10,6 +10,11 @@
  * context sees the memory as pinned. Registering costs about as much as touching every page once (the
  * kernel locks them), so it belongs with loading, not with proving.
  *
+ * gpu_host_alloc gives page-locked memory of its own (cudaHostAlloc, portable) for buffers that are written on
+ * the host and copied to a device again and again (the engine's a, b, c): the same direct DMA without the
+ * cost of registering each time. Allocating costs about as much as registering (the pages are touched and
+ * locked), so such buffers are allocated once and reused.
+ *
  * Without a CUDA build every function reports CUZK_ERR_UNSUPPORTED (gpu_host_is_registered finds 0). */
 #ifndef CUZK_GPU_GPU_HOST_H
 #define CUZK_GPU_GPU_HOST_H
@@ -31,6 +36,14 @@ cuzk_status gpu_host_register(void *p, size_t bytes, cuzk_error *err);
 cuzk_status gpu_host_unregister(void *p, cuzk_error *err);
 /* Whether p lies in page-locked memory CUDA knows about (registered, or from cudaHostAlloc). */
 int gpu_host_is_registered(const void *p);
+
+/* *out = bytes of page-locked host memory (portable: pinned for every device and context), uninitialized.
+ * CUZK_ERR_INVALID_ARG for a NULL out or 0 bytes; CUZK_ERR_NOMEM when the memory cannot be allocated or
+ * locked (e.g. RLIMIT_MEMLOCK, or the host is short of memory); CUZK_ERR_GPU for any other CUDA failure (no
+ * device included). *out is NULL after a failure. */
+cuzk_status gpu_host_alloc(size_t bytes, void **out, cuzk_error *err);
+/* Frees memory from gpu_host_alloc; NULL is allowed. */
+void gpu_host_free(void *p);
 
 #ifdef __cplusplus
 }

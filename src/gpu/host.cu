@@ -41,3 +41,25 @@ extern "C" int gpu_host_is_registered(const void *p)
     }
     return a.type == cudaMemoryTypeHost;
 }
+
+extern "C" cuzk_status gpu_host_alloc(size_t bytes, void **out, cuzk_error *err)
+{
+    if (out == NULL || bytes == 0)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_host_alloc: NULL out or 0 bytes");
+    *out = NULL;
+    void *p = NULL;
+    cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+    if (e == cudaSuccess) {
+        *out = p;
+        return CUZK_OK;
+    }
+    cuzk_status st = gpu_fail(err, e, "cudaHostAlloc", __FILE__, __LINE__);
+    if (err) cuzk_error_prefix(err, "gpu_host_alloc of %zu bytes: ", bytes);
+    return st;
+}
+
+extern "C" void gpu_host_free(void *p)
+{
+    if (p == NULL) return;
+    if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+}

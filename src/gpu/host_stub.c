@@ -18,3 +18,12 @@ int gpu_host_is_registered(const void *p)
     (void)p;
     return 0;
 }
+
+cuzk_status gpu_host_alloc(size_t bytes, void **out, cuzk_error *err)
+{
+    (void)bytes;
+    if (out) *out = NULL;
+    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu_host_alloc: cuzk was built without CUDA");
+}
+
+void gpu_host_free(void *p) { (void)p; }

@@ -1,6 +1,7 @@
 /* The proving engine: the memory budget, prove_start from precomputed a/b/c against the one-shot prover,
  * many jobs of mixed priorities with random cancellation (every proof verifies against its own job's and
- * partition's public inputs), scheduling order, backpressure under a small budget, and fault isolation. */
+ * partition's public inputs), scheduling order, backpressure under a small budget, fault isolation, and the
+ * cache of a, b, c buffer sets (reuse, stale data past num_constraints, budget pressure, pinned fallback). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,10 @@
 #include "testutil.h"
 
 /* ---- a small circuit whose public inputs depend on (job tag, partition) ----
- * inputs x, y; aux w_0 .. w_L:  x * 1 = w_0,  w_i * w_i = w_{i+1},  w_L * 1 = y,  so y = x^(2^L). */
+ * inputs x, y; aux w_0 .. w_L:  x * 1 = w_0,  w_i * w_i = w_{i+1},  w_L * 1 = y,  so y = x^(2^L).
+ * L = CHAIN_LEN (domain 128) for the main circuit, CHAIN_LEN2 (domain 256) for a second one. */
 #define CHAIN_LEN 120
+#define CHAIN_LEN2 200
 
 static void partition_x(fr_t *x, uint64_t tag, unsigned part) { fr_from_u64(x, tag * 1000 + part + 2); }
 
@@ -23,15 +26,16 @@ static void expected_inputs(fr_t pub[2], uint64_t tag, unsigned part)
     for (int i = 0; i <= CHAIN_LEN - 1; i++) fr_sqr(&pub[1], &pub[1]);
 }
 
-/* Builds the chain into cs (created by the caller in shape-only or witness-only mode), then finalizes. */
-static cuzk_status chain_build(r1cs *cs, const fr_t *x, cuzk_error *err)
+/* Builds the chain of `len` into cs (created by the caller in shape-only or witness-only mode), then
+ * finalizes. */
+static cuzk_status chain_build_len(r1cs *cs, const fr_t *x, int len, cuzk_error *err)
 {
     int vals = cs->has_witness;
     fr_t w, y;
     if (vals) {
         w = *x;
         y = *x;
-        for (int i = 0; i < CHAIN_LEN; i++) fr_sqr(&y, &y);
+        for (int i = 0; i < len; i++) fr_sqr(&y, &y);
     }
     r1cs_var vx, vy, cur, nxt;
     r1cs_lc a, b, c;
@@ -45,7 +49,7 @@ static cuzk_status chain_build(r1cs *cs, const fr_t *x, cuzk_error *err)
     if (st == CUZK_OK) st = r1cs_lc_add(&b, r1cs_one(), NULL, err);
     if (st == CUZK_OK) st = r1cs_lc_add(&c, cur, NULL, err);
     if (st == CUZK_OK) st = r1cs_enforce(cs, &a, &b, &c, err);
-    for (int i = 0; i < CHAIN_LEN && st == CUZK_OK; i++) {
+    for (int i = 0; i < len && st == CUZK_OK; i++) {
         if (vals) fr_sqr(&w, &w);
         st = r1cs_alloc_aux(cs, vals ? &w : NULL, &nxt, err);
         r1cs_lc_clear(&a);
@@ -71,11 +75,17 @@ static cuzk_status chain_build(r1cs *cs, const fr_t *x, cuzk_error *err)
     return st;
 }
 
+static cuzk_status chain_build(r1cs *cs, const fr_t *x, cuzk_error *err)
+{
+    return chain_build_len(cs, x, CHAIN_LEN, err);
+}
+
 /* What a test job carries to its synthesis. */
 typedef struct payload {
     uint64_t tag;
     int fail_part;  /* synthesis of this partition fails (-1: none) */
     int gate;       /* partition 0 waits until the gate opens */
+    int len;        /* chain length; 0: CHAIN_LEN */
 } payload;
 
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -116,16 +126,16 @@ static cuzk_status chain_synth(void *ctx, const void *pl, unsigned part, r1cs *w
     fr_t x;
     partition_x(&x, p->tag, part);
     cuzk_status st = r1cs_create_witness_only(wit, err);
-    if (st == CUZK_OK) st = chain_build(wit, &x, err);
+    if (st == CUZK_OK) st = chain_build_len(wit, &x, p->len ? p->len : CHAIN_LEN, err);
     if (st != CUZK_OK) r1cs_free(wit);
     return st;
 }
 
 /* ---- fixture ---- */
 
-static r1cs g_shape;
-static groth16_params g_params;
-static engine_circuit g_circuit;
+static r1cs g_shape, g_shape2;
+static groth16_params g_params, g_params2;
+static engine_circuit g_circuit, g_circuit2; /* chains of CHAIN_LEN and CHAIN_LEN2 */
 static pool_t *g_pool;
 
 static int fixture_init(void)
@@ -134,7 +144,10 @@ static int fixture_init(void)
     if (pool_create(&g_pool, 2, &err) != CUZK_OK) return -1;
     if (r1cs_create(&g_shape, 0, &err) != CUZK_OK || chain_build(&g_shape, NULL, &err) != CUZK_OK ||
         groth16_setup(g_pool, &g_shape, &g_params, &err) != CUZK_OK ||
-        engine_circuit_init(&g_circuit, "chain", &g_params, &g_shape, chain_synth, NULL, &err) != CUZK_OK) {
+        engine_circuit_init(&g_circuit, "chain", &g_params, &g_shape, chain_synth, NULL, &err) != CUZK_OK ||
+        r1cs_create(&g_shape2, 0, &err) != CUZK_OK || chain_build_len(&g_shape2, NULL, CHAIN_LEN2, &err) != CUZK_OK ||
+        groth16_setup(g_pool, &g_shape2, &g_params2, &err) != CUZK_OK ||
+        engine_circuit_init(&g_circuit2, "chain2", &g_params2, &g_shape2, chain_synth, NULL, &err) != CUZK_OK) {
         fprintf(stderr, "fixture: %s\n", err.msg);
         return -1;
     }
@@ -146,6 +159,9 @@ static void fixture_free(void)
     engine_circuit_free(&g_circuit);
     groth16_params_free(&g_params);
     r1cs_free(&g_shape);
+    engine_circuit_free(&g_circuit2);
+    groth16_params_free(&g_params2);
+    r1cs_free(&g_shape2);
     pool_destroy(g_pool);
 }
 
@@ -207,6 +223,45 @@ static void sleep_ms(unsigned ms)
 
 /* ---- tests ---- */
 
+/* host_alloc/host_free for the CPU backend that count what they give out, fill new memory with a pattern that
+ * is no field element (a backend reading past num_constraints would then prove wrong), and can refuse. */
+typedef struct abc_hooks {
+    uint64_t allocs, frees, live_bytes, refusals;
+    int refuse; /* fail every host_alloc with CUZK_ERR_NOMEM */
+} abc_hooks;
+static abc_hooks g_hooks;
+
+static cuzk_status hook_alloc(engine_backend *be, size_t bytes, void **out, cuzk_error *err)
+{
+    (void)be;
+    if (__atomic_load_n(&g_hooks.refuse, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&g_hooks.refusals, 1, __ATOMIC_RELAXED);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "test: page-locking refused");
+    }
+    void *p = malloc(bytes);
+    if (!p) return cuzk_error_set(err, CUZK_ERR_NOMEM, "test: out of memory");
+    memset(p, 0xA5, bytes);
+    __atomic_add_fetch(&g_hooks.allocs, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&g_hooks.live_bytes, bytes, __ATOMIC_RELAXED);
+    *out = p;
+    return CUZK_OK;
+}
+
+static void hook_free(engine_backend *be, void *p, size_t bytes)
+{
+    (void)be;
+    __atomic_add_fetch(&g_hooks.frees, 1, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&g_hooks.live_bytes, bytes, __ATOMIC_RELAXED);
+    free(p);
+}
+
+static void hooks_reset(int refuse)
+{
+    memset(&g_hooks, 0, sizeof(g_hooks));
+    g_hooks.refuse = refuse;
+}
+
+
 static void test_mem(void)
 {
     engine_mem m;
@@ -225,6 +280,44 @@ static void test_mem(void)
     engine_mem_get_stats(&m, &s);
     CHECK(s.host_in_use == 1000 && s.host_peak == 1000 && s.peak[ENGINE_MEM_HOST] == 600);
     CHECK(s.refused == 2);
+    engine_mem_destroy(&m);
+}
+
+/* A reclaimer that frees `cached` bytes it holds as host memory when asked. */
+typedef struct fake_cache {
+    engine_mem *m;
+    uint64_t cached, asked;
+    int calls;
+} fake_cache;
+
+static uint64_t fake_reclaim(void *ctx, uint64_t bytes)
+{
+    fake_cache *c = ctx;
+    c->calls++;
+    c->asked = bytes;
+    uint64_t n = c->cached;
+    engine_mem_release(c->m, ENGINE_MEM_HOST, n);
+    c->cached = 0;
+    return n;
+}
+
+static void test_mem_reclaim(void)
+{
+    engine_mem m;
+    cuzk_error err;
+    CHECK(engine_mem_init(&m, 1000, 0, &err) == CUZK_OK);
+    fake_cache c = {.m = &m, .cached = 300};
+    engine_mem_set_reclaim(&m, fake_reclaim, &c);
+    CHECK(engine_mem_try_reserve_direct(&m, ENGINE_MEM_HOST, 300)); /* the cache's own, taken directly */
+    CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_PINNED, 600) && c.calls == 0); /* fits: not asked */
+    CHECK(!engine_mem_try_reserve_direct(&m, ENGINE_MEM_HOST, 200) && c.calls == 0);
+    CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 200)); /* 100 short: the cache is asked */
+    CHECK(c.calls == 1 && c.asked == 100 && c.cached == 0);
+    CHECK(!engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 300) && c.calls == 2); /* nothing left to reclaim */
+    CHECK(!engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 1001) && c.calls == 2); /* never fits: not asked */
+    engine_mem_stats s;
+    engine_mem_get_stats(&m, &s);
+    CHECK(s.host_in_use == 800 && s.host_peak <= 1000);
     engine_mem_destroy(&m);
 }
 
@@ -276,10 +369,13 @@ static void test_many_jobs(rng_t *rng)
     cuzk_error err;
     engine_backend *be;
     CHECK(engine_backend_cpu_create(g_pool, NULL, &be, &err) == CUZK_OK);
+    be->host_alloc = hook_alloc; /* cancelled partitions must give their sets back too */
+    be->host_free = hook_free;
+    hooks_reset(0);
     tl_log tl = {.n = 0};
     pthread_mutex_init(&tl.mu, NULL);
     engine_config cfg = {.backend = be, .partition_workers = 3, .gpu_workers = 2, .synthesis_lookahead = 2,
-                         .finish_workers = 2, .timeline_cb = tl_collect, .timeline_ctx = &tl};
+                         .finish_workers = 2, .timeline_cb = tl_collect, .timeline_ctx = &tl, .abc_pinned = 1};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
 
@@ -326,7 +422,7 @@ static void test_many_jobs(rng_t *rng)
     CHECK(engine_wait(e, ids[0], &res, &err) == CUZK_ERR_INVALID_ARG); /* already claimed */
     engine_stats s;
     engine_get_stats(e, &s);
-    CHECK(s.mem.host_in_use == 0);
+    CHECK(s.mem.host_in_use == s.abc_idle * g_circuit.abc_bytes); /* only the cache's idle sets remain */
     CHECK(s.jobs_completed == ok_jobs && s.jobs_cancelled == cancelled && s.jobs_failed == 0);
     CHECK(s.jobs_active == 0 && s.handoff_len == 0 && s.finish_pending == 0);
     CHECK(tl_count(&tl, "QUEUE") == MANY_JOBS && tl_count(&tl, "JOB_END") == MANY_JOBS);
@@ -347,9 +443,15 @@ static void test_many_jobs(rng_t *rng)
         CHECK(strstr(buf, want) != NULL);
         CHECK(strstr(buf, "cuzk_engine_prove_start_ms_bucket{le=\"+Inf\"}") != NULL);
         CHECK(strstr(buf, "# TYPE cuzk_engine_job_ms histogram") != NULL);
+        snprintf(want, sizeof(want), "cuzk_engine_abc_sets_idle %u\n", s.abc_idle);
+        CHECK(strstr(buf, want) != NULL);
         free(buf);
     }
+    CHECK(s.abc_pinned == s.abc_allocated && g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
     engine_destroy(e);
+    CHECK(g_hooks.frees == g_hooks.allocs && g_hooks.live_bytes == 0);
+    be->host_alloc = NULL;
+    be->host_free = NULL;
     engine_backend_destroy(be);
     tl_free(&tl);
 }
@@ -443,7 +545,7 @@ static void test_backpressure(void)
               (unsigned long long)budget);
     CHECK(s.mem.host_peak >= per_part);
     CHECK(s.mem.refused > 0); /* the budget did push back */
-    CHECK(s.mem.host_in_use == 0);
+    CHECK(s.mem.host_in_use == s.abc_idle * g_circuit.abc_bytes);
     printf("backpressure: budget %llu, peak accounted %llu, %llu refusals\n", (unsigned long long)budget,
            (unsigned long long)s.mem.host_peak, (unsigned long long)s.mem.refused);
     engine_destroy(e);
@@ -505,12 +607,13 @@ static void test_faults(void)
     CHECK(engine_backend_cpu_create(g_pool, NULL, &cpu, &err) == CUZK_OK);
     /* Job ids are 1, 2, 3, ... in submission order on a fresh engine. */
     fault_backend fb = {.be = {.name = "faulty", .prove_start = fb_start, .prove_finish = fb_finish,
-                               .discard = fb_discard},
+                               .discard = fb_discard, .host_alloc = hook_alloc, .host_free = hook_free},
                         .inner = cpu, .job = 3, .part = 1};
     fb.be.ctx = &fb;
+    hooks_reset(0);
     fault_target ft = {.job = 5, .part = 2};
     engine_config cfg = {.backend = &fb.be, .partition_workers = 2, .gpu_workers = 2, .fault = alloc_fault,
-                         .fault_ctx = &ft};
+                         .fault_ctx = &ft, .abc_pinned = 1};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl[6];
@@ -552,8 +655,11 @@ static void test_faults(void)
     engine_result_free(&res);
     engine_stats s;
     engine_get_stats(e, &s);
-    CHECK(s.jobs_failed == 3 && s.jobs_completed == 4 && s.mem.host_in_use == 0);
+    CHECK(s.jobs_failed == 3 && s.jobs_completed == 4 && s.mem.host_in_use == s.abc_idle * g_circuit.abc_bytes);
+    /* Failed partitions gave their sets back: no more sets than permits (2 + 2 + 2) ever existed. */
+    CHECK(s.abc_allocated <= 6 && s.abc_reused > 0 && g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
     engine_destroy(e);
+    CHECK(g_hooks.frees == g_hooks.allocs && g_hooks.live_bytes == 0);
     engine_backend_destroy(cpu);
 }
 
@@ -563,7 +669,10 @@ static void test_destroy_busy(void)
     cuzk_error err;
     engine_backend *be;
     CHECK(engine_backend_cpu_create(g_pool, NULL, &be, &err) == CUZK_OK);
-    engine_config cfg = {.backend = be, .partition_workers = 2, .gpu_workers = 1};
+    be->host_alloc = hook_alloc;
+    be->host_free = hook_free;
+    hooks_reset(0);
+    engine_config cfg = {.backend = be, .partition_workers = 2, .gpu_workers = 1, .abc_pinned = 1};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl = {.tag = 3, .fail_part = -1};
@@ -574,7 +683,255 @@ static void test_destroy_busy(void)
     }
     sleep_ms(20);
     engine_destroy(e);
+    CHECK(g_hooks.frees == g_hooks.allocs && g_hooks.live_bytes == 0);
+    be->host_alloc = NULL;
+    be->host_free = NULL;
     engine_backend_destroy(be);
+}
+
+/* ---- the a, b, c cache ---- */
+
+/* A backend proving with r, s fixed by (job, partition), so that its proofs can be compared byte for byte with
+ * the one-shot prover's (groth16_prove evaluates a, b, c itself, in buffers of its own). */
+typedef struct fixed_handle {
+    groth16_pending pending;
+    uint64_t job;
+    unsigned part;
+} fixed_handle;
+
+static void fixed_rs(uint64_t job, unsigned part, fr_t *r, fr_t *s)
+{
+    fr_from_u64(r, job * 7919 + part + 11);
+    fr_from_u64(s, job * 104729 + part + 13);
+}
+
+static cuzk_status fixed_start(engine_backend *be, int device, unsigned worker, const engine_partition *p,
+                               void **handle, cuzk_error *err)
+{
+    (void)be;
+    (void)device;
+    (void)worker;
+    fixed_handle *h = malloc(sizeof(*h));
+    if (!h) return cuzk_error_set(err, CUZK_ERR_NOMEM, "test: handle");
+    h->job = p->job_id;
+    h->part = p->index;
+    cuzk_status st = groth16_prove_start_abc(NULL, p->circuit->params, p->num_constraints, p->a, p->b, p->c,
+                                             p->inputs, p->num_inputs, p->aux, p->num_aux, &p->circuit->density,
+                                             &h->pending, NULL, err);
+    if (st != CUZK_OK) {
+        free(h);
+        return st;
+    }
+    *handle = h;
+    return CUZK_OK;
+}
+
+static cuzk_status fixed_finish(engine_backend *be, void *handle, groth16_proof *proof, cuzk_error *err)
+{
+    (void)be;
+    fixed_handle *h = handle;
+    fr_t r, s;
+    fixed_rs(h->job, h->part, &r, &s);
+    cuzk_status st = groth16_prove_finish(NULL, &h->pending, &r, &s, proof, NULL, err);
+    free(h);
+    return st;
+}
+
+static void fixed_discard(engine_backend *be, void *handle)
+{
+    (void)be;
+    free(handle);
+}
+
+/* The one-shot prover's proof of partition `part` of a job tagged `tag` with engine job id `job`. */
+static int oneshot_matches(const groth16_proof *got, uint64_t tag, uint64_t job, unsigned part)
+{
+    cuzk_error err;
+    r1cs full;
+    fr_t x, r, s;
+    partition_x(&x, tag, part);
+    fixed_rs(job, part, &r, &s);
+    groth16_proof want;
+    int ok = r1cs_create(&full, 1, &err) == CUZK_OK && chain_build(&full, &x, &err) == CUZK_OK &&
+             groth16_prove(NULL, &g_params, &full, NULL, NULL, &r, &s, &want, NULL, &err) == CUZK_OK;
+    r1cs_free(&full);
+    uint8_t e1[GROTH16_PROOF_BYTES], e2[GROTH16_PROOF_BYTES];
+    if (!ok) return 0;
+    groth16_proof_write(e1, &want);
+    groth16_proof_write(e2, got);
+    return memcmp(e1, e2, sizeof(e1)) == 0;
+}
+
+/* Sets come from the hooks, are reused across partitions and jobs, hold stale data past num_constraints (the
+ * hooks' pattern, then an earlier partition's values) without changing a proof, stay accounted while idle, and
+ * are all freed by engine_destroy. The same jobs without a cache (abc_cache < 0) give the same proofs. */
+static void test_abc_cache(void)
+{
+    cuzk_error err;
+    engine_backend be = {.name = "fixed", .prove_start = fixed_start, .prove_finish = fixed_finish,
+                         .discard = fixed_discard, .host_alloc = hook_alloc, .host_free = hook_free};
+    groth16_proof first[2][3];
+    for (int cached = 1; cached >= 0; cached--) {
+        hooks_reset(0);
+        engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = 1, .abc_pinned = 1,
+                             .abc_cache = cached ? 0 : -1};
+        engine *e;
+        CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+        payload pl[4];
+        for (int i = 0; i < 4; i++) {
+            pl[i] = (payload){.tag = 40 + (uint64_t)i, .fail_part = -1};
+            engine_request rq = {.circuit = &g_circuit, .payload = &pl[i], .partitions = 3,
+                                 .priority = ENGINE_PRIO_NORMAL};
+            uint64_t id;
+            CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+            engine_result res;
+            CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
+            for (unsigned p = 0; res.proofs && p < 3; p++) {
+                CHECK_MSG(oneshot_matches(&res.proofs[p], pl[i].tag, id, p), "job %d partition %u (cache %d)", i,
+                          p, cached);
+                if (i < 2 && cached) first[i][p] = res.proofs[p];
+                if (i < 2 && !cached) {
+                    uint8_t e1[GROTH16_PROOF_BYTES], e2[GROTH16_PROOF_BYTES];
+                    groth16_proof_write(e1, &first[i][p]);
+                    groth16_proof_write(e2, &res.proofs[p]);
+                    CHECK(memcmp(e1, e2, sizeof(e1)) == 0);
+                }
+            }
+            engine_result_free(&res);
+        }
+        engine_stats s;
+        engine_get_stats(e, &s);
+        /* Permits: 2 synthesis workers + a hand-off of 2 + 1 prover: never more sets than that at once. */
+        if (cached) {
+            CHECK_MSG(s.abc_allocated <= 5 && s.abc_reused + s.abc_allocated == 12 && s.abc_reused >= 7,
+                      "allocated %llu reused %llu", (unsigned long long)s.abc_allocated,
+                      (unsigned long long)s.abc_reused);
+            CHECK(s.abc_freed == 0 && s.abc_idle == s.abc_allocated);
+        } else {
+            CHECK(s.abc_allocated == 12 && s.abc_reused == 0 && s.abc_freed == 12 && s.abc_idle == 0);
+        }
+        CHECK(s.abc_pinned == s.abc_allocated && g_hooks.allocs == s.abc_allocated && !s.abc_fallback);
+        CHECK(s.mem.in_use[ENGINE_MEM_PINNED] == s.abc_idle * g_circuit.abc_bytes);
+        CHECK(s.mem.in_use[ENGINE_MEM_HOST] == 0);
+        CHECK(g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
+        CHECK(s.mem.peak[ENGINE_MEM_PINNED] >= g_circuit.abc_bytes);
+        engine_destroy(e);
+        CHECK(g_hooks.frees == g_hooks.allocs && g_hooks.live_bytes == 0);
+    }
+}
+
+/* Under a budget the idle sets count, and a reservation that does not fit frees them instead of waiting (the
+ * second circuit's domain is twice the first's: its sets are new, the first's are freed). Peak within budget. */
+static void test_abc_pressure(void)
+{
+    cuzk_error err;
+    CHECK(g_circuit2.m == 2 * g_circuit.m);
+    engine_backend *be;
+    CHECK(engine_backend_cpu_create(g_pool, NULL, &be, &err) == CUZK_OK);
+    be->host_alloc = hook_alloc;
+    be->host_free = hook_free;
+    hooks_reset(0);
+    uint64_t part1 = g_circuit.witness_bytes + g_circuit.abc_bytes;
+    uint64_t part2 = g_circuit2.witness_bytes + g_circuit2.abc_bytes;
+    /* Two partitions of the first circuit fit, and leave two idle sets; then one of the second fits only once
+     * both are freed (without freeing it would wait forever). */
+    uint64_t budget = 2 * part1 > part2 ? 2 * part1 : part2;
+    CHECK(2 * g_circuit.abc_bytes + part2 > budget);
+    engine_config cfg = {.backend = be, .partition_workers = 2, .gpu_workers = 1, .abc_pinned = 1,
+                         .host_budget = budget};
+    engine *e;
+    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+    payload p1 = {.tag = 61, .fail_part = -1}, p2 = {.tag = 62, .fail_part = -1, .len = CHAIN_LEN2};
+    engine_request rq = {.circuit = &g_circuit, .payload = &p1, .partitions = 4, .priority = ENGINE_PRIO_NORMAL};
+    uint64_t id;
+    engine_result res;
+    CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
+    for (unsigned p = 0; res.proofs && p < 4; p++) CHECK(verify_part(&res.proofs[p], p1.tag, p));
+    engine_result_free(&res);
+    engine_stats s;
+    engine_get_stats(e, &s);
+    CHECK_MSG(s.abc_idle >= 1 && s.mem.host_in_use == s.abc_idle * g_circuit.abc_bytes, "idle %u in use %llu",
+              s.abc_idle, (unsigned long long)s.mem.host_in_use);
+    unsigned idle_before = s.abc_idle;
+    rq = (engine_request){.circuit = &g_circuit2, .payload = &p2, .partitions = 2, .priority = ENGINE_PRIO_NORMAL};
+    CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
+    for (unsigned p = 0; res.proofs && p < 2; p++) {
+        fr_t pub[2];
+        partition_x(&pub[0], p2.tag, p);
+        pub[1] = pub[0];
+        for (int i = 0; i < CHAIN_LEN2; i++) fr_sqr(&pub[1], &pub[1]);
+        CHECK(groth16_verify(NULL, &g_circuit2.pvk, &res.proofs[p], pub, 2, &err) == CUZK_OK);
+    }
+    engine_result_free(&res);
+    engine_get_stats(e, &s);
+    CHECK_MSG(s.mem.host_peak <= budget, "peak %llu > budget %llu", (unsigned long long)s.mem.host_peak,
+              (unsigned long long)budget);
+    CHECK_MSG(s.abc_freed >= idle_before, "freed %llu of %u idle", (unsigned long long)s.abc_freed, idle_before);
+    CHECK(s.mem.host_in_use == s.abc_idle * g_circuit2.abc_bytes); /* what is left: sets of the second size */
+    CHECK(g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
+    /* Another holder of the budget (the residency) gets the whole of it: the idle sets are reclaimed for it. */
+    CHECK(s.abc_idle > 0);
+    CHECK(!engine_mem_try_reserve_direct(engine_memory(e), ENGINE_MEM_HOST, budget));
+    CHECK(engine_mem_try_reserve(engine_memory(e), ENGINE_MEM_HOST, budget));
+    engine_get_stats(e, &s);
+    CHECK(s.abc_idle == 0 && g_hooks.live_bytes == 0 && s.mem.host_in_use == budget);
+    engine_mem_release(engine_memory(e), ENGINE_MEM_HOST, budget);
+    engine_destroy(e);
+    CHECK(g_hooks.frees == g_hooks.allocs && g_hooks.live_bytes == 0);
+    be->host_alloc = NULL;
+    be->host_free = NULL;
+    engine_backend_destroy(be);
+}
+
+/* host_alloc refusing page-locked memory: the engine falls back to malloc (asked once, one ABC_FALLBACK
+ * event), and proves as before. */
+static void test_abc_fallback(void)
+{
+    cuzk_error err;
+    engine_backend *be;
+    CHECK(engine_backend_cpu_create(g_pool, NULL, &be, &err) == CUZK_OK);
+    be->host_alloc = hook_alloc;
+    be->host_free = hook_free;
+    hooks_reset(1);
+    tl_log tl = {.n = 0};
+    pthread_mutex_init(&tl.mu, NULL);
+    engine_config cfg = {.backend = be, .partition_workers = 2, .gpu_workers = 2, .abc_pinned = 1,
+                         .timeline_cb = tl_collect, .timeline_ctx = &tl};
+    engine *e;
+    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+    payload pl = {.tag = 71, .fail_part = -1};
+    engine_request rq = {.circuit = &g_circuit, .payload = &pl, .partitions = 5, .priority = ENGINE_PRIO_NORMAL};
+    uint64_t id;
+    engine_result res;
+    CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
+    for (unsigned p = 0; res.proofs && p < 5; p++) CHECK(verify_part(&res.proofs[p], pl.tag, p));
+    engine_result_free(&res);
+    engine_stats s;
+    engine_get_stats(e, &s);
+    CHECK(s.abc_fallback && s.abc_pinned == 0 && s.abc_allocated >= 1);
+    /* Workers that started before the refusal was seen may each have asked once. */
+    CHECK(g_hooks.refusals >= 1 && g_hooks.refusals <= 2 && g_hooks.allocs == 0);
+    CHECK(tl_count(&tl, "ABC_FALLBACK") == 1);
+    CHECK(s.mem.in_use[ENGINE_MEM_PINNED] == 0 && s.mem.in_use[ENGINE_MEM_HOST] == s.abc_idle * g_circuit.abc_bytes);
+    engine_destroy(e);
+    /* abc_pinned -1: the hooks are never asked. */
+    hooks_reset(0);
+    cfg.abc_pinned = -1;
+    cfg.timeline_cb = NULL;
+    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+    CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
+    engine_result_free(&res);
+    engine_get_stats(e, &s);
+    CHECK(g_hooks.allocs == 0 && s.abc_pinned == 0 && s.abc_allocated >= 1 && !s.abc_fallback);
+    engine_destroy(e);
+    be->host_alloc = NULL;
+    be->host_free = NULL;
+    engine_backend_destroy(be);
+    tl_free(&tl);
 }
 
 /* Residency: hot sets are never evicted, warm ones go least recently used first, all within the budget. */
@@ -636,12 +993,16 @@ int main(void)
         return test_finish("test_engine");
     }
     test_mem();
+    test_mem_reclaim();
     test_prove_start_abc(&rng);
     test_many_jobs(&rng);
     test_order();
     test_backpressure();
     test_faults();
     test_destroy_busy();
+    test_abc_cache();
+    test_abc_pressure();
+    test_abc_fallback();
     test_residency();
     fixture_free();
     return test_finish("test_engine");

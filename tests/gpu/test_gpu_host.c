@@ -1,7 +1,9 @@
 /* Host registration (gpu_host.h) and the GPU backend's parameter pinning (engine.h): bad arguments, overlap
  * refusal, disjoint ranges on one page, an MSM read from registered memory against the CPU, all-or-nothing
  * pinning, per-device memory figures, the residency's pinned tier through the backend's hooks proving on the
- * device (as the daemon wires it), and the upload speed from pageable and registered memory (printed).
+ * device (as the daemon wires it; a, b, c page-locked by the engine's cache), and the upload speed from
+ * pageable and registered memory (printed). gpu_host_alloc: bad arguments, an impossible size, H on the device
+ * from page-locked a, b, c (stale data past n) against the CPU, the backend's host hooks.
  * Without a GPU it checks that everything refuses cleanly and skips (77). */
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +14,10 @@
 #include "engine/residency.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_host.h"
+#include "gpu/gpu_ntt.h"
 #include "gpu/gpu_prove.h"
 #include "msm/msm.h"
+#include "poly/poly.h"
 #include "testutil.h"
 
 static rng_t rng;
@@ -33,6 +37,9 @@ static void test_without_gpu(void)
     CHECK(gpu_host_register(buf, sizeof(buf), &err) != CUZK_OK);
     CHECK(gpu_host_unregister(buf, &err) != CUZK_OK);
     CHECK(!gpu_host_is_registered(buf));
+    void *mem = buf;
+    CHECK(gpu_host_alloc(64, &mem, &err) != CUZK_OK && mem == NULL); /* UNSUPPORTED, or GPU: no device */
+    gpu_host_free(NULL);
     engine_backend *be = NULL;
     CHECK(gpu_params_bytes(NULL) == 0 && gpu_params_device(NULL) == -1);
     CHECK(engine_backend_gpu_create(NULL, NULL, &be, &err) == CUZK_ERR_UNSUPPORTED && be == NULL);
@@ -116,6 +123,72 @@ static void test_register_msm(void)
     }
     free(mem);
     free(tmp);
+}
+
+/* gpu_host_alloc: arguments, an impossible size refused as NOMEM, and the NTT's H from page-locked a, b, c whose
+ * elements past n are garbage (as in a reused engine buffer) against the CPU's poly_compute_h. */
+static void test_host_alloc(void)
+{
+    cuzk_error err = {0};
+    void *p = (void *)&err;
+    CHECK(gpu_host_alloc(0, &p, &err) == CUZK_ERR_INVALID_ARG && p == NULL);
+    CHECK(gpu_host_alloc(16, NULL, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(gpu_host_alloc(0, NULL, NULL) == CUZK_ERR_INVALID_ARG);
+    cuzk_status st = gpu_host_alloc((size_t)1 << 52, &p, &err); /* 4 PiB */
+    CHECK_MSG(st == CUZK_ERR_NOMEM && p == NULL, "4 PiB: %s: %s", cuzk_status_name(st), err.msg);
+    gpu_host_free(NULL);
+
+    const unsigned log_m = 16;
+    const size_t m = (size_t)1 << log_m, n = m - 37;
+    fr_t *abc = NULL;
+    st = gpu_host_alloc(3 * m * sizeof(fr_t), (void **)&abc, &err);
+    CHECK_MSG(st == CUZK_OK && abc, "alloc: %s", err.msg);
+    if (st != CUZK_OK) return;
+    CHECK(gpu_host_is_registered(abc) && gpu_host_is_registered(abc + 3 * m - 1));
+    memset(abc, 0xA5, 3 * m * sizeof(fr_t)); /* past n: no field element */
+    fr_t *cpu = calloc(3 * m, sizeof(fr_t));
+    fr_t *h = malloc(m * sizeof(fr_t));
+    CHECK(cpu && h);
+    gpu_ctx *ctx = NULL;
+    gpu_ntt_plan *plan = NULL;
+    if (cpu && h) {
+        for (int k = 0; k < 3; k++)
+            for (size_t i = 0; i < n; i++) {
+                fr_random(&abc[k * m + i], &rng);
+                cpu[k * m + i] = abc[k * m + i];
+            }
+        domain_t d;
+        st = domain_for_size(&d, n, &err);
+        if (st == CUZK_OK) st = poly_compute_h(pool, &d, H_FORM_BELLPERSON, cpu, cpu + m, cpu + 2 * m, n, &err);
+        if (st == CUZK_OK) st = gpu_ctx_create(&ctx, 0, &err);
+        if (st == CUZK_OK) st = gpu_ntt_plan_create(ctx, log_m, POLY_ROOTS_CUZK, &plan, &err);
+        if (st == CUZK_OK) st = gpu_ntt_h(plan, H_FORM_BELLPERSON, abc, abc + m, abc + 2 * m, n, h, &err);
+        CHECK_MSG(st == CUZK_OK, "H from page-locked a, b, c: %s", err.msg);
+        if (st == CUZK_OK) CHECK_MSG(memcmp(h, cpu, (m - 1) * sizeof(fr_t)) == 0, "device H differs from the CPU's");
+    }
+    gpu_ntt_plan_destroy(plan);
+    gpu_ctx_destroy(ctx);
+    gpu_host_free(abc);
+    free(cpu);
+    free(h);
+}
+
+/* The GPU backend's host hooks hand out page-locked memory. */
+static void test_backend_hooks(void)
+{
+    cuzk_error err = {0};
+    engine_backend *be = NULL;
+    cuzk_status st = engine_backend_gpu_create(NULL, NULL, &be, &err);
+    CHECK_MSG(st == CUZK_OK, "gpu backend: %s", err.msg);
+    if (st != CUZK_OK) return;
+    CHECK(be->host_alloc && be->host_free);
+    void *p = NULL;
+    if (be->host_alloc && be->host_free) {
+        st = be->host_alloc(be, 1 << 20, &p, &err);
+        CHECK_MSG(st == CUZK_OK && p && gpu_host_is_registered(p), "host_alloc: %s", err.msg);
+        if (st == CUZK_OK) be->host_free(be, p, 1 << 20);
+    }
+    engine_backend_destroy(be);
 }
 
 /* Separate small allocations (a small parameter set's arrays) may share a page: each registers on its own. */
@@ -252,7 +325,7 @@ static void test_pinned_tier(void)
     memset(&circuit, 0, sizeof(circuit));
     cuzk_status st = synthetic_build(pool, fx.k, fx.seed, R1CS_MATRICES, &fx.shape, &err);
     if (st == CUZK_OK) st = engine_backend_gpu_create(pool, pool, &fx.be, &err);
-    engine_config cfg = {.backend = fx.be, .gpu_workers = 2, .partition_workers = 2};
+    engine_config cfg = {.backend = fx.be, .gpu_workers = 2, .partition_workers = 2, .abc_pinned = 1};
     if (st == CUZK_OK) st = engine_create(&e, &cfg, &err);
     if (st == CUZK_OK) st = engine_residency_create(&res, engine_memory(e), &err);
     engine_residency_options ro = {.pinned_budget = 1ull << 40, .pin = fx_pin, .unpin = fx_unpin,
@@ -295,6 +368,11 @@ static void test_pinned_tier(void)
                   "%u sets, %llu bytes resident of %llu", m.resident_sets, (unsigned long long)m.resident_bytes,
                   (unsigned long long)bytes);
         CHECK(engine_backend_gpu_resident_bytes(fx.be) == m.resident_bytes);
+        engine_get_stats(e, &es);
+        CHECK_MSG(es.abc_allocated >= 1 && es.abc_pinned == es.abc_allocated && !es.abc_fallback &&
+                      es.mem.in_use[ENGINE_MEM_PINNED] == bytes + es.abc_idle * circuit.abc_bytes,
+                  "a, b, c sets: %llu allocated, %llu pinned, %u idle", (unsigned long long)es.abc_allocated,
+                  (unsigned long long)es.abc_pinned, es.abc_idle);
     }
     engine_residency_release(res, "synthetic");
     /* Evicted: device copies dropped first, then unpinned, then freed (the hooks' order in residency.c). */
@@ -303,7 +381,7 @@ static void test_pinned_tier(void)
     CHECK(rs.unpins == 1 && rs.pinned_bytes == 0 && fx.evictions == 1);
     CHECK(engine_backend_gpu_resident_bytes(fx.be) == 0);
     engine_get_stats(e, &es);
-    CHECK(es.mem.in_use[ENGINE_MEM_PINNED] == 0 && es.mem.in_use[ENGINE_MEM_HOST] == 0);
+    CHECK(es.mem.in_use[ENGINE_MEM_PINNED] == es.abc_idle * circuit.abc_bytes && es.mem.in_use[ENGINE_MEM_HOST] == 0);
 out:
     engine_circuit_free(&circuit);
     engine_residency_destroy(res);
@@ -436,6 +514,8 @@ int main(void)
     test_args();
     test_register_msm();
     test_same_page();
+    test_host_alloc();
+    test_backend_hooks();
     test_pin_params();
     test_pinned_tier();
     bench_upload();

@@ -22,6 +22,7 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_setup.h"
 #ifdef CUZK_HAVE_GPU
+#include "gpu/gpu_host.h"
 #include "gpu/gpu_prove.h"
 #endif
 
@@ -228,8 +229,8 @@ static void print_summary_json(const char *key, const summary *s)
            s->p90, s->p99, s->max);
 }
 
-/* peak_rss < 0: unknown. */
-static void report(tl_stats *s, int json, long long peak_rss)
+/* peak_rss < 0: unknown. es: the engine's a, b, c buffer counts and pinned peak (NULL: no engine). */
+static void report(tl_stats *s, int json, long long peak_rss, const engine_stats *es)
 {
     summary g = summarize(&s->gpu), sy = summarize(&s->synth);
     double span_s = (s->t_last - s->t_first) / 1e3;
@@ -245,6 +246,12 @@ static void report(tl_stats *s, int json, long long peak_rss)
         printf(",\"gpu_busy\":%.4f,", busy);
         if (peak_rss >= 0) printf("\"peak_rss_bytes\":%lld,", peak_rss);
         else printf("\"peak_rss_bytes\":null,");
+        if (es)
+            printf("\"abc_sets_allocated\":%llu,\"abc_sets_pinned\":%llu,\"abc_sets_reused\":%llu,"
+                   "\"abc_fallback\":%d,\"peak_pinned_bytes\":%llu,",
+                   (unsigned long long)es->abc_allocated, (unsigned long long)es->abc_pinned,
+                   (unsigned long long)es->abc_reused, es->abc_fallback,
+                   (unsigned long long)es->mem.peak[ENGINE_MEM_PINNED]);
         printf("\"peak_accounted_bytes\":%llu}\n", (unsigned long long)s->peak_mem);
         return;
     }
@@ -255,6 +262,11 @@ static void report(tl_stats *s, int json, long long peak_rss)
     printf("prover busy      %.1f%%\n", 100 * busy);
     if (peak_rss >= 0) printf("peak RSS         %.1f MiB\n", (double)peak_rss / 1048576.0);
     printf("peak accounted   %.1f MiB\n", (double)s->peak_mem / 1048576.0);
+    if (es)
+        printf("a, b, c sets     %llu allocated (%llu page-locked%s, peak %.1f MiB), %llu reused\n",
+               (unsigned long long)es->abc_allocated, (unsigned long long)es->abc_pinned,
+               es->abc_fallback ? "; page-locking refused once, malloc since" : "",
+               (double)es->mem.peak[ENGINE_MEM_PINNED] / 1048576.0, (unsigned long long)es->abc_reused);
 }
 
 /* ---- batch ---- */
@@ -471,7 +483,8 @@ static const char *const ST_NAME[ST_N] = {
     "B_G2 (GPU)", "prove_start total", "B_G2 MSM (CPU, when not on the GPU)", "assembly (CPU)",
     "partition total"};
 
-static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads)
+static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads,
+                        int abc_pinned)
 {
     cuzk_error err;
     circuit_spec spec;
@@ -503,7 +516,18 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
              : bench_setup(pool, &shape, 1, &params, &err) != CUZK_OK)
         goto fail;
     double setup_s = (double)(bench_now_ns() - t0) / 1e9;
-    abc = malloc(3 * d.m * sizeof(fr_t));
+    /* Page-locked a, b, c go to the device by direct DMA (what the engine's cache gives the GPU backend). */
+    double pin_ms = 0;
+    if (abc_pinned) {
+        uint64_t p0 = bench_now_ns();
+        void *mem = NULL;
+        if (gpu_host_alloc(3 * d.m * sizeof(fr_t), &mem, &err) != CUZK_OK) goto fail;
+        abc = mem;
+        memset(abc, 0, 3 * d.m * sizeof(fr_t)); /* what the first partition's evaluation pays: the page touch */
+        pin_ms = (double)(bench_now_ns() - p0) / 1e6;
+    } else {
+        abc = malloc(3 * d.m * sizeof(fr_t));
+    }
     scratch = malloc(3 * d.m * sizeof(fr_t));
     t = calloc((size_t)reps * ST_N, sizeof(double));
     tc = calloc((size_t)(cpu_reps ? cpu_reps : 1) * 8, sizeof(double));
@@ -517,6 +541,11 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     printf("stages: %s: %zu constraints, domain 2^%u, %zu inputs, %zu aux; %s %.1f s; %u threads\n", canon,
            shape.num_constraints, d.log_m, shape.num_inputs, shape.num_aux, fake ? "fake setup" : "setup", setup_s,
            pool_size(pool));
+    if (abc_pinned)
+        printf("stages: a, b, c page-locked (gpu_host_alloc of %.2f GiB and first touch: %.1f ms)\n",
+               (double)(3 * d.m * sizeof(fr_t)) / 1073741824.0, pin_ms);
+    else
+        printf("stages: a, b, c in pageable memory (malloc)\n");
     gpu_device_info info;
     if (gpu_device_get_info(0, &info, &err) != CUZK_OK) goto fail;
     t0 = bench_now_ns();
@@ -626,7 +655,8 @@ fail:
 done:
     gpu_prover_destroy(pv);
     gpu_params_free(gp);
-    free(abc);
+    if (abc_pinned) gpu_host_free(abc);
+    else free(abc);
     free(scratch);
     free(t);
     free(tc);
@@ -637,8 +667,10 @@ done:
     return rc;
 }
 #else
-static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads)
+static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads,
+                        int abc_pinned)
 {
+    (void)abc_pinned;
     (void)spec_text;
     (void)reps;
     (void)cpu_reps;
@@ -655,8 +687,9 @@ static void batch_usage(FILE *f)
             "usage: cuzk-bench batch --circuit SPEC -n PROOFS -j CONCURRENCY [--partitions P] [--backend cpu|gpu]\n"
             "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
             "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
-            "                        [--no-verify]\n"
+            "                        [--no-verify] [--abc-pinned on|off] [--abc-cache N]\n"
             "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
+            "                        [--abc-pinned on|off]\n"
             "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
             "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
             "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
@@ -669,6 +702,11 @@ static void batch_usage(FILE *f)
             "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
             "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
             "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
+            "--abc-pinned: a, b, c of each partition in page-locked memory when the backend offers it (gpu; the\n"
+            "device then copies them by direct DMA) or in malloc'd memory (default: the engine's, now off; with\n"
+            "--stages, for the one partition).\n"
+            "--abc-cache N: idle a, b, c sets the engine keeps for the next partitions (default: one per permit,\n"
+            "partition workers + hand-off + prover workers; 0: none, each set freed after prove_start).\n"
             "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
             "not verify, but both provers must still agree byte for byte).\n");
 }
@@ -682,7 +720,9 @@ int bench_batch(int argc, char **argv)
     uint64_t n = 0, j = 0, parts = 2, pw = 2, gw = 2, lookahead = 1, budget = 0, threads = 0, stages = 0;
     int budget_given = 0;
     uint64_t cpu_reps = 1;
-    int json = 0, no_verify = 0, fake_setup = 0;
+    int json = 0, no_verify = 0, fake_setup = 0, abc_pinned = 0; /* 0: the engine's default */
+    uint64_t abc_cache = 0;
+    int abc_cache_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -728,6 +768,12 @@ int bench_batch(int argc, char **argv)
             budget_given = 1;
         } else if (!strcmp(a, "--stages")) {
             bad = bench_parse_u64(v, &stages) || stages == 0 || stages > 1000;
+        } else if (!strcmp(a, "--abc-pinned")) {
+            bad = strcmp(v, "on") && strcmp(v, "off");
+            abc_pinned = !strcmp(v, "on") ? 1 : -1;
+        } else if (!strcmp(a, "--abc-cache")) {
+            bad = bench_parse_u64(v, &abc_cache) || abc_cache > 1024;
+            abc_cache_given = 1;
         } else if (!strcmp(a, "--cpu-reps")) {
             bad = bench_parse_u64(v, &cpu_reps) || cpu_reps > 1000;
         } else {
@@ -741,7 +787,8 @@ int bench_batch(int argc, char **argv)
         if (strcmp(a, "--json") && strcmp(a, "--no-verify") && strcmp(a, "--fake-setup")) i++;
     }
     if (spec_text && stages) return batch_stages(spec_text, (unsigned)stages, (unsigned)cpu_reps, fake_setup,
-                                                 (unsigned)threads);
+                                                 (unsigned)threads,
+                                                 (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0);
     if (!spec_text || !n || !j) {
         fprintf(stderr, "batch: --circuit, -n and -j are required (try --help)\n");
         return 2;
@@ -845,7 +892,9 @@ int bench_batch(int argc, char **argv)
     engine_config cfg = {.backend = be, .synth_pool = synth_pool, .gpu_workers = (unsigned)gw,
                          .partition_workers = (unsigned)pw,
                          .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
-                         .timeline_cb = batch_timeline, .timeline_ctx = &b};
+                         .timeline_cb = batch_timeline, .timeline_ctx = &b,
+                         .abc_pinned = abc_pinned,
+                         .abc_cache = !abc_cache_given ? 0 : abc_cache ? (int)abc_cache : -1};
     if (engine_create(&b.e, &cfg, &err) != CUZK_OK) goto fail;
     b.partitions = (unsigned)parts;
     b.n = (unsigned)n;
@@ -853,9 +902,10 @@ int bench_batch(int argc, char **argv)
     if (budget) snprintf(budget_text, sizeof(budget_text), "%.1f MiB", (double)budget / 1048576.0);
     if (!json)
         fprintf(stderr, "batch: %llu proofs x %llu partitions, -j %llu, backend %s, partition workers %llu, "
-                        "gpu workers %llu, budget %s%s\n",
+                        "gpu workers %llu, budget %s%s, a/b/c %s\n",
                 (unsigned long long)n, (unsigned long long)parts, (unsigned long long)j, backend,
-                (unsigned long long)pw, (unsigned long long)gw, budget_text, no_verify ? ", no verification" : "");
+                (unsigned long long)pw, (unsigned long long)gw, budget_text, no_verify ? ", no verification" : "",
+                (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0 ? "pinned" : "pageable");
     clients = calloc(j, sizeof(*clients));
     if (!clients) {
         cuzk_error_set(&err, CUZK_ERR_NOMEM, "cannot allocate client threads");
@@ -892,7 +942,9 @@ int bench_batch(int argc, char **argv)
     if (b.have_err) fprintf(stderr, "batch: a proof failed: %s\n", b.first_err.msg);
     pthread_mutex_lock(&b.tl_mu);
     if (b.stats_oom) fprintf(stderr, "batch: out of memory while collecting the timeline; statistics are partial\n");
-    report(&b.stats, json, (long long)ru.ru_maxrss * 1024);
+    engine_stats fin;
+    engine_get_stats(b.e, &fin);
+    report(&b.stats, json, (long long)ru.ru_maxrss * 1024, &fin);
     pthread_mutex_unlock(&b.tl_mu);
     rc = b.have_err || atomic_load(&b.ok) != b.n ? 1 : 0;
     goto done;
@@ -969,7 +1021,7 @@ int bench_timeline(int argc, char **argv)
         fprintf(stderr, "timeline: no TIMELINE lines in %s\n", path);
         rc = 1;
     }
-    if (!rc) report(&s, json, -1);
+    if (!rc) report(&s, json, -1, NULL);
     tl_stats_free(&s);
     return rc;
 }
