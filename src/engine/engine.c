@@ -95,7 +95,7 @@ struct engine {
     abc_set *abc_idle;
     unsigned abc_n_idle, abc_max_idle;
     int abc_use_pinned, abc_fallback;
-    uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed;
+    uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed, abc_alloc_us;
 
     pthread_mutex_t tl_mu; /* keeps timeline lines whole and in order */
 };
@@ -290,6 +290,7 @@ static cuzk_status abc_alloc(engine *e, part *p, size_t m, cuzk_error *err)
     s->m = m;
     s->bytes = p->abc_bytes;
     s->kind = ENGINE_MEM_HOST;
+    double t0 = engine_now_ms(e);
     if (__atomic_load_n(&e->abc_use_pinned, __ATOMIC_RELAXED)) {
         void *mem = NULL;
         cuzk_error perr;
@@ -319,6 +320,7 @@ static cuzk_status abc_alloc(engine *e, part *p, size_t m, cuzk_error *err)
         return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a, b, c (%zu elements each)", m);
     }
     __atomic_add_fetch(&e->abc_allocated, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&e->abc_alloc_us, (uint64_t)((engine_now_ms(e) - t0) * 1e3), __ATOMIC_RELAXED);
     if (s->kind == ENGINE_MEM_PINNED) __atomic_add_fetch(&e->abc_pinned, 1, __ATOMIC_RELAXED);
     p->abc = s;
     p->abc_bytes = 0; /* the set holds the accounting now */
@@ -913,6 +915,7 @@ void engine_get_stats(engine *e, engine_stats *out)
     for (part *p = e->fin_head; p; p = p->next) out->finish_pending++;
     engine_mem_get_stats(&e->mem, &out->mem);
     out->abc_allocated = __atomic_load_n(&e->abc_allocated, __ATOMIC_RELAXED);
+    out->abc_alloc_us = __atomic_load_n(&e->abc_alloc_us, __ATOMIC_RELAXED);
     out->abc_pinned = __atomic_load_n(&e->abc_pinned, __ATOMIC_RELAXED);
     out->abc_freed = __atomic_load_n(&e->abc_freed, __ATOMIC_RELAXED);
     out->abc_reused = e->abc_reused;

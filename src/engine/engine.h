@@ -214,8 +214,9 @@ typedef struct engine_stats {
     uint64_t partitions_proved, partitions_failed;
     unsigned jobs_active, synth_active, handoff_len, provers_active, finish_pending;
     engine_mem_stats mem;
-    /* a, b, c buffer sets: allocated (pinned of them: from host_alloc), taken from the cache, freed; idle now */
-    uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed;
+    /* a, b, c buffer sets: allocated (pinned of them: from host_alloc), taken from the cache, freed; idle now;
+     * microseconds spent allocating them (page-locking many GiB takes a while), over all allocations */
+    uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed, abc_alloc_us;
     unsigned abc_idle;
     int abc_fallback; /* host_alloc failed once: malloc since */
 } engine_stats;

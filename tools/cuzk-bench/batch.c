@@ -248,9 +248,9 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
         else printf("\"peak_rss_bytes\":null,");
         if (es)
             printf("\"abc_sets_allocated\":%llu,\"abc_sets_pinned\":%llu,\"abc_sets_reused\":%llu,"
-                   "\"abc_fallback\":%d,\"peak_pinned_bytes\":%llu,",
+                   "\"abc_fallback\":%d,\"abc_alloc_ms\":%.3f,\"peak_pinned_bytes\":%llu,",
                    (unsigned long long)es->abc_allocated, (unsigned long long)es->abc_pinned,
-                   (unsigned long long)es->abc_reused, es->abc_fallback,
+                   (unsigned long long)es->abc_reused, es->abc_fallback, (double)es->abc_alloc_us / 1e3,
                    (unsigned long long)es->mem.peak[ENGINE_MEM_PINNED]);
         printf("\"peak_accounted_bytes\":%llu}\n", (unsigned long long)s->peak_mem);
         return;
@@ -263,9 +263,9 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
     if (peak_rss >= 0) printf("peak RSS         %.1f MiB\n", (double)peak_rss / 1048576.0);
     printf("peak accounted   %.1f MiB\n", (double)s->peak_mem / 1048576.0);
     if (es)
-        printf("a, b, c sets     %llu allocated (%llu page-locked%s, peak %.1f MiB), %llu reused\n",
-               (unsigned long long)es->abc_allocated, (unsigned long long)es->abc_pinned,
-               es->abc_fallback ? "; page-locking refused once, malloc since" : "",
+        printf("a, b, c sets     %llu allocated in %.1f ms (%llu page-locked%s, peak %.1f MiB), %llu reused\n",
+               (unsigned long long)es->abc_allocated, (double)es->abc_alloc_us / 1e3,
+               (unsigned long long)es->abc_pinned, es->abc_fallback ? "; page-locking refused once, malloc since" : "",
                (double)es->mem.peak[ENGINE_MEM_PINNED] / 1048576.0, (unsigned long long)es->abc_reused);
 }
 
