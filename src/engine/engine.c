@@ -244,7 +244,20 @@ static abc_set *abc_victim(engine *e, size_t m)
 static abc_set *abc_put(engine *e, abc_set *s, int may_free)
 {
     if (!s) return NULL;
-    if (!e->stop && e->abc_n_idle < e->abc_max_idle) {
+    if (!e->stop && e->abc_n_idle == e->abc_max_idle && e->abc_max_idle) {
+        /* Full: the set just used is likelier to be wanted again than an idle one of another size. */
+        abc_set *old = abc_victim(e, s->m);
+        if (old && old->m == s->m) {
+            old->next = e->abc_idle;
+            e->abc_idle = old;
+            e->abc_n_idle++;
+        } else if (old) {
+            s->next = e->abc_idle;
+            e->abc_idle = s;
+            e->abc_n_idle++;
+            s = old;
+        }
+    } else if (!e->stop && e->abc_n_idle < e->abc_max_idle) {
         s->next = e->abc_idle;
         e->abc_idle = s;
         e->abc_n_idle++;

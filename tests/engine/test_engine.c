@@ -885,6 +885,36 @@ static void test_abc_pressure(void)
     engine_backend_destroy(be);
 }
 
+/* A full cache keeps the set just used rather than an idle one of another size. */
+static void test_abc_swap(void)
+{
+    cuzk_error err;
+    engine_backend *be;
+    CHECK(engine_backend_cpu_create(g_pool, NULL, &be, &err) == CUZK_OK);
+    engine_config cfg = {.backend = be, .partition_workers = 1, .gpu_workers = 1, .abc_cache = 1};
+    engine *e;
+    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+    payload p1 = {.tag = 81, .fail_part = -1}, p2 = {.tag = 82, .fail_part = -1, .len = CHAIN_LEN2};
+    const engine_circuit *order[3] = {&g_circuit2, &g_circuit, &g_circuit};
+    engine_stats s;
+    for (int i = 0; i < 3; i++) {
+        engine_request rq = {.circuit = order[i], .payload = order[i] == &g_circuit ? &p1 : &p2, .partitions = 2,
+                             .priority = ENGINE_PRIO_NORMAL};
+        uint64_t id;
+        engine_result res;
+        CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+        CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
+        engine_result_free(&res);
+        engine_get_stats(e, &s);
+        CHECK_MSG(s.abc_idle == 1 && s.mem.host_in_use == order[i]->abc_bytes, "job %d: %u idle, %llu bytes", i,
+                  s.abc_idle, (unsigned long long)s.mem.host_in_use);
+    }
+    /* The last job reused the set its predecessor kept. */
+    CHECK(s.abc_reused >= 1);
+    engine_destroy(e);
+    engine_backend_destroy(be);
+}
+
 /* host_alloc refusing page-locked memory: the engine falls back to malloc (asked once, one ABC_FALLBACK
  * event), and proves as before. */
 static void test_abc_fallback(void)
@@ -1002,6 +1032,7 @@ int main(void)
     test_destroy_busy();
     test_abc_cache();
     test_abc_pressure();
+    test_abc_swap();
     test_abc_fallback();
     test_residency();
     fixture_free();
