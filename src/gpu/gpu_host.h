@@ -10,10 +10,11 @@
  * context sees the memory as pinned. Registering costs about as much as touching every page once (the
  * kernel locks them), so it belongs with loading, not with proving.
  *
- * gpu_host_alloc gives page-locked memory of its own (cudaHostAlloc, portable) for buffers that are written on
- * the host and copied to a device again and again (the engine's a, b, c): the same direct DMA without the
- * cost of registering each time. Allocating costs about as much as registering (the pages are touched and
- * locked), so such buffers are allocated once and reused.
+ * gpu_host_alloc gives page-locked memory of its own for buffers that are written on the host and copied to a
+ * device again and again (the engine's a, b, c): the same direct DMA without the cost of registering each
+ * time. It is malloc'd memory registered (portable), or with CUZK_HOST_ALLOC=cuda cudaHostAlloc's (slower to
+ * allocate on the H200, and it stalls other threads' CUDA calls meanwhile). Allocating costs at least as much
+ * as registering (the pages are faulted in and locked), so such buffers are allocated once and reused.
  *
  * Without a CUDA build every function reports CUZK_ERR_UNSUPPORTED (gpu_host_is_registered finds 0). */
 #ifndef CUZK_GPU_GPU_HOST_H
@@ -42,7 +43,7 @@ int gpu_host_is_registered(const void *p);
  * locked (e.g. RLIMIT_MEMLOCK, or the host is short of memory); CUZK_ERR_GPU for any other CUDA failure (no
  * device included). *out is NULL after a failure. */
 cuzk_status gpu_host_alloc(size_t bytes, void **out, cuzk_error *err);
-/* Frees memory from gpu_host_alloc; NULL is allowed. */
+/* Frees memory from gpu_host_alloc (either way); NULL is allowed. */
 void gpu_host_free(void *p);
 
 #ifdef __cplusplus

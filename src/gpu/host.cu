@@ -1,4 +1,8 @@
 /* Host memory registration (gpu_host.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
 #include "gpu_host.h"
 #include "gpu_impl.cuh"
 
@@ -42,18 +46,46 @@ extern "C" int gpu_host_is_registered(const void *p)
     return a.type == cudaMemoryTypeHost;
 }
 
+/* Page-locked memory two ways. cudaHostAlloc pins at ~2 GB/s on the H200 and holds a driver lock meanwhile
+ * (other threads' CUDA calls wait: 1.5 GiB sets stalled a prover for seconds). malloc'd memory registered
+ * (huge pages asked for where possible: fewer pages to fault in and lock) is the default; CUZK_HOST_ALLOC=cuda
+ * picks cudaHostAlloc (for comparison). */
+static int host_alloc_with_cuda(void)
+{
+    const char *v = getenv("CUZK_HOST_ALLOC");
+    return v != NULL && strcmp(v, "cuda") == 0;
+}
+
 extern "C" cuzk_status gpu_host_alloc(size_t bytes, void **out, cuzk_error *err)
 {
+    if (out != NULL) *out = NULL;
     if (out == NULL || bytes == 0)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_host_alloc: NULL out or 0 bytes");
-    *out = NULL;
     void *p = NULL;
-    cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+    cudaError_t e;
+    const char *what;
+    if (host_alloc_with_cuda()) {
+        what = "cudaHostAlloc";
+        e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
+    } else {
+        const size_t huge = (size_t)2 << 20;
+        if (posix_memalign(&p, bytes >= huge ? huge : 4096, bytes) != 0)
+            return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_host_alloc: cannot allocate %zu bytes", bytes);
+#ifdef MADV_HUGEPAGE
+        if (bytes >= huge) (void)madvise(p, bytes / huge * huge, MADV_HUGEPAGE); /* only a hint */
+#endif
+        what = "cudaHostRegister";
+        e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+        if (e != cudaSuccess) {
+            free(p);
+            p = NULL;
+        }
+    }
     if (e == cudaSuccess) {
         *out = p;
         return CUZK_OK;
     }
-    cuzk_status st = gpu_fail(err, e, "cudaHostAlloc", __FILE__, __LINE__);
+    cuzk_status st = gpu_fail(err, e, what, __FILE__, __LINE__);
     if (err) cuzk_error_prefix(err, "gpu_host_alloc of %zu bytes: ", bytes);
     return st;
 }
@@ -61,5 +93,11 @@ extern "C" cuzk_status gpu_host_alloc(size_t bytes, void **out, cuzk_error *err)
 extern "C" void gpu_host_free(void *p)
 {
     if (p == NULL) return;
+    /* Registered malloc'd memory, else cudaHostAlloc's (the environment may have changed since). */
+    if (cudaHostUnregister(p) == cudaSuccess) {
+        free(p);
+        return;
+    }
+    (void)cudaGetLastError();
     if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
 }

@@ -134,8 +134,22 @@ static void test_host_alloc(void)
     CHECK(gpu_host_alloc(0, &p, &err) == CUZK_ERR_INVALID_ARG && p == NULL);
     CHECK(gpu_host_alloc(16, NULL, &err) == CUZK_ERR_INVALID_ARG);
     CHECK(gpu_host_alloc(0, NULL, NULL) == CUZK_ERR_INVALID_ARG);
-    cuzk_status st = gpu_host_alloc((size_t)1 << 52, &p, &err); /* 4 PiB */
-    CHECK_MSG(st == CUZK_ERR_NOMEM && p == NULL, "4 PiB: %s: %s", cuzk_status_name(st), err.msg);
+    cuzk_status st;
+    for (int way = 0; way < 2; way++) { /* registered malloc (default), cudaHostAlloc */
+        if (way) setenv("CUZK_HOST_ALLOC", "cuda", 1);
+        st = gpu_host_alloc((size_t)1 << 52, &p, &err); /* 4 PiB */
+        CHECK_MSG(st == CUZK_ERR_NOMEM && p == NULL, "way %d, 4 PiB: %s: %s", way, cuzk_status_name(st), err.msg);
+        st = gpu_host_alloc(3 << 20, &p, &err);
+        CHECK_MSG(st == CUZK_OK && p && gpu_host_is_registered(p) && gpu_host_is_registered((char *)p + (3 << 20) - 1),
+                  "way %d: %s", way, err.msg);
+        if (st == CUZK_OK) {
+            memset(p, 1, 3 << 20);
+            /* Registering it again is refused: it is page-locked already. */
+            CHECK(gpu_host_register(p, 4096, &err) == CUZK_ERR_INVALID_ARG);
+        }
+        if (way) unsetenv("CUZK_HOST_ALLOC");
+        gpu_host_free(p); /* either way, whatever the environment says now */
+    }
     gpu_host_free(NULL);
 
     const unsigned log_m = 16;
@@ -439,6 +453,52 @@ static void bench_upload(void)
     free(mem);
 }
 
+/* The cost of gpu_host_alloc both ways for CUZK_HOST_MIB (default 256): allocation, first write (4 threads),
+ * upload (best of 2), free. */
+static void bench_host_alloc(void)
+{
+    const char *env = getenv("CUZK_HOST_MIB");
+    size_t mib = env ? strtoull(env, NULL, 10) : 256;
+    if (mib == 0) return;
+    size_t bytes = mib << 20;
+    cuzk_error err = {0};
+    gpu_ctx *ctx = NULL;
+    if (gpu_ctx_create(&ctx, 0, &err) != CUZK_OK) {
+        CHECK_MSG(0, "ctx: %s", err.msg);
+        return;
+    }
+    for (int way = 0; way < 2; way++) {
+        if (way) setenv("CUZK_HOST_ALLOC", "cuda", 1);
+        void *p = NULL;
+        double t0 = now_ms();
+        cuzk_status st = gpu_host_alloc(bytes, &p, &err);
+        double alloc_ms = now_ms() - t0;
+        if (way) unsetenv("CUZK_HOST_ALLOC");
+        CHECK_MSG(st == CUZK_OK, "gpu_host_alloc %zu MiB: %s", mib, err.msg);
+        if (st != CUZK_OK) continue;
+        t0 = now_ms();
+        memset(p, 7, bytes);
+        double touch_ms = now_ms() - t0, up = 1e30;
+        for (int rep = 0; rep < 2; rep++) {
+            gpu_buf *b = NULL;
+            t0 = now_ms();
+            st = gpu_buf_upload(ctx, &b, p, bytes, &err);
+            double ms = now_ms() - t0;
+            CHECK_MSG(st == CUZK_OK, "upload: %s", err.msg);
+            gpu_buf_free(b);
+            if (ms < up) up = ms;
+        }
+        t0 = now_ms();
+        gpu_host_free(p);
+        double free_ms = now_ms() - t0;
+        printf("gpu_host_alloc %zu MiB (%s): alloc %.1f ms (%.1f GB/s), first write %.1f ms, upload %.1f ms "
+               "(%.1f GB/s), free %.1f ms\n",
+               mib, way ? "cudaHostAlloc" : "malloc + cudaHostRegister", alloc_ms, bytes / alloc_ms / 1e6, touch_ms,
+               up, bytes / up / 1e6, free_ms);
+    }
+    gpu_ctx_destroy(ctx);
+}
+
 /* What the backend does with a parameter set: gpu_params_upload (h, l, a, b_g1, b_g2 one buffer each) from a
  * pageable set and from the same set pinned by engine_backend_gpu_pin_params (best of 2 each), CUZK_HOST_MIB
  * bytes in the proportions of a PoRep set. The bases are arbitrary bytes: the upload does not look at them. */
@@ -519,6 +579,7 @@ int main(void)
     test_pin_params();
     test_pinned_tier();
     bench_upload();
+    bench_host_alloc();
     engine_backend *be = NULL;
     if (engine_backend_gpu_create(NULL, NULL, &be, &err) == CUZK_OK) bench_params_upload(be);
     engine_backend_destroy(be);
