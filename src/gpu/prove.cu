@@ -92,6 +92,10 @@ struct gpu_prover {
     gpu_ctx *ctx;
     gpu_ctx *ctx_h;     /* the H MSM's own stream, when it overlaps the other queries; created on first use */
     int overlap;        /* 1: the H MSM runs on ctx_h (another thread) while ctx computes B_G2, L, A, B_G1 */
+    void (*abc_done)(void *); /* this call's: called once a, b, c are no longer read */
+    void *abc_done_ctx;
+    void (*next_abc_done)(void *); /* set by gpu_prover_on_abc_done for the next call */
+    void *next_abc_done_ctx;
     gpu_ntt_plan *plan; /* for plan_log / plan_roots */
     unsigned plan_log;
     poly_roots plan_roots;
@@ -112,7 +116,7 @@ extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_erro
         return st;
     }
     const char *ov = getenv("CUZK_GPU_OVERLAP");
-    pv->overlap = ov && !strcmp(ov, "1");
+    pv->overlap = !(ov && !strcmp(ov, "0"));
     *out = pv;
     return CUZK_OK;
 }
@@ -141,6 +145,20 @@ extern "C" void gpu_prover_set_split(gpu_prover *pv, gpu_prove_split mode)
 extern "C" void gpu_prover_set_overlap(gpu_prover *pv, int on)
 {
     if (pv) pv->overlap = on != 0;
+}
+
+extern "C" void gpu_prover_on_abc_done(gpu_prover *pv, void (*fn)(void *ctx), void *ctx)
+{
+    if (pv == NULL) return;
+    pv->next_abc_done = fn;
+    pv->next_abc_done_ctx = ctx;
+}
+
+/* a, b, c will not be read again in this call: tell the caller (once) so it can reuse their memory. */
+static void abc_released(gpu_prover *pv)
+{
+    if (pv->abc_done) pv->abc_done(pv->abc_done_ctx);
+    pv->abc_done = NULL;
 }
 
 /* ---- classification (host) ----
@@ -624,6 +642,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
         memcpy(tmp[0], a, n * sizeof(fr_t));
         memcpy(tmp[1], b, n * sizeof(fr_t));
         if (c) memcpy(tmp[2], c, n * sizeof(fr_t));
+        abc_released(pv);
         double t0 = now_ms();
         st = poly_compute_h(pool, d, p->h_form, tmp[0], tmp[1], tmp[2], n, err);
         gt->ntt_ms = now_ms() - t0;
@@ -648,6 +667,8 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     st = stage_abc(pv, pool, in, n, dev, owned, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c upload: ");
     st = gpu_ntt_h_device(pv->plan, p->h_form, dev[0], dev[1], dev[2], n, &h_dev, err);
+    /* It returns after the stream (which waited for its copies of a, b, c) is done, success or not. */
+    abc_released(pv);
     for (int k = 0; k < 3; k++)
         if (owned[k]) cudaFreeAsync(owned[k], pv->ctx->stream);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: H: ");
@@ -682,6 +703,11 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
                                            groth16_pending *pending, groth16_timings *timings,
                                            gpu_prove_timings *gt_out, cuzk_error *err)
 {
+    if (pv) {
+        pv->abc_done = pv->next_abc_done;
+        pv->abc_done_ctx = pv->next_abc_done_ctx;
+        pv->next_abc_done = NULL;
+    }
     domain_t d;
     cuzk_status st = check_args(pv, gp, params, num_constraints, a, b, c, inputs, num_inputs, aux, num_aux, density,
                                 pending, &d, err);

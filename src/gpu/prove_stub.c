@@ -52,6 +52,13 @@ void gpu_prover_set_overlap(gpu_prover *pv, int on)
     (void)on;
 }
 
+void gpu_prover_on_abc_done(gpu_prover *pv, void (*fn)(void *ctx), void *ctx)
+{
+    (void)pv;
+    (void)fn;
+    (void)ctx;
+}
+
 cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *params,
                                 size_t num_constraints, const fr_t *a, const fr_t *b, const fr_t *c,
                                 const fr_t *inputs, size_t num_inputs, const fr_t *aux, size_t num_aux,
