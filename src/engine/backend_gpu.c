@@ -109,6 +109,19 @@ static cuzk_status resident_params(gpu_backend *gb, const groth16_params *params
     return st;
 }
 
+/* The prover's abc-done hook: passes the release on to the engine and remembers it (no retry after it). */
+typedef struct abc_release_hook {
+    const engine_partition *p;
+    int released;
+} abc_release_hook;
+
+static void on_abc_done(void *ctx)
+{
+    abc_release_hook *hk = ctx;
+    hk->released = 1;
+    if (hk->p->abc_release) hk->p->abc_release(hk->p->abc_release_ctx);
+}
+
 static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned worker, const engine_partition *p,
                                    void **handle, cuzk_error *err)
 {
@@ -120,16 +133,20 @@ static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned work
     const gpu_params *gp = NULL;
     cuzk_status st = CUZK_OK;
     /* One retry after running out of device memory: the other worker on the device may have released its
-     * working set by then. a, b, c are only read by the GPU prover, so the retry sees the same inputs. */
+     * working set by then. a, b, c are only read by the GPU prover, so the retry sees the same inputs, unless
+     * they were already handed back to the engine. */
+    abc_release_hook hk = {p, 0};
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt) sched_yield();
         st = worker_prover(gb, device, worker, &pv, err);
         if (st == CUZK_OK) st = resident_params(gb, ci->params, device, &gp, err);
-        if (st == CUZK_OK)
+        if (st == CUZK_OK) {
+            gpu_prover_on_abc_done(pv, on_abc_done, &hk);
             st = gpu_prove_start_abc(pv, gp, gb->host_pool, ci->params, p->num_constraints, p->a, p->b, p->c,
                                      p->inputs, p->num_inputs, p->aux, p->num_aux, &ci->density, &h->pending, NULL,
                                      NULL, err);
-        if (st != CUZK_ERR_NOMEM) break;
+        }
+        if (st != CUZK_ERR_NOMEM || hk.released) break;
     }
     if (st != CUZK_OK) {
         free(h);

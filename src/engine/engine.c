@@ -452,6 +452,12 @@ static void *synth_main(void *arg)
             pthread_cond_wait(&e->cv_synth, &e->mu);
             continue;
         }
+        /* Partitions synthesizing or waiting in the hand-off never outnumber its capacity, so a, b, c exist for
+         * at most that many plus the ones in prove_start, and a send never waits. */
+        if (e->synth_active + e->chan_len >= e->chan_cap) {
+            pthread_cond_wait(&e->cv_synth, &e->mu);
+            continue;
+        }
         const engine_circuit *c = j->circuit;
         uint64_t need = c->witness_bytes + c->abc_bytes;
         if (!engine_mem_fits_at_all(&e->mem, ENGINE_MEM_HOST, need)) {
@@ -543,6 +549,34 @@ static void *synth_main(void *arg)
 
 /* ---- prover workers ---- */
 
+/* With mu held: p's a, b, c go back to the cache (or are handed out to be freed after unlocking). */
+static abc_set *abc_return(engine *e, part *p)
+{
+    abc_set *done = abc_put(e, p->abc, 0);
+    p->abc = NULL;
+    pthread_cond_broadcast(&e->cv_synth);
+    return done;
+}
+
+typedef struct abc_release_arg {
+    engine *e;
+    part *p;
+    int released;
+} abc_release_arg;
+
+/* engine_partition.abc_release: the backend has let go of a, b, c before the end of prove_start. */
+static void abc_release_early(void *ctx)
+{
+    abc_release_arg *ra = ctx;
+    if (ra->released) return;
+    ra->released = 1;
+    pthread_mutex_lock(&ra->e->mu);
+    abc_set *done = abc_return(ra->e, ra->p);
+    timeline(ra->e, "ABC_RELEASE", ra->p->job->id, (int)ra->p->index, -1, NULL);
+    pthread_mutex_unlock(&ra->e->mu);
+    abc_free(ra->e, done);
+}
+
 static void *prover_main(void *arg)
 {
     worker_arg *wa = arg;
@@ -559,6 +593,7 @@ static void *prover_main(void *arg)
             continue;
         }
         pthread_cond_signal(&e->cv_space);
+        pthread_cond_broadcast(&e->cv_synth);
         job *j = p->job;
         timeline(e, "GPU_PICKUP", j->id, (int)p->index, (int)w, "gpu=%d", device);
         e->provers_active++;
@@ -576,7 +611,10 @@ static void *prover_main(void *arg)
             .a = p->abc->mem,
             .b = p->abc->mem + j->circuit->m,
             .c = p->abc->mem + 2 * j->circuit->m,
+            .abc_release = abc_release_early,
         };
+        abc_release_arg ra = {e, p, 0};
+        ep.abc_release_ctx = &ra;
         cuzk_error err;
         err.code = CUZK_OK;
         err.msg[0] = '\0';
@@ -589,14 +627,12 @@ static void *prover_main(void *arg)
 
         pthread_mutex_lock(&e->mu);
         e->provers_active--;
-        abc_set *done = abc_put(e, p->abc, 0);
-        p->abc = NULL;
+        abc_set *done = p->abc ? abc_return(e, p) : NULL;
         if (done) {
             pthread_mutex_unlock(&e->mu);
             abc_free(e, done);
             pthread_mutex_lock(&e->mu);
         }
-        pthread_cond_broadcast(&e->cv_synth);
         if (st != CUZK_OK) {
             if (err.code == CUZK_OK) err.code = st;
             cuzk_error_prefix(&err, "%s backend prove_start: ", e->be->name);
@@ -719,7 +755,7 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->n_finish = e->cfg.finish_workers;
     e->abc_max_idle = e->cfg.abc_cache < 0 ? 0
                       : e->cfg.abc_cache > 0 ? (unsigned)e->cfg.abc_cache
-                                             : e->n_synth + e->chan_cap + e->n_prover;
+                                             : e->chan_cap + e->n_prover;
     if ((e->be->host_alloc == NULL) != (e->be->host_free == NULL)) {
         free(e);
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "engine: a backend with only one of host_alloc and host_free");

@@ -4,10 +4,14 @@
  *   submit ──► scheduler (priority, then age; lowest partition first)
  *          ──► synthesis workers (partition_workers threads): witness, then a, b, c = A·w, B·w, C·w;
  *              a worker starts a partition only when its working set (witness + a/b/c) fits the memory
- *              budget, and holds its permit (the worker itself) until the hand-off succeeds
+ *              budget and fewer partitions than the hand-off's capacity are synthesizing or waiting in it, and
+ *              holds its permit (the worker itself) until the hand-off succeeds
  *          ──► bounded hand-off channel, capacity max(synthesis_lookahead, partition_workers)
  *          ──► prover workers (gpu_workers per device): backend prove_start; a, b, c back to the engine's
- *              cache at once (engine_config.abc_cache)
+ *              cache as soon as the backend lets go of them (engine_partition.abc_release) or prove_start
+ *              returns (engine_config.abc_cache)
+ *
+ * So at most capacity + prover workers partitions hold a, b, c at once (partition_workers + 2 by default).
  *          ──► finish workers: backend prove_finish (B_G2, blinding, assembly), self-verification
  *          ──► the job's proofs, in partition order
  *
@@ -82,6 +86,11 @@ typedef struct engine_partition {
     const fr_t *inputs, *aux;
     size_t num_inputs, num_aux, num_constraints;
     fr_t *a, *b, *c;
+    /* A backend may call abc_release(abc_release_ctx) once during prove_start, from the thread that runs it, as
+     * soon as it will not read a, b, c again (the GPU: once they are on the device): the engine then gives their
+     * memory to the next synthesis while prove_start goes on. */
+    void (*abc_release)(void *ctx);
+    void *abc_release_ctx;
 } engine_partition;
 
 typedef struct engine_backend engine_backend;
@@ -142,8 +151,8 @@ typedef struct engine_config {
      * abc_pinned: 1: sets from the backend's host_alloc when it has one (ENGINE_MEM_PINNED), else malloc
      * (ENGINE_MEM_HOST); -1: always malloc; 0: the default, ENGINE_ABC_PINNED_DEFAULT. If host_alloc fails the
      * engine uses malloc from then on (one ABC_FALLBACK timeline event).
-     * abc_cache: idle sets kept; 0: partition_workers + hand-off capacity + prover workers (every set that
-     * can be in use at once); < 0: none (each set is freed when its partition leaves prove_start). */
+     * abc_cache: idle sets kept; 0: hand-off capacity + prover workers (every set that can be in use at
+     * once); < 0: none (each set is freed when its partition leaves prove_start). */
     int abc_pinned;
     int abc_cache;
     /* Timeline: each event as one line
@@ -151,7 +160,8 @@ typedef struct engine_config {
      * EVENT: QUEUE (parts= prio=), SYNTH_START (mem=: accounted host bytes after its reservation), SYNTH_END
      * (synth_ms=), HANDOFF (wait_ms=: time blocked on a full channel), GPU_PICKUP (gpu=), GPU_START (gpu=),
      * GPU_END (gpu= gpu_ms=), FINISH_START, FINISH_END (finish_ms=, verification included), JOB_END
-     * (status=ok|failed|cancelled verified=0|1 total_ms=), FAIL (a partition's failure, status=), ABC_FALLBACK
+     * (status=ok|failed|cancelled verified=0|1 total_ms=), FAIL (a partition's failure, status=), ABC_RELEASE
+     * (the backend let go of a, b, c before the end of prove_start), ABC_FALLBACK
      * (the backend's host_alloc failed, status=; malloc from now on; at most once).
      * Written to the FILE and/or passed to the callback. */
     FILE *timeline;

@@ -22,6 +22,50 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* ---- device memory between provers ----
+ * The provers on one device (other workers, and a prover's own overlapped H MSM) share its memory. A step that
+ * runs out of it is retried once alone: the retry waits until every other step on the device has finished and
+ * keeps new ones out while it runs. Steps hold the device's gate shared, a retry holds it exclusive (writers
+ * first, so a retry is not starved); a thread never holds the gate twice. */
+#define GATE_DEVICES 64
+static pthread_rwlock_t gate[GATE_DEVICES];
+static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
+
+static void gate_init(void)
+{
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    for (int i = 0; i < GATE_DEVICES; i++) pthread_rwlock_init(&gate[i], &attr);
+    pthread_rwlockattr_destroy(&attr);
+}
+
+static void gate_enter(int device, int exclusive)
+{
+    pthread_once(&gate_once, gate_init);
+    if (device < 0 || device >= GATE_DEVICES) return;
+    if (exclusive) pthread_rwlock_wrlock(&gate[device]);
+    else pthread_rwlock_rdlock(&gate[device]);
+}
+
+static void gate_leave(int device)
+{
+    if (device >= 0 && device < GATE_DEVICES) pthread_rwlock_unlock(&gate[device]);
+}
+
+/* st = call, under the device's gate, retried once alone when the device ran out of memory. */
+#define GATED(device, st, call)                     \
+    do {                                            \
+        gate_enter((device), 0);                    \
+        (st) = (call);                              \
+        gate_leave(device);                         \
+        if ((st) == CUZK_ERR_NOMEM) {               \
+            gate_enter((device), 1);                \
+            (st) = (call);                          \
+            gate_leave(device);                     \
+        }                                           \
+    } while (0)
+
 /* ---- resident bases ---- */
 
 struct gpu_params {
@@ -586,6 +630,22 @@ done:
     return st;
 }
 
+/* a, b, c onto the device (staged when pageable) and the H scalars computed there (*h_dev, on pv's stream). */
+static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const fr_t *a, const fr_t *b, const fr_t *c,
+                             size_t n, fr_t **h_dev, int *staged, cuzk_error *err)
+{
+    const fr_t *in[3] = {a, b, c}, *dev[3];
+    void *owned[3];
+    cuzk_status st = stage_abc(pv, pool, in, n, dev, owned, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c upload: ");
+    *staged = owned[0] != NULL;
+    st = gpu_ntt_h_device(pv->plan, form, dev[0], dev[1], dev[2], n, h_dev, err);
+    for (int k = 0; k < 3; k++)
+        if (owned[k]) cudaFreeAsync(owned[k], pv->ctx->stream);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: H: ");
+    return CUZK_OK;
+}
+
 /* The H MSM over the device-resident H scalars: on the calling thread, or on its own thread and stream while
  * the caller goes on with the other queries (the device runs both). */
 typedef struct h_msm {
@@ -606,7 +666,7 @@ static void *h_msm_main(void *arg)
     h_msm *hm = (h_msm *)arg;
     hm->err.code = CUZK_OK;
     hm->err.msg[0] = '\0';
-    hm->st = gpu_msm_g1(hm->ctx, &hm->out, hm->bases, hm->scalars, hm->n, &hm->err);
+    GATED(hm->ctx->device, hm->st, gpu_msm_g1(hm->ctx, &hm->out, hm->bases, hm->scalars, hm->n, &hm->err));
     hm->ms = gpu_ctx_last_ms(hm->ctx);
     return NULL;
 }
@@ -661,21 +721,16 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
         pv->plan_roots = roots;
     }
     fr_t *h_dev = NULL;
-    const fr_t *in[3] = {a, b, c}, *dev[3];
-    void *owned[3];
+    int staged = 0;
     double t_stage = now_ms();
-    st = stage_abc(pv, pool, in, n, dev, owned, err);
-    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c upload: ");
-    st = gpu_ntt_h_device(pv->plan, p->h_form, dev[0], dev[1], dev[2], n, &h_dev, err);
-    /* It returns after the stream (which waited for its copies of a, b, c) is done, success or not. */
+    GATED(pv->ctx->device, st, h_scalars(pv, pool, p->h_form, a, b, c, n, &h_dev, &staged, err));
+    /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);
-    for (int k = 0; k < 3; k++)
-        if (owned[k]) cudaFreeAsync(owned[k], pv->ctx->stream);
-    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: H: ");
+    if (st != CUZK_OK) return st;
     double total = 0, compute = 0;
     gpu_ntt_last_ms(pv->plan, &total, &compute);
     /* The staged copies end before the plan's first event: their wall time plus the plan's own copies. */
-    gt->abc_upload_ms = (owned[0] ? now_ms() - t_stage - total : 0) + total - compute;
+    gt->abc_upload_ms = (staged ? now_ms() - t_stage - total : 0) + total - compute;
     gt->ntt_ms = compute;
     hm->ctx = pv->ctx;
     hm->bases = bases;
@@ -750,13 +805,15 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
     int b2_done = st == CUZK_OK && gp->b_g2 != NULL;
     g2_jac_t b2;
     if (b2_done) {
-        st = run_b_g2(pv->ctx, &cl->q[GPU_Q_B], (const g2_affine_t *)gpu_buf_ptr(gp->b_g2), params->b_g2_len, &b2,
-                      &gt.b_g2_ms, err);
+        GATED(pv->ctx->device, st,
+              run_b_g2(pv->ctx, &cl->q[GPU_Q_B], (const g2_affine_t *)gpu_buf_ptr(gp->b_g2), params->b_g2_len, &b2,
+                       &gt.b_g2_ms, err));
         if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2: ");
     }
     for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
         const fr_t *full = q == GPU_Q_L ? aux : cl->q[q].full;
-        st = run_query(pv->ctx, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err);
+        GATED(pv->ctx->device, st,
+              run_query(pv->ctx, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err));
         if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: %s: ", QNAME[q]);
         gt.bases[q] = cl->q[q].nbases;
         gt.ones[q] = cl->q[q].ones_n;
