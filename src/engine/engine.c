@@ -244,7 +244,9 @@ static abc_set *abc_victim(engine *e, size_t m)
 static abc_set *abc_put(engine *e, abc_set *s, int may_free)
 {
     if (!s) return NULL;
-    if (!e->stop && e->abc_n_idle == e->abc_max_idle && e->abc_max_idle) {
+    if (s->kind != ENGINE_MEM_PINNED && e->cfg.abc_cache == 0) {
+        /* By default only page-locked sets are kept (see engine_config.abc_cache). */
+    } else if (!e->stop && e->abc_n_idle == e->abc_max_idle && e->abc_max_idle) {
         /* Full: the set just used is likelier to be wanted again than an idle one of another size. */
         abc_set *old = abc_victim(e, s->m);
         if (old && old->m == s->m) {

@@ -132,7 +132,7 @@ typedef enum engine_fault_point { ENGINE_FAULT_ALLOC_ABC = 1 } engine_fault_poin
 typedef int (*engine_fault_fn)(void *ctx, engine_fault_point point, uint64_t job_id, unsigned partition);
 
 /* engine_config.abc_pinned when 0. */
-#define ENGINE_ABC_PINNED_DEFAULT (-1)
+#define ENGINE_ABC_PINNED_DEFAULT 1
 
 typedef struct engine_config {
     engine_backend *backend;         /* borrowed; required */
@@ -152,7 +152,10 @@ typedef struct engine_config {
      * (ENGINE_MEM_HOST); -1: always malloc; 0: the default, ENGINE_ABC_PINNED_DEFAULT. If host_alloc fails the
      * engine uses malloc from then on (one ABC_FALLBACK timeline event).
      * abc_cache: idle sets kept; 0: hand-off capacity + prover workers (every set that can be in use at
-     * once); < 0: none (each set is freed when its partition leaves prove_start). */
+     * once), of page-locked sets only: malloc'd ones are freed as soon as they are given back, as before (on
+     * the H200 the GPU backend's staged prove_start from reused malloc'd sets took ~750 ms per 2^24 partition
+     * against ~530 from fresh ones, cause not found); N > 0: N sets of either kind; < 0: none (each set is
+     * freed when its partition leaves prove_start). */
     int abc_pinned;
     int abc_cache;
     /* Timeline: each event as one line

@@ -847,8 +847,9 @@ static void test_abc_early_release(void)
     CHECK_MSG(2 * (w + abc) > budget, "the test needs a, b, c larger than 3/4 of a witness");
     tl_log tl = {.n = 0};
     pthread_mutex_init(&tl.mu, NULL);
+    /* malloc'd sets (no host hooks) are kept only with an explicit cache size: 2 is the default's count here. */
     engine_config cfg = {.backend = &be, .partition_workers = 1, .gpu_workers = 1, .host_budget = budget,
-                         .timeline_cb = tl_collect, .timeline_ctx = &tl};
+                         .timeline_cb = tl_collect, .timeline_ctx = &tl, .abc_cache = 2};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl = {.tag = 77, .fail_part = -1};
@@ -1021,6 +1022,8 @@ static void test_abc_fallback(void)
     engine_result_free(&res);
     engine_get_stats(e, &s);
     CHECK(g_hooks.allocs == 0 && s.abc_pinned == 0 && s.abc_allocated >= 1 && !s.abc_fallback);
+    /* The default cache keeps page-locked sets only: malloc'd ones are freed as they come back. */
+    CHECK(s.abc_idle == 0 && s.abc_reused == 0 && s.abc_freed == s.abc_allocated && s.mem.host_in_use == 0);
     engine_destroy(e);
     be->host_alloc = NULL;
     be->host_free = NULL;

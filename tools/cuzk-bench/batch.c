@@ -703,10 +703,10 @@ static void batch_usage(FILE *f)
             "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
             "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
             "--abc-pinned: a, b, c of each partition in page-locked memory when the backend offers it (gpu; the\n"
-            "device then copies them by direct DMA) or in malloc'd memory (default: the engine's, now off; with\n"
+            "device then copies them by direct DMA) or in malloc'd memory (default: the engine's, now on; with\n"
             "--stages, for the one partition).\n"
-            "--abc-cache N: idle a, b, c sets the engine keeps for the next partitions (default: one per permit,\n"
-            "partition workers + hand-off + prover workers; 0: none, each set freed after prove_start).\n"
+            "--abc-cache N: idle a, b, c sets the engine keeps for the next partitions (default: hand-off capacity\n"
+            "+ prover workers, page-locked sets only; N: N sets of either kind; 0: none, each set freed).\n"
             "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
             "not verify, but both provers must still agree byte for byte).\n");
 }
