@@ -71,10 +71,19 @@ cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
                               size_t n, unsigned c, cuzk_error *err);
 /* How the bucket sums are computed: XYZZ mixed additions in fixed chunks per thread, or batch-affine rounds
  * (pairs added in affine coordinates, one inversion per batch, Montgomery's trick; ~0.75 * 96 bytes of device
- * memory per bucket entry, in groups that fit in a quarter of the free memory). DEFAULT is affine from 400 M
- * bucket entries (n * ceil(255/c): n >= 2^25 at c = 20; XYZZ when that runs out of memory), XYZZ below, unless the
- * environment variable CUZK_GPU_MSM says "affine" or "xyzz". Every variant gives the same result. */
-typedef enum gpu_msm_variant { GPU_MSM_DEFAULT = 0, GPU_MSM_XYZZ = 1, GPU_MSM_AFFINE = 2 } gpu_msm_variant;
+ * memory per bucket entry, in groups that fit in a quarter of the free memory). AFFINE_WARP is the affine rounds
+ * with round 1's bases gathered by whole warps (16-byte chunks of a base on consecutive lanes, cp.async into shared
+ * memory one step ahead). In both affine variants, buckets of at most 2^t points leave the rounds for XYZZ additions
+ * (CUZK_GPU_MSM_TAIL=t, 0..8, default 3) and the inversions are Bernstein-Yang divsteps (CUZK_GPU_MSM_INV=fermat:
+ * Fermat). DEFAULT is AFFINE_WARP from 200 M bucket entries (n * ceil(255/c): n >= 2^24 at c = 20; XYZZ when that
+ * runs out of memory), XYZZ below, unless the environment variable CUZK_GPU_MSM says "affine", "affine-warp" or
+ * "xyzz". Every variant gives the same result. */
+typedef enum gpu_msm_variant {
+    GPU_MSM_DEFAULT = 0,
+    GPU_MSM_XYZZ = 1,
+    GPU_MSM_AFFINE = 2,
+    GPU_MSM_AFFINE_WARP = 3
+} gpu_msm_variant;
 /* gpu_msm_g1_window with the bucket-sum variant chosen. */
 cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
                                size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err);

@@ -10,7 +10,8 @@
  *     go straight to their bucket; each chunk's first and last run go to a list (2 slots per chunk, still
  *     sorted by bucket) that the same kernel sums again, K to 1, until one thread holds the rest. A bucket of
  *     any length thus costs log_K(length) levels, never length serial additions on one thread.
- *     Variant GPU_MSM_AFFINE (the default for large MSMs) replaces this step by batch-affine rounds (below).
+ *     Variants GPU_MSM_AFFINE and GPU_MSM_AFFINE_WARP (the default for large MSMs) replace this step by batch-affine
+ *     rounds (below).
  *     With prepared bases (2^(w c) * P_i stored per window) all windows share one set of buckets.
  *  3. per window, sum_v v*B_v: segments of M buckets each give (running sum, sum of running sums) plus a small
  *     scalar multiple; segment results are summed 16 to 1.
@@ -263,12 +264,14 @@ MONT_DEV int aff_item(const aff_in<FIRST> &in, uint32_t ioff, uint32_t ilen, uin
     return g1_aff_pair_den(den, a, b);
 }
 
-template <bool FIRST>
-__global__ void __launch_bounds__(THREADS) msm_aff_round(aff_in<FIRST> in, const uint32_t *__restrict__ in_off,
-                                                         const uint32_t *__restrict__ in_len,
-                                                         const uint32_t *__restrict__ out_off, uint32_t nbk,
-                                                         uint32_t total_out, uint32_t per, uint32_t *__restrict__ out,
-                                                         size_t ostride)
+/* Four blocks per SM (128 registers): the Bernstein-Yang instantiations would take 142-152 registers and three
+ * blocks; bounded, they spill 40-108 bytes. */
+template <bool FIRST, bool BY>
+__global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, const uint32_t *__restrict__ in_off,
+                                                            const uint32_t *__restrict__ in_len,
+                                                            const uint32_t *__restrict__ out_off, uint32_t nbk,
+                                                            uint32_t total_out, uint32_t per,
+                                                            uint32_t *__restrict__ out, size_t ostride)
 {
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, w0 = (t / 32) * 32 * (size_t)per;
     uint32_t lane = (uint32_t)(t % 32);
@@ -304,7 +307,10 @@ __global__ void __launch_bounds__(THREADS) msm_aff_round(aff_in<FIRST> in, const
         if (j == jlast) break;
     }
     fp_d inv;
-    g1_fp_inv(inv, acc);
+    if (BY)
+        g1_fp_inv_by(inv, acc);
+    else
+        g1_fp_inv(inv, acc);
     for (uint32_t j = jlast;; j -= 32) {
         while (j < cs) {
             bb--;
@@ -338,18 +344,247 @@ __global__ void __launch_bounds__(THREADS) msm_aff_round(aff_in<FIRST> in, const
     }
 }
 
-/* Buckets that hold one point after the rounds (len <= 1 everywhere) become XYZZ buckets. */
+/* Round 1 with the bases gathered by the whole warp (variant GPU_MSM_AFFINE_WARP). msm_aff_round<true> has every
+ * lane load its own two bases: each of the 6 16-byte loads per base touches 32 distinct lines per warp
+ * instruction. Here the warp first collects the 64 base references of a step (lane L: inputs 2L, 2L + 1 in shared
+ * memory), then lane c of chunk k loads chunk (c + 32 k) of the 64 bases, so consecutive lanes read consecutive 16
+ * bytes of one base, and each lane takes its two points back from shared memory (stored part-major: slot s, part p at
+ * [p][s], so that 8 lanes reading slots 2L hit distinct banks but for a 2-way conflict). The forward pass gathers x
+ * only (parts 0-2); y of the rare kinds (equal x, infinity) is loaded by the lane itself. All lanes run the same
+ * number of steps (a lane past the warp's end takes part in the gathers with no references). */
+#define AFF_NONE 0xffffffffu
+
+/* Dynamic shared memory per warp and buffer: 64 points (6 16-byte parts each, part-major) and their references. */
+#define AFF_WS_PTS (6 * 64 * 16)
+#define AFF_WS_BYTES (AFF_WS_PTS + 64 * 4)
+
+MONT_DEV void cp_async16(void *dst, const void *src)
+{
+    uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+}
+
+/* Starts the copies of parts 0..PARTS-1 of the bases of this step's references (lane L: ra, rb in slots 2L, 2L + 1)
+ * into one buffer, as one cp.async group that the caller waits for one step later. */
+template <int PARTS>
+MONT_DEV void aff_warp_fill(uint4 (*ws)[64], uint32_t *refs, const g1_aff_d *__restrict__ bases, uint32_t ra,
+                            uint32_t rb, uint32_t lane)
+{
+    __syncwarp(); /* every lane is done with the buffer's previous points and references */
+    refs[2 * lane] = ra;
+    refs[2 * lane + 1] = rb;
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < 2 * PARTS; k++) {
+        uint32_t c = lane + 32 * k, slot = c / PARTS, part = c % PARTS, ref = refs[slot];
+        if (ref != AFF_NONE)
+            cp_async16(&ws[part][slot], reinterpret_cast<const uint4 *>(&bases[ref & 0x7fffffffu]) + part);
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* Waits until the buffer filled one step earlier has landed (all groups but the latest one). */
+MONT_DEV void aff_warp_wait()
+{
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+    __syncwarp();
+}
+
+MONT_DEV void aff_ws_get(fp_d &r, uint4 (*ws)[64], uint32_t slot, int part0)
+{
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        uint4 t = ws[part0 + k][slot];
+        r.v[4 * k] = t.x;
+        r.v[4 * k + 1] = t.y;
+        r.v[4 * k + 2] = t.z;
+        r.v[4 * k + 3] = t.w;
+    }
+}
+
+MONT_DEV void aff_base_y(fp_d &r, const g1_aff_d *__restrict__ bases, uint32_t ref)
+{
+    fp_d t;
+    fp_ldg16(t, &bases[ref & 0x7fffffffu].y);
+    mont_cneg<fp_cfg>(r, t, (ref >> 31) != 0);
+}
+
+/* The references of output j's inputs (rb = AFF_NONE for an odd last input), walking (bb, cs, ce) to j's bucket
+ * in either direction. */
+MONT_DEV void aff_refs(const uint32_t *__restrict__ vals, const uint32_t *__restrict__ in_off,
+                       const uint32_t *__restrict__ in_len, const uint32_t *__restrict__ out_off, uint32_t j,
+                       uint32_t &bb, uint32_t &cs, uint32_t &ce, uint32_t &ra, uint32_t &rb)
+{
+    while (j >= ce) {
+        bb++;
+        cs = ce;
+        ce = out_off[bb + 1];
+    }
+    while (j < cs) {
+        bb--;
+        ce = cs;
+        cs = out_off[bb];
+    }
+    uint32_t l = j - cs, i = in_off[bb] + 2 * l;
+    ra = __ldg(vals + i);
+    rb = 2 * l + 1 < in_len[bb] ? __ldg(vals + i + 1) : AFF_NONE;
+}
+
+/* Two buffers per warp: the bases of step s + 1 are copied (cp.async, no registers held) while step s computes, so
+ * the gather's latency overlaps the products. Dynamic shared memory: THREADS / 32 * 2 * AFF_WS_BYTES. Three blocks
+ * per SM (168 registers, no spills): unbounded, ptxas gave this kernel 196 registers. */
+template <bool BY>
+__global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__restrict__ vals,
+                                                              const g1_aff_d *__restrict__ bases,
+                                                              const uint32_t *__restrict__ in_off,
+                                                              const uint32_t *__restrict__ in_len,
+                                                              const uint32_t *__restrict__ out_off, uint32_t nbk,
+                                                              uint32_t total_out, uint32_t per,
+                                                              uint32_t *__restrict__ out, size_t ostride)
+{
+    extern __shared__ uint4 aff_dsm[];
+    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, w0 = (t / 32) * 32 * (size_t)per;
+    uint32_t lane = (uint32_t)(t % 32);
+    if (w0 >= total_out) return; /* the whole warp */
+    char *wbase = reinterpret_cast<char *>(aff_dsm) + (threadIdx.x / 32) * 2 * AFF_WS_BYTES;
+#define AFF_WS(q) reinterpret_cast<uint4(*)[64]>(wbase + (q) * AFF_WS_BYTES)
+#define AFF_REFS(q) reinterpret_cast<uint32_t *>(wbase + (q) * AFF_WS_BYTES + AFF_WS_PTS)
+    size_t wend = w0 + 32 * (size_t)per < total_out ? w0 + 32 * (size_t)per : total_out;
+    uint32_t steps = (uint32_t)((wend - w0 + 31) / 32), j0 = (uint32_t)(w0 + lane), cb = 0;
+    bool live = j0 < wend, act, nact;
+    /* The bucket of j0 (of the warp's last output for a lane with none). */
+    uint32_t jq = live ? j0 : (uint32_t)(wend - 1), lo = 0, hi = nbk;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (out_off[mid] <= jq)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint32_t bb = lo, cs = out_off[bb], ce = out_off[bb + 1], ra, rb, nra = AFF_NONE, nrb = AFF_NONE;
+    fp_d acc, den;
+    g1_aff_d a, b, r;
+    mont_set_one<fp_cfg>(acc);
+    nact = live;
+    if (nact) aff_refs(vals, in_off, in_len, out_off, j0, bb, cs, ce, nra, nrb);
+    aff_warp_fill<3>(AFF_WS(0), AFF_REFS(0), bases, nra, nrb, lane);
+    for (uint32_t s = 0; s < steps; s++) {
+        uint32_t j = j0 + 32 * s;
+        act = nact;
+        ra = nra;
+        rb = nrb;
+        if (s + 1 < steps) {
+            nact = j + 32 < wend;
+            nra = nrb = AFF_NONE;
+            if (nact) aff_refs(vals, in_off, in_len, out_off, j + 32, bb, cs, ce, nra, nrb);
+            aff_warp_fill<3>(AFF_WS(cb ^ 1), AFF_REFS(cb ^ 1), bases, nra, nrb, lane);
+        } else {
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        }
+        aff_warp_wait();
+        uint4(*cw)[64] = AFF_WS(cb);
+        cb ^= 1;
+        if (!act) continue;
+        pl_st(out, ostride, j, acc);
+        if (rb == AFF_NONE) continue;
+        aff_ws_get(a.x, cw, 2 * lane, 0);
+        aff_ws_get(b.x, cw, 2 * lane + 1, 0);
+        FP_SUB(den, b.x, a.x);
+        int kind = G1_PAIR_ADD;
+        if (mont_is_zero<fp_cfg>(den) || mont_is_zero<fp_cfg>(a.x) || mont_is_zero<fp_cfg>(b.x)) {
+            aff_base_y(a.y, bases, ra);
+            aff_base_y(b.y, bases, rb);
+            kind = g1_aff_pair_den(den, a, b);
+        }
+        if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
+    }
+    fp_d inv;
+    if (BY)
+        g1_fp_inv_by(inv, acc);
+    else
+        g1_fp_inv(inv, acc);
+    {
+        uint32_t j = j0 + 32 * (steps - 1);
+        nact = j < wend;
+        nra = nrb = AFF_NONE;
+        if (nact) aff_refs(vals, in_off, in_len, out_off, j, bb, cs, ce, nra, nrb);
+        aff_warp_fill<6>(AFF_WS(cb), AFF_REFS(cb), bases, nra, nrb, lane);
+    }
+    for (uint32_t s = steps; s-- > 0;) {
+        uint32_t j = j0 + 32 * s;
+        act = nact;
+        ra = nra;
+        rb = nrb;
+        if (s > 0) {
+            nact = j - 32 < wend;
+            nra = nrb = AFF_NONE;
+            if (nact) aff_refs(vals, in_off, in_len, out_off, j - 32, bb, cs, ce, nra, nrb);
+            aff_warp_fill<6>(AFF_WS(cb ^ 1), AFF_REFS(cb ^ 1), bases, nra, nrb, lane);
+        } else {
+            asm volatile("cp.async.commit_group;" ::: "memory");
+        }
+        aff_warp_wait();
+        uint4(*cw)[64] = AFF_WS(cb);
+        cb ^= 1;
+        if (!act) continue;
+        aff_ws_get(a.x, cw, 2 * lane, 0);
+        aff_ws_get(a.y, cw, 2 * lane, 3);
+        mont_cneg<fp_cfg>(a.y, a.y, (ra >> 31) != 0);
+        int kind = G1_PAIR_A;
+        if (rb != AFF_NONE) {
+            aff_ws_get(b.x, cw, 2 * lane + 1, 0);
+            aff_ws_get(b.y, cw, 2 * lane + 1, 3);
+            mont_cneg<fp_cfg>(b.y, b.y, (rb >> 31) != 0);
+            FP_SUB(den, b.x, a.x);
+            kind = G1_PAIR_ADD;
+            if (mont_is_zero<fp_cfg>(den) || mont_is_zero<fp_cfg>(a.x) || mont_is_zero<fp_cfg>(b.x))
+                kind = g1_aff_pair_den(den, a, b);
+        }
+        if (kind == G1_PAIR_A) {
+            r = a;
+        } else if (kind == G1_PAIR_B) {
+            r = b;
+        } else if (kind == G1_PAIR_INF) {
+            mont_set_zero<fp_cfg>(r.x);
+            mont_set_zero<fp_cfg>(r.y);
+        } else {
+            fp_d ij, pre;
+            pl_ld(pre, out, ostride, j);
+            FP_MUL(ij, inv, pre);
+            FP_MUL(inv, inv, den);
+            g1_aff_pair_finish(r, a, b, kind, ij);
+        }
+        pl_st(out, ostride, j, r.x);
+        pl_st(out + AFF_LIMBS * ostride, ostride, j, r.y);
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#undef AFF_WS
+#undef AFF_REFS
+}
+
+/* Buckets of at most thr points (after the last round all of them; with CUZK_GPU_MSM_EARLY before each round): one
+ * thread sums its bucket's points with XYZZ mixed additions, and the rounds skip them (msm_aff_halve). thr > 1 trades
+ * the last rounds (few outputs per inversion, a launch, a scan and a host sync each) for 10 instead of ~6.6 products
+ * per addition on few additions. */
 template <bool FIRST>
-__global__ void __launch_bounds__(THREADS) msm_aff_final(aff_in<FIRST> in, const uint32_t *in_off,
-                                                         const uint32_t *in_len, size_t nbk, g1_xyzz_d *buckets)
+__global__ void __launch_bounds__(THREADS) msm_aff_tail(aff_in<FIRST> in, const uint32_t *in_off,
+                                                        const uint32_t *in_len, size_t nbk, uint32_t thr,
+                                                        g1_xyzz_d *buckets)
 {
     size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (k >= nbk || in_len[k] == 0) return;
-    uint32_t ref;
-    g1_aff_d a;
-    in.x(a.x, in_off[k], ref);
-    in.y(a.y, ref);
-    g1_xyzz_from_aff(buckets[k], a);
+    if (k >= nbk) return;
+    uint32_t len = in_len[k], off = in_off[k];
+    if (len == 0 || len > thr) return;
+    g1_xyzz_d acc;
+    g1_xyzz_inf(acc);
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t ref;
+        g1_aff_d a;
+        in.x(a.x, off + i, ref);
+        in.y(a.y, ref);
+        g1_xyzz_madd(acc, a, false);
+    }
+    buckets[k] = acc;
 }
 
 /* start[k], end[k]: the run of key k in the sorted keys (untouched for absent keys). */
@@ -370,11 +605,12 @@ __global__ void msm_aff_lengths(const uint32_t *start, uint32_t *len, size_t nbk
     len[k] = k % nb == 0 ? 0 : len[k] - start[k];
 }
 
-/* out[k] = ceil(in[k] / 2) for k < cnt, out[cnt] = 0 (so that an exclusive sum over cnt + 1 ends in the total). */
-__global__ void msm_aff_halve(const uint32_t *in, uint32_t *out, size_t cnt)
+/* out[k] = ceil(in[k] / 2) for k < cnt, 0 for buckets of at most thr points (msm_aff_tail sums them; thr = 0: none),
+ * out[cnt] = 0 (so that an exclusive sum over cnt + 1 ends in the total). */
+__global__ void msm_aff_halve(const uint32_t *in, uint32_t *out, size_t cnt, uint32_t thr)
 {
     size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (k < cnt) out[k] = (in[k] + 1) / 2;
+    if (k < cnt) out[k] = in[k] <= thr ? 0 : (in[k] + 1) / 2;
     if (k == cnt) out[k] = 0;
 }
 
@@ -413,7 +649,12 @@ done:
     return st;
 }
 
-#define AFF_PER_MAX 1024 /* most outputs per thread (and inversion) in a round */
+/* Outputs per thread (and inversion) in a round: at most AFF_PER_MAX, at least AFF_PER_MIN even when that leaves
+ * SMs idle. A thread's inversion costs the same whatever its share, so a round costs at least its threads'
+ * inversions: with 1024 at most, round 1 of a 2^26 group took 3 waves of resident threads, and late rounds with few
+ * outputs per thread spent most of their products on inversions. */
+#define AFF_PER_MAX 4096
+#define AFF_PER_MIN 64
 
 /* Grows a round's planar point list to hold need points (stream-ordered, so the pool serves it); *cap is its
  * stride. */
@@ -430,13 +671,82 @@ done:
     return st;
 }
 
+/* Buckets of at most 2^tail points leave the affine rounds for msm_aff_tail (CUZK_GPU_MSM_TAIL=tail, 0..8;
+ * default 3). */
+static unsigned aff_tail_bits(void)
+{
+    const char *e = getenv("CUZK_GPU_MSM_TAIL");
+    int t = e ? atoi(e) : 3;
+    return t < 0 ? 0u : t > 8 ? 8u : (unsigned)t;
+}
+
+/* Inversions in the rounds: Bernstein-Yang divsteps (g1_fp_inv_by), or Fermat with CUZK_GPU_MSM_INV=fermat. */
+static bool aff_inv_by(void)
+{
+    const char *e = getenv("CUZK_GPU_MSM_INV");
+    return e == NULL || strcmp(e, "fermat") != 0;
+}
+
+/* Device time of the affine bucket sums by phase (CUZK_GPU_PROFILE): setup (bounds, lengths, max), the scans with
+ * their host syncs, round r (summed over the groups; the last slot collects rounds >= 15) and the tail kernel. The
+ * events sit between the stream's operations, so the sums add up to the phase "bucket sums affine". */
+enum { AFF_PROF_SETUP = 0, AFF_PROF_ROUNDS = 16, AFF_PROF_SCANS = 17, AFF_PROF_SLOTS = 18 };
+typedef struct aff_prof {
+    int on;
+    cudaEvent_t ev[2];
+    int cur;
+    double ms[AFF_PROF_SLOTS];
+} aff_prof;
+
+static void aff_prof_begin(aff_prof *p, gpu_ctx *ctx)
+{
+    memset(p, 0, sizeof *p);
+    p->on = getenv("CUZK_GPU_PROFILE") != NULL;
+    if (!p->on) return;
+    if (cudaEventCreate(&p->ev[0]) != cudaSuccess || cudaEventCreate(&p->ev[1]) != cudaSuccess ||
+        cudaEventRecord(p->ev[0], ctx->stream) != cudaSuccess)
+        p->on = 0;
+    (void)cudaGetLastError();
+}
+
+/* Charges the time since the previous mark to slot (synchronizes the stream: profiling only). */
+static void aff_prof_mark(aff_prof *p, gpu_ctx *ctx, int slot)
+{
+    float ms = 0;
+    if (!p->on) return;
+    cudaEventRecord(p->ev[p->cur ^ 1], ctx->stream);
+    cudaEventSynchronize(p->ev[p->cur ^ 1]);
+    cudaEventElapsedTime(&ms, p->ev[p->cur], p->ev[p->cur ^ 1]);
+    p->ms[slot] += ms;
+    p->cur ^= 1;
+    (void)cudaGetLastError();
+}
+
+static void aff_prof_report(const aff_prof *p, unsigned rounds, unsigned run, unsigned tail, unsigned ngroups)
+{
+    if (!p->on) return;
+    fprintf(stderr, "msm affine: %u rounds (at most %u run, tail 2^%u), %u groups: setup %.2f ms; scans+syncs %.2f ms;",
+            rounds, run, tail, ngroups, p->ms[AFF_PROF_SETUP], p->ms[AFF_PROF_SCANS]);
+    for (unsigned r = 1; r < AFF_PROF_ROUNDS; r++)
+        if (p->ms[r] > 0) fprintf(stderr, " r%u %.2f;", r, p->ms[r]);
+    fprintf(stderr, " tail %.2f ms\n", p->ms[AFF_PROF_ROUNDS]);
+}
+
+static void aff_prof_end(aff_prof *p)
+{
+    if (!p->on) return;
+    cudaEventDestroy(p->ev[0]);
+    cudaEventDestroy(p->ev[1]);
+    (void)cudaGetLastError();
+}
+
 /* Batch-affine bucket sums: fills buckets[0, nbk) (XYZZ, zeroed) from the total sorted (skeys, svals) whose values
  * index points (bases, or a prepared table); buckets k with k % nb == 0 (the zero digit) are skipped. Buckets are
  * processed in ranges whose round buffers (~0.75 * 96 B per sorted entry) fit in a quarter of the free device
- * memory. */
+ * memory. warp_gather: round 1 by msm_aff_round1w. */
 static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, const uint32_t *svals,
                                           const g1_aff_d *points, size_t total, size_t nbk, size_t nb,
-                                          g1_xyzz_d *buckets, cuzk_error *err)
+                                          bool warp_gather, g1_xyzz_d *buckets, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     size_t free_b = 0, total_b = 0, ngroups = 1, gcnt = nbk, cap[2] = {0, 0};
@@ -447,9 +757,21 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     void *tmp = NULL;
     size_t tmp_bytes = 0, scan_bytes = 0;
     uint32_t maxlen = 0;
-    unsigned rounds = 0;
-    int occ = 0;
+    unsigned rounds = 0, run = 0, tail = aff_tail_bits();
+    uint32_t thr = 1u << tail;
+    bool inv_by = aff_inv_by();
+    /* CUZK_GPU_MSM_EARLY=1: buckets leave the rounds as soon as they hold at most thr points, instead of passing
+     * through every later round with one output per round. Faster at 2^26 (H200: 358.6 ms; see msm3's notes) but not
+     * the default: the rounds' kernels walk the output offsets bucket by bucket, and once most buckets have left, a
+     * thread whose outputs straddle a long run of empty buckets walks it linearly (2^24, uniform scalars: one round
+     * took 410 ms). Needs a binary search in the walk (msm3's notes) before it can be the default. */
+    const char *early_env = getenv("CUZK_GPU_MSM_EARLY");
+    bool early = early_env != NULL && strcmp(early_env, "1") == 0;
+    size_t ws_bytes = (size_t)(THREADS / 32) * 2 * AFF_WS_BYTES;
+    int occ = 0, occ1 = 0;
     aff_in<true> in0 = {svals, points, NULL, 0};
+    aff_prof ap;
+    aff_prof_begin(&ap, ctx);
 
     /* Free memory counts what the pool holds unused (it keeps freed blocks), so repeated calls group alike. */
     GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
@@ -457,8 +779,20 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved));
     GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrUsedMemCurrent, &used));
     free_b += reserved > used ? (size_t)(reserved - used) : 0;
-    GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, msm_aff_round<true>, THREADS, 0));
+    GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &occ, inv_by ? msm_aff_round<false, true> : msm_aff_round<false, false>, THREADS, 0));
+    if (warp_gather) {
+        /* Above 48 KiB of dynamic shared memory a kernel must opt in. */
+        GPU_TRY(cudaFuncSetAttribute(inv_by ? msm_aff_round1w<true> : msm_aff_round1w<false>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ws_bytes));
+        GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &occ1, inv_by ? msm_aff_round1w<true> : msm_aff_round1w<false>, THREADS, ws_bytes));
+    } else {
+        GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &occ1, inv_by ? msm_aff_round<true, true> : msm_aff_round<true, false>, THREADS, 0));
+    }
     if (occ < 1) occ = 1;
+    if (occ1 < 1) occ1 = 1;
     {
         /* A quarter: other contexts (partition workers) share the device. */
         double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / 4 + 1;
@@ -491,54 +825,72 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     GPU_TRY(cudaMemcpyAsync(&maxlen, d_max, 4, cudaMemcpyDeviceToHost, ctx->stream));
     GPU_TRY(cudaStreamSynchronize(ctx->stream));
     while (rounds < 32 && ((uint64_t)1 << rounds) < maxlen) rounds++;
+    run = rounds > tail ? rounds - tail : 0;
+    aff_prof_mark(&ap, ctx, AFF_PROF_SETUP);
 
     for (size_t k0 = 0; k0 < nbk; k0 += gcnt) {
         size_t cnt = k0 + gcnt < nbk ? gcnt : nbk - k0;
         const uint32_t *in_off = start + k0, *in_len = len0 + k0;
         aff_in<false> in = {NULL, NULL, NULL, 0};
-        for (unsigned r = 1; r <= rounds; r++) {
+        /* After the last round every bucket holds at most thr points and leaves; with early, the buckets of at most
+         * thr points leave before each round. */
+        for (unsigned r = 1;; r++) {
             int o = (r - 1) & 1;
-            uint32_t total_out = 0;
-            msm_aff_halve<<<blocks_for(cnt + 1), THREADS, 0, ctx->stream>>>(in_len, lens[o], cnt);
+            uint32_t total_out = 0, thr_r = r > run || early ? thr : 0;
+            if (thr_r > 0) {
+                if (r == 1)
+                    msm_aff_tail<true><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in0, in_off, in_len, cnt, thr_r,
+                                                                                     buckets + k0);
+                else
+                    msm_aff_tail<false><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in, in_off, in_len, cnt, thr_r,
+                                                                                      buckets + k0);
+                GPU_LAUNCHED("msm_aff_tail");
+                aff_prof_mark(&ap, ctx, AFF_PROF_ROUNDS);
+            }
+            if (r > run) break;
+            msm_aff_halve<<<blocks_for(cnt + 1), THREADS, 0, ctx->stream>>>(in_len, lens[o], cnt, thr_r);
             GPU_LAUNCHED("msm_aff_halve");
             GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, lens[o], offs[o], (int64_t)(cnt + 1), ctx->stream));
             GPU_TRY(cudaMemcpyAsync(&total_out, offs[o] + cnt, 4, cudaMemcpyDeviceToHost, ctx->stream));
             GPU_TRY(cudaStreamSynchronize(ctx->stream));
+            aff_prof_mark(&ap, ctx, AFF_PROF_SCANS);
+            if (total_out == 0) break; /* every bucket of the range is done */
             /* Skewed scalars can put more entries in one range than the estimate. */
             st = aff_reserve(ctx, &pts[o], &cap[o], total_out, err);
             if (st != CUZK_OK) goto done;
-            /* Each thread inverts once (~570 products) for `per` outputs (6 products each): the fewest full waves
-             * of resident threads with per <= AFF_PER_MAX, the work spread evenly over them. A round too small to fill
-             * one wave with many outputs per thread then costs ~one inversion plus a few outputs of latency. */
-            size_t resident = (size_t)ctx->sm_count * occ * THREADS;
+            /* Each thread inverts once for `per` outputs (6 products each): the fewest full waves of resident
+             * threads with per <= AFF_PER_MAX, the work spread evenly over them, but per >= AFF_PER_MIN. */
+            size_t resident = (size_t)ctx->sm_count * (r == 1 ? occ1 : occ) * THREADS;
             size_t waves = (total_out + resident * AFF_PER_MAX - 1) / (resident * AFF_PER_MAX);
             if (waves == 0) waves = 1;
             size_t per = (total_out + waves * resident - 1) / (waves * resident);
-            if (per == 0) per = 1;
+            if (per < AFF_PER_MIN) per = AFF_PER_MIN;
             size_t threads = (total_out + per - 1) / per;
             /* A warp takes 32 * per outputs: whole warps. */
             threads = (threads + 31) / 32 * 32;
-            if (total_out > 0) {
-                if (r == 1)
-                    msm_aff_round<true><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-                        in0, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
-                else
-                    msm_aff_round<false><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-                        in, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
-                GPU_LAUNCHED("msm_aff_round");
-            }
+            if (r == 1 && warp_gather)
+                (inv_by ? msm_aff_round1w<true> : msm_aff_round1w<false>)<<<blocks_for(threads), THREADS, ws_bytes,
+                                                                             ctx->stream>>>(
+                    svals, points, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
+            else if (r == 1)
+                (inv_by ? msm_aff_round<true, true> : msm_aff_round<true, false>)<<<blocks_for(threads), THREADS, 0,
+                                                                                     ctx->stream>>>(
+                    in0, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
+            else
+                (inv_by ? msm_aff_round<false, true> : msm_aff_round<false, false>)<<<blocks_for(threads), THREADS, 0,
+                                                                                       ctx->stream>>>(
+                    in, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
+            GPU_LAUNCHED("msm_aff_round");
+            aff_prof_mark(&ap, ctx, r < AFF_PROF_ROUNDS ? r : AFF_PROF_ROUNDS - 1);
             in_off = offs[o];
             in_len = lens[o];
             in.w = pts[o];
             in.stride = cap[o];
         }
-        if (rounds == 0)
-            msm_aff_final<true><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in0, in_off, in_len, cnt, buckets + k0);
-        else
-            msm_aff_final<false><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in, in_off, in_len, cnt, buckets + k0);
-        GPU_LAUNCHED("msm_aff_final");
     }
+    aff_prof_report(&ap, rounds, run, tail, (unsigned)ngroups);
 done:
+    aff_prof_end(&ap);
     if (start) cudaFreeAsync(start, ctx->stream);
     if (len0) cudaFreeAsync(len0, ctx->stream);
     if (d_max) cudaFreeAsync(d_max, ctx->stream);
@@ -628,18 +980,21 @@ static void host_finish(g1_jac_t *out, const g1_xyzz_t *win, unsigned nwin, unsi
     *out = acc;
 }
 
-/* Bucket entries (n * windows) from which the affine rounds are the default. H200, uniform scalars, c = 20:
- * 2^24 points (218 M entries) 127.2 ms against XYZZ's 126.4, 2^26 (872 M) 388.9 against 448.9; below, XYZZ wins
- * (2^20: 21.2 against 13.3 ms: the rounds' fixed costs, inversions and syncs). */
-#define AFF_MIN_ENTRIES ((size_t)400 << 20)
+/* Bucket entries (n * windows) from which the affine rounds (warp gather) are the default. H200, uniform scalars,
+ * c = 20, msm3's first call (warp gather with cp.async, tail of 8 points, Fermat inversions): 2^24 points (218 M
+ * entries) 118.8 ms against XYZZ's 126.3, 2^26 389.1 against 448.8; at 2^22 (71 M) XYZZ wins (38.7 against 40.8 ms
+ * for the plain affine rounds: their fixed costs, inversions and syncs). */
+#define AFF_MIN_ENTRIES ((size_t)200 << 20)
 
-/* The variant gpu_msm_g1 runs for `entries` bucket entries: CUZK_GPU_MSM=xyzz or =affine overrides the choice. */
+/* The variant gpu_msm_g1 runs for `entries` bucket entries: CUZK_GPU_MSM=xyzz, =affine or =affine-warp overrides the
+ * choice. */
 static gpu_msm_variant msm_default_variant(size_t entries)
 {
     const char *e = getenv("CUZK_GPU_MSM");
     if (e != NULL && strcmp(e, "affine") == 0) return GPU_MSM_AFFINE;
     if (e != NULL && strcmp(e, "xyzz") == 0) return GPU_MSM_XYZZ;
-    return entries >= AFF_MIN_ENTRIES ? GPU_MSM_AFFINE : GPU_MSM_XYZZ;
+    if (e != NULL && strcmp(e, "affine-warp") == 0) return GPU_MSM_AFFINE_WARP;
+    return entries >= AFF_MIN_ENTRIES ? GPU_MSM_AFFINE_WARP : GPU_MSM_XYZZ;
 }
 
 /* Bases prepared for one set of buckets: table[w * n + i] = 2^(w c) * bases[i] (affine), w < nwin. */
@@ -664,6 +1019,7 @@ static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
     unsigned nwin = 0, bw = 1, M = 1, nseg = 0;
     size_t nb = 0, cub_bytes = 0, slots = 0, total = 0;
     int key_bits = 1;
+    bool affine = false;
     float ms = 0;
     prof_t prof;
 
@@ -675,7 +1031,8 @@ static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
     if (n >= (1ull << 31)) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: n = %zu >= 2^31", n);
     if (c != 0 && (c < 2 || c > 24))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: window of %u bits outside 2..24", c);
-    if (variant != GPU_MSM_DEFAULT && variant != GPU_MSM_XYZZ && variant != GPU_MSM_AFFINE)
+    if (variant != GPU_MSM_DEFAULT && variant != GPU_MSM_XYZZ && variant != GPU_MSM_AFFINE &&
+        variant != GPU_MSM_AFFINE_WARP)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: unknown variant %d", (int)variant);
     st = gpu_ctx_enter(ctx, err);
     if (st != CUZK_OK) return st;
@@ -692,11 +1049,12 @@ static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
     while ((size_t)bw * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
     nseg = (unsigned)((nb - 1 + M - 1) / M);
     if (variant == GPU_MSM_DEFAULT) variant = msm_default_variant((size_t)nwin * n);
+    affine = variant == GPU_MSM_AFFINE || variant == GPU_MSM_AFFINE_WARP;
     /* The affine rounds index sorted entries with 32 bits. */
-    if (variant == GPU_MSM_AFFINE && (size_t)nwin * n >= ((size_t)1 << 32)) variant = GPU_MSM_XYZZ;
+    if (affine && (size_t)nwin * n >= ((size_t)1 << 32)) variant = GPU_MSM_XYZZ;
     /* They load bases 16 bytes at a time: device bases at an odd offset (never from cudaMalloc) take XYZZ. */
-    if (variant == GPU_MSM_AFFINE && pb == NULL && gpu_is_device_ptr(bases) && ((uintptr_t)bases & 15) != 0)
-        variant = GPU_MSM_XYZZ;
+    if (affine && pb == NULL && gpu_is_device_ptr(bases) && ((uintptr_t)bases & 15) != 0) variant = GPU_MSM_XYZZ;
+    affine = variant != GPU_MSM_XYZZ;
     *ran = variant;
     slots = variant == GPU_MSM_XYZZ ? 2 * (((size_t)nwin * n + MSM_CHUNK - 1) / MSM_CHUNK) : 0;
     h_wins = (g1_xyzz_t *)malloc(bw * sizeof *h_wins);
@@ -739,9 +1097,9 @@ static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
     GPU_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
                                             ctx->stream));
     prof_mark(&prof, ctx, "sort");
-    if (variant == GPU_MSM_AFFINE) {
+    if (affine) {
         st = msm_bucket_sums_affine(ctx, skeys, svals, (const g1_aff_d *)d_bases, total, (size_t)bw * nb, nb,
-                                    buckets, err);
+                                    variant == GPU_MSM_AFFINE_WARP, buckets, err);
         if (st != CUZK_OK) goto done;
         prof_mark(&prof, ctx, "bucket sums affine");
     } else {
@@ -816,7 +1174,7 @@ static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
 {
     gpu_msm_variant ran = variant;
     cuzk_status st = msm_g1_run(ctx, out, bases, pb, scalars, n, c, variant, &ran, err);
-    if (st == CUZK_ERR_NOMEM && variant == GPU_MSM_DEFAULT && ran == GPU_MSM_AFFINE && getenv("CUZK_GPU_MSM") == NULL)
+    if (st == CUZK_ERR_NOMEM && variant == GPU_MSM_DEFAULT && ran != GPU_MSM_XYZZ && getenv("CUZK_GPU_MSM") == NULL)
         st = msm_g1_run(ctx, out, bases, pb, scalars, n, c, GPU_MSM_XYZZ, &ran, err);
     return st;
 }

@@ -39,20 +39,52 @@ static void naive(g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, si
     }
 }
 
+/* The variants with their knobs (environment variables read per call: CUZK_GPU_MSM_TAIL, the buckets of at most
+ * 2^tail points that leave the affine rounds for XYZZ additions; CUZK_GPU_MSM_INV, the inversion;
+ * CUZK_GPU_MSM_EARLY, buckets leave before each round rather than after the last): both affine round-1 kernels with
+ * both inversions, tails of 1, 4 and 8 points, leaving early or late. */
+typedef struct msm_cfg {
+    const char *name;
+    gpu_msm_variant v;
+    const char *tail, *inv, *early;
+} msm_cfg;
+static const msm_cfg cfgs[] = {
+    {"xyzz", GPU_MSM_XYZZ, "3", "by", "0"},
+    {"affine, tail 1, fermat", GPU_MSM_AFFINE, "0", "fermat", "0"},
+    {"affine, tail 8, by, early", GPU_MSM_AFFINE, "3", "by", "1"},
+    {"affine-warp, tail 1, by, early", GPU_MSM_AFFINE_WARP, "0", "by", "1"},
+    {"affine-warp, tail 4, fermat", GPU_MSM_AFFINE_WARP, "2", "fermat", "0"},
+    {"affine-warp, tail 8, by (default)", GPU_MSM_AFFINE_WARP, "3", "by", "0"},
+};
+#define NCFG (sizeof cfgs / sizeof cfgs[0])
+
+static cuzk_status run_cfg(g1_jac_t *got, const g1_affine_t *bases, const fr_t *scalars, size_t n, unsigned c,
+                           const gpu_msm_bases *pb, const msm_cfg *cfg, cuzk_error *err)
+{
+    setenv("CUZK_GPU_MSM_TAIL", cfg->tail, 1);
+    setenv("CUZK_GPU_MSM_INV", cfg->inv, 1);
+    setenv("CUZK_GPU_MSM_EARLY", cfg->early, 1);
+    memset(got, 0x5a, sizeof *got); /* poison: a result that was never written cannot pass */
+    cuzk_status st = pb ? gpu_msm_g1_prepared(ctx, got, pb, scalars, n, cfg->v, err)
+                        : gpu_msm_g1_variant(ctx, got, bases, scalars, n, c, cfg->v, err);
+    unsetenv("CUZK_GPU_MSM_TAIL");
+    unsetenv("CUZK_GPU_MSM_INV");
+    unsetenv("CUZK_GPU_MSM_EARLY");
+    return st;
+}
+
 /* Compares the GPU MSM (window c, 0 = default) with want, with each bucket-sum variant. */
 static void check_msm(const char *what, const g1_affine_t *bases, const fr_t *scalars, size_t n, unsigned c,
                       const g1_jac_t *want)
 {
-    static const gpu_msm_variant variants[] = {GPU_MSM_XYZZ, GPU_MSM_AFFINE};
-    static const char *const names[] = {"xyzz", "affine"};
-    for (int v = 0; v < 2; v++) {
+    for (size_t v = 0; v < NCFG; v++) {
         g1_jac_t got;
         cuzk_error err = {0};
-        memset(&got, 0x5a, sizeof got); /* poison: a result that was never written cannot pass */
-        cuzk_status st = gpu_msm_g1_variant(ctx, &got, bases, scalars, n, c, variants[v], &err);
-        CHECK_MSG(st == CUZK_OK, "%s n=%zu c=%u %s: %s", what, n, c, names[v], err.msg);
+        cuzk_status st = run_cfg(&got, bases, scalars, n, c, NULL, &cfgs[v], &err);
+        CHECK_MSG(st == CUZK_OK, "%s n=%zu c=%u %s: %s", what, n, c, cfgs[v].name, err.msg);
         if (st == CUZK_OK)
-            CHECK_MSG(g1_jac_eq(&got, want), "%s: n=%zu c=%u %s: GPU MSM differs from the CPU", what, n, c, names[v]);
+            CHECK_MSG(g1_jac_eq(&got, want), "%s: n=%zu c=%u %s: GPU MSM differs from the CPU", what, n, c,
+                      cfgs[v].name);
     }
 }
 
@@ -82,15 +114,14 @@ static void test_msm_prepared(void)
                 for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
                 if (j == 1) fr_set_one(&scalars[3]);
                 msm_g1(pool, &want, bases, scalars, NULL, n);
-                for (int v = 1; v <= 2; v++) {
+                for (size_t v = 0; v < NCFG; v++) {
                     g1_jac_t got;
-                    memset(&got, 0x5a, sizeof got);
-                    st = gpu_msm_g1_prepared(ctx, &got, pb, scalars, n, (gpu_msm_variant)v, &err);
-                    CHECK_MSG(st == CUZK_OK, "prepared c=%u n=%zu variant %d: %s", gpu_msm_bases_window(pb), n, v,
+                    st = run_cfg(&got, NULL, scalars, n, 0, pb, &cfgs[v], &err);
+                    CHECK_MSG(st == CUZK_OK, "prepared c=%u n=%zu %s: %s", gpu_msm_bases_window(pb), n, cfgs[v].name,
                               err.msg);
                     if (st == CUZK_OK)
-                        CHECK_MSG(g1_jac_eq(&got, &want), "prepared c=%u n=%zu variant %d differs from the CPU",
-                                  gpu_msm_bases_window(pb), n, v);
+                        CHECK_MSG(g1_jac_eq(&got, &want), "prepared c=%u n=%zu %s differs from the CPU",
+                                  gpu_msm_bases_window(pb), n, cfgs[v].name);
                 }
             }
             g1_jac_t got;
