@@ -25,6 +25,7 @@ void daemon_config_defaults(daemon_config *cfg)
     cfg->sort_by_type = 1;
     cfg->pipeline_enabled = 1;
     cfg->synthesis_lookahead = 1;
+    cfg->pinned_abc = 1;
     cfg->synthesis_concurrency = 1;
     cfg->max_parallel_synthesis = 18;
     snprintf(cfg->param_cache, sizeof(cfg->param_cache), "/data/zk/params");
@@ -329,6 +330,7 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
     /* [pipeline] */
     TRY(get_bool(r, "pipeline", "enabled", &cfg->pipeline_enabled));
     TRY(get_unsigned(r, "pipeline", "synthesis_lookahead", 1024, &cfg->synthesis_lookahead));
+    TRY(get_bool(r, "pipeline", "pinned_abc", &cfg->pinned_abc));
     TRY(get_unsigned(r, "pipeline", "synthesis_concurrency", 1024, &cfg->synthesis_concurrency));
     TRY(get_unsigned(r, "pipeline", "max_parallel_synthesis", 1024, &cfg->max_parallel_synthesis));
     TRY(get_unsigned(r, "pipeline", "slot_size", 1024, &cfg->slot_size));

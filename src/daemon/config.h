@@ -49,6 +49,7 @@ typedef struct daemon_config {
     /* [pipeline] */
     int pipeline_enabled;
     unsigned synthesis_lookahead;
+    int pinned_abc; /* a, b, c of each partition in page-locked memory when the backend offers it (the GPU) */
     unsigned synthesis_concurrency;
     unsigned max_parallel_synthesis; /* the engine's synthesis workers; 0: 18 */
     unsigned slot_size;

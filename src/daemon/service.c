@@ -1197,8 +1197,9 @@ static void handle_status(daemon_service *s, service_reply *reply)
     r.uptime_seconds = (uint64_t)(now_s() - s->t_start);
     engine_residency_stats rs;
     residency_stats(s, &rs);
-    r.pinned_memory_bytes = es.mem.in_use[ENGINE_MEM_PINNED];
-    /* Without a pinned tier, pinned memory is bounded only by the one budget. */
+    /* With a pinned tier: its parameter sets against its budget. Without: every page-locked byte (parameters and
+     * the engine's a, b, c sets), bounded only by the one budget. */
+    r.pinned_memory_bytes = rs.pinned_budget ? rs.pinned_bytes : es.mem.in_use[ENGINE_MEM_PINNED];
     r.pinned_memory_limit_bytes = rs.pinned_budget ? rs.pinned_budget : es.mem.host_limit;
     r.memory_budget_bytes = es.mem.host_limit;
     r.memory_in_use_bytes = es.mem.host_in_use;
@@ -1687,6 +1688,7 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
             .gpu_workers = cfg->gpu_workers_per_device,
             .partition_workers = cfg->max_parallel_synthesis,
             .synthesis_lookahead = cfg->synthesis_lookahead,
+            .abc_pinned = cfg->pinned_abc ? 1 : -1,
             .host_budget = budget,
             .synth_pool = s->synth_pool,
             .timeline_cb = on_timeline,
