@@ -761,10 +761,10 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     uint32_t thr = 1u << tail;
     bool inv_by = aff_inv_by();
     /* CUZK_GPU_MSM_EARLY=1: buckets leave the rounds as soon as they hold at most thr points, instead of passing
-     * through every later round with one output per round. Faster at 2^26 (H200: 358.6 ms; see msm3's notes) but not
+     * through every later round with one output per round. Faster at 2^26 (H200: 358.6 ms, GPU-NOTES "msm3") but not
      * the default: the rounds' kernels walk the output offsets bucket by bucket, and once most buckets have left, a
      * thread whose outputs straddle a long run of empty buckets walks it linearly (2^24, uniform scalars: one round
-     * took 410 ms). Needs a binary search in the walk (msm3's notes) before it can be the default. */
+     * took 410 ms). The walk needs a binary search past a few steps before this can be the default. */
     const char *early_env = getenv("CUZK_GPU_MSM_EARLY");
     bool early = early_env != NULL && strcmp(early_env, "1") == 0;
     size_t ws_bytes = (size_t)(THREADS / 32) * 2 * AFF_WS_BYTES;
