@@ -563,16 +563,18 @@ static abc_set *abc_return(engine *e, part *p)
 typedef struct abc_release_arg {
     engine *e;
     part *p;
-    int released;
 } abc_release_arg;
 
-/* engine_partition.abc_release: the backend has let go of a, b, c before the end of prove_start. */
+/* engine_partition.abc_release: the backend has let go of a, b, c before the end of prove_start (p->abc is NULL
+ * once they are back). */
 static void abc_release_early(void *ctx)
 {
     abc_release_arg *ra = ctx;
-    if (ra->released) return;
-    ra->released = 1;
     pthread_mutex_lock(&ra->e->mu);
+    if (!ra->p->abc) {
+        pthread_mutex_unlock(&ra->e->mu);
+        return;
+    }
     abc_set *done = abc_return(ra->e, ra->p);
     timeline(ra->e, "ABC_RELEASE", ra->p->job->id, (int)ra->p->index, -1, NULL);
     pthread_mutex_unlock(&ra->e->mu);
@@ -615,7 +617,7 @@ static void *prover_main(void *arg)
             .c = p->abc->mem + 2 * j->circuit->m,
             .abc_release = abc_release_early,
         };
-        abc_release_arg ra = {e, p, 0};
+        abc_release_arg ra = {e, p};
         ep.abc_release_ctx = &ra;
         cuzk_error err;
         err.code = CUZK_OK;
