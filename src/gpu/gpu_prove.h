@@ -36,6 +36,7 @@ extern "C" {
 
 #include "cuzk/status.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_abc.h"
 #include "groth16/groth16.h"
 #include "util/pool.h"
 
@@ -78,7 +79,8 @@ void gpu_prover_on_abc_done(gpu_prover *pv, void (*fn)(void *ctx), void *ctx);
  * the wall clock). The query fields are indexed GPU_Q_L, GPU_Q_A, GPU_Q_B. */
 enum { GPU_Q_L = 0, GPU_Q_A = 1, GPU_Q_B = 2, GPU_Q_COUNT = 3 };
 typedef struct gpu_prove_timings {
-    double abc_upload_ms; /* a, b, c host -> device (inside the H call) */
+    double abc_upload_ms; /* a, b, c host -> device (inside the H call); gpu_prove_start_shape: the witness */
+    double abc_eval_ms;   /* gpu_prove_start_shape: device time of the a, b, c evaluation kernels (0 otherwise) */
     double ntt_ms;        /* the 7 NTTs and pointwise steps of H on the device */
     double msm_h_ms;      /* the H MSM (its device time; with overlap it runs beside the queries below) */
     double classify_ms;   /* host classification, overlapped with H (its wall time, on the helper thread) */
@@ -102,6 +104,17 @@ cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *po
                                 const fr_t *inputs, size_t num_inputs, const fr_t *aux, size_t num_aux,
                                 const r1cs_density *density, groth16_pending *pending, groth16_timings *timings,
                                 gpu_prove_timings *gt, cuzk_error *err);
+
+/* gpu_prove_start_abc with a, b, c evaluated on the device from `shape` (the gpu_shape of the circuit's
+ * compiled r1cs, on pv's device) and the witness (inputs, aux: host memory, pageable or page-locked), so the
+ * host never holds a, b, c. num_constraints is the shape's. Same pending, bit for bit, as
+ * gpu_prove_start_abc with a, b, c = r1cs_eval_abc(shape, inputs, aux). The abc_done hook is not called on this
+ * path (there is nothing to release). */
+cuzk_status gpu_prove_start_shape(gpu_prover *pv, const gpu_params *gp, const gpu_shape *shape, pool_t *pool,
+                                  const groth16_params *params, const fr_t *inputs, size_t num_inputs,
+                                  const fr_t *aux, size_t num_aux, const r1cs_density *density,
+                                  groth16_pending *pending, groth16_timings *timings, gpu_prove_timings *gt,
+                                  cuzk_error *err);
 
 /* One partition on `device` from scratch: uploads params' bases, runs gpu_prove_start_abc on a new prover and
  * frees both (for one-off proofs; the engine keeps bases and provers across partitions). */

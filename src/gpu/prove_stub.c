@@ -84,6 +84,17 @@ cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *po
     return NO_CUDA(err);
 }
 
+cuzk_status gpu_prove_start_shape(gpu_prover *pv, const gpu_params *gp, const gpu_shape *shape, pool_t *pool,
+                                  const groth16_params *params, const fr_t *inputs, size_t num_inputs,
+                                  const fr_t *aux, size_t num_aux, const r1cs_density *density,
+                                  groth16_pending *pending, groth16_timings *timings, gpu_prove_timings *gt,
+                                  cuzk_error *err)
+{
+    (void)pv, (void)gp, (void)shape, (void)pool, (void)params, (void)inputs, (void)num_inputs, (void)aux;
+    (void)num_aux, (void)density, (void)pending, (void)timings, (void)gt;
+    return NO_CUDA(err);
+}
+
 cuzk_status gpu_prove_start_once(int device, pool_t *pool, const groth16_params *params, size_t num_constraints,
                                  const fr_t *a, const fr_t *b, const fr_t *c, const fr_t *inputs, size_t num_inputs,
                                  const fr_t *aux, size_t num_aux, const r1cs_density *density,
