@@ -94,6 +94,7 @@ struct engine {
     /* The a, b, c cache (under mu). use_pinned (atomic) turns 0 when host_alloc fails. */
     abc_set *abc_idle;
     unsigned abc_n_idle, abc_max_idle;
+    int abc_host; /* the engine evaluates a, b, c (the backend does not: !evaluates_abc) */
     int abc_use_pinned, abc_fallback;
     uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed, abc_alloc_us;
 
@@ -434,6 +435,7 @@ static cuzk_status synthesize(engine *e, part *p, cuzk_error *err)
     if (!p->wit.finalized || !p->wit.has_witness)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "synthesis returned no finalized witness");
     if ((st = r1cs_check_witness(c->shape, &p->wit, err)) != CUZK_OK) return st;
+    if (!e->abc_host) return CUZK_OK;
     if (e->cfg.fault && e->cfg.fault(e->cfg.fault_ctx, ENGINE_FAULT_ALLOC_ABC, p->job->id, p->index))
         return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a, b, c (%zu elements each; injected)", c->m);
     if (!p->abc && (st = abc_alloc(e, p, c->m, err)) != CUZK_OK) return st;
@@ -461,7 +463,8 @@ static void *synth_main(void *arg)
             continue;
         }
         const engine_circuit *c = j->circuit;
-        uint64_t need = c->witness_bytes + c->abc_bytes;
+        uint64_t abc_need = e->abc_host ? c->abc_bytes : 0;
+        uint64_t need = c->witness_bytes + abc_need;
         if (!engine_mem_fits_at_all(&e->mem, ENGINE_MEM_HOST, need)) {
             cuzk_error why;
             cuzk_error_set(&why, CUZK_ERR_NOMEM,
@@ -472,7 +475,7 @@ static void *synth_main(void *arg)
             continue;
         }
         /* An idle set of this size is already accounted: only the witness is reserved then. */
-        abc_set *set = abc_take(e, c->m);
+        abc_set *set = e->abc_host ? abc_take(e, c->m) : NULL;
         if (set) need = c->witness_bytes;
         /* Waiting for room keeps the order: the best partition waits rather than letting others pass it. Idle
          * sets are freed before waiting, so the cache never makes a partition wait. */
@@ -508,7 +511,7 @@ static void *synth_main(void *arg)
         p->index = j->next_part++;
         p->wit_bytes = c->witness_bytes;
         p->abc = set;
-        p->abc_bytes = set ? 0 : c->abc_bytes;
+        p->abc_bytes = set ? 0 : abc_need;
         j->inflight++;
         e->synth_active++;
         double t0 = engine_now_ms(e);
@@ -612,9 +615,9 @@ static void *prover_main(void *arg)
             .num_inputs = p->wit.num_inputs,
             .num_aux = p->wit.num_aux,
             .num_constraints = j->circuit->shape->num_constraints,
-            .a = p->abc->mem,
-            .b = p->abc->mem + j->circuit->m,
-            .c = p->abc->mem + 2 * j->circuit->m,
+            .a = p->abc ? p->abc->mem : NULL,
+            .b = p->abc ? p->abc->mem + j->circuit->m : NULL,
+            .c = p->abc ? p->abc->mem + 2 * j->circuit->m : NULL,
             .abc_release = abc_release_early,
         };
         abc_release_arg ra = {e, p};
@@ -766,6 +769,7 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     }
     if (!e->cfg.abc_pinned) e->cfg.abc_pinned = ENGINE_ABC_PINNED_DEFAULT;
     e->abc_use_pinned = e->cfg.abc_pinned > 0 && e->be->host_alloc != NULL;
+    e->abc_host = !e->be->evaluates_abc;
     unsigned total = e->n_synth + e->n_prover + e->n_finish;
     e->chan = calloc(e->chan_cap, sizeof(*e->chan));
     e->threads = calloc(total, sizeof(*e->threads));

@@ -12,6 +12,8 @@
  *              returns (engine_config.abc_cache)
  *
  * So at most capacity + prover workers partitions hold a, b, c at once (partition_workers + 2 by default).
+ * A backend that evaluates a, b, c itself (engine_backend.evaluates_abc: the GPU backend, from the circuit's
+ * matrices on the device) gets the witness alone: synthesis stops after the witness and no buffer set exists.
  *          ──► finish workers: backend prove_finish (B_G2, blinding, assembly), self-verification
  *          ──► the job's proofs, in partition order
  *
@@ -75,8 +77,8 @@ void engine_circuit_free(engine_circuit *c);
 /* ---- the backend seam ---- */
 
 /* What prove_start receives. inputs/aux stay valid until prove_finish (or discard) returns; a, b, c (m
- * elements each) are scratch the backend may overwrite, taken back by the engine as soon as prove_start
- * returns. Only the first num_constraints elements are meaningful: the rest is unspecified (the engine reuses
+ * elements each; NULL when the backend evaluates_abc) are scratch the backend may overwrite, taken back by
+ * the engine as soon as prove_start returns. Only the first num_constraints elements are meaningful: the rest is unspecified (the engine reuses
  * buffers, so it holds an earlier partition's values), and a backend must not read it (the CPU and GPU H
  * computations zero-extend from num_constraints themselves). */
 typedef struct engine_partition {
@@ -97,6 +99,10 @@ typedef struct engine_backend engine_backend;
 struct engine_backend {
     const char *name;
     void *ctx;
+    /* Non-zero: prove_start evaluates a, b, c itself from p->circuit->shape and the witness, so the engine
+     * neither evaluates nor holds them (p->a, p->b, p->c are NULL) and accounts only the witness. Read once
+     * by engine_create. */
+    int evaluates_abc;
     /* Everything that needs the accelerator (H and the G1 MSMs); returns once a, b, c are no longer needed.
      * device: an entry of engine_config.devices; worker: the prover worker's global index. On success
      * *handle carries what prove_finish needs. */
@@ -254,10 +260,17 @@ double engine_now_ms(const engine *e);
  * device is visible. */
 cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, engine_backend **out,
                                       cuzk_error *err);
+/* engine_backend.evaluates_abc of a new GPU backend. */
+#define ENGINE_GPU_ABC_ON_DEVICE_DEFAULT 0
+/* on: prove_start evaluates a, b, c on the device (gpu_prove_start_shape) from the circuit's matrices, uploaded
+ * to a device by its first partition there and kept while partitions use them (a device keeps at most one
+ * shape nobody uses), so the engine holds only the witness; off: the engine evaluates them on the host and
+ * prove_start uploads them. Call before engine_create. CUZK_ERR_INVALID_ARG for another backend. */
+cuzk_status engine_backend_gpu_set_abc_on_device(engine_backend *be, int on, cuzk_error *err);
 /* Frees the device copies of params' bases on every device. Call it before freeing params, once no partition
  * that uses them is in prove_start. No-op for another backend or params never uploaded. */
 void engine_backend_gpu_drop_params(engine_backend *be, const groth16_params *params);
-/* Device bytes of resident bases, over all params and devices (never waits for an upload). */
+/* Device bytes of resident bases and matrices, over all params, shapes and devices (never waits for an upload). */
 size_t engine_backend_gpu_resident_bytes(engine_backend *be);
 
 /* Page-locks (gpu_host_register) params' h, l, a, b_g1 and b_g2 arrays, all or nothing: uploads of the bases
@@ -272,7 +285,7 @@ void engine_backend_gpu_unpin_params(engine_backend *be, const groth16_params *p
  * waits for an upload in progress (for metrics and status). */
 typedef struct engine_gpu_memory {
     int device;
-    uint64_t resident_bytes; /* bases of parameter sets uploaded to this device */
+    uint64_t resident_bytes; /* bases of parameter sets (and circuits' matrices) uploaded to this device */
     unsigned resident_sets;
     uint64_t free_bytes, total_bytes;
 } engine_gpu_memory;

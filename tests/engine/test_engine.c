@@ -885,6 +885,62 @@ static void test_abc_early_release(void)
     tl_free(&tl);
 }
 
+/* fixed_start for a backend that evaluates a, b, c itself: the engine must pass none, and the witness must be
+ * the circuit's shape's (this backend evaluates against it, as the GPU backend does on the device). */
+static cuzk_status selfabc_start(engine_backend *be, int device, unsigned worker, const engine_partition *p,
+                                 void **handle, cuzk_error *err)
+{
+    CHECK(p->a == NULL && p->b == NULL && p->c == NULL);
+    const engine_circuit *c = p->circuit;
+    size_t m = c->m;
+    fr_t *abc = malloc(3 * m * sizeof(fr_t));
+    if (!abc) return cuzk_error_set(err, CUZK_ERR_NOMEM, "test: a, b, c");
+    cuzk_status st = r1cs_eval_abc(NULL, c->shape, p->inputs, p->aux, abc, abc + m, abc + 2 * m, err);
+    if (st == CUZK_OK) {
+        engine_partition q = *p;
+        q.a = abc;
+        q.b = abc + m;
+        q.c = abc + 2 * m;
+        st = fixed_start(be, device, worker, &q, handle, err);
+    }
+    free(abc);
+    return st;
+}
+
+/* A backend with evaluates_abc: synthesis stops at the witness, no buffer set is allocated, only witnesses are
+ * accounted (the budget, a witness and half a set, would fail every job of a backend that needs a, b, c), and
+ * the proofs are the one-shot prover's. */
+static void test_backend_evaluates_abc(void)
+{
+    cuzk_error err;
+    engine_backend be = {.name = "selfabc", .prove_start = selfabc_start, .prove_finish = fixed_finish,
+                         .discard = fixed_discard, .host_alloc = hook_alloc, .host_free = hook_free,
+                         .evaluates_abc = 1};
+    hooks_reset(0);
+    uint64_t w = g_circuit.witness_bytes;
+    CHECK(g_circuit.abc_bytes > 0);
+    engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = 1,
+                         .host_budget = w + g_circuit.abc_bytes / 2};
+    engine *e;
+    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+    payload pl = {.tag = 91, .fail_part = -1};
+    const unsigned parts = 4;
+    engine_request rq = {.circuit = &g_circuit, .payload = &pl, .partitions = parts, .priority = ENGINE_PRIO_NORMAL};
+    uint64_t id;
+    CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+    engine_result res;
+    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
+    for (unsigned p = 0; res.proofs && p < parts; p++) CHECK(oneshot_matches(&res.proofs[p], pl.tag, id, p));
+    engine_result_free(&res);
+    engine_stats s;
+    engine_get_stats(e, &s);
+    CHECK(s.abc_allocated == 0 && s.abc_reused == 0 && g_hooks.allocs == 0);
+    CHECK_MSG(s.mem.host_peak <= cfg.host_budget && s.mem.host_peak >= w, "peak %llu",
+              (unsigned long long)s.mem.host_peak);
+    CHECK(s.mem.peak[ENGINE_MEM_PINNED] == 0);
+    engine_destroy(e);
+}
+
 /* Under a budget the idle sets count, and a reservation that does not fit frees them instead of waiting (the
  * second circuit's domain is twice the first's: its sets are new, the first's are freed). Peak within budget. */
 static void test_abc_pressure(void)
@@ -1102,6 +1158,7 @@ int main(void)
     test_abc_swap();
     test_abc_fallback();
     test_abc_early_release();
+    test_backend_evaluates_abc();
     test_residency();
     fixture_free();
     return test_finish("test_engine");
