@@ -52,6 +52,12 @@ typedef struct gpu_abc_timings {
 cuzk_status gpu_shape_eval(gpu_ctx *ctx, const gpu_shape *s, const fr_t *inputs, size_t num_inputs, const fr_t *aux,
                            size_t num_aux, fr_t *a, fr_t *b, fr_t *c, gpu_abc_timings *t, cuzk_error *err);
 
+/* The evaluation alone, every vector device memory of ctx's device: w = inputs ++ aux (num_inputs + num_aux
+ * elements, so that a column indexes it directly), a, b, c num_constraints elements each. Queued on ctx's stream;
+ * returns when the kernels are done, *ms (may be NULL) their device time. */
+cuzk_status gpu_shape_eval_device(gpu_ctx *ctx, const gpu_shape *s, const fr_t *w, fr_t *a, fr_t *b, fr_t *c,
+                                  double *ms, cuzk_error *err);
+
 /* Kernel variants (tuning): the environment variable CUZK_GPU_ABC, read by gpu_shape_eval and the prover on each
  * call, picks one by name ("thread": one thread per row; "hybrid": one thread per short row, a warp per long row;
  * default gpu_abc_variant_default()). Every variant computes the same values. */

@@ -8,6 +8,7 @@
 #include "gpu_impl.cuh"
 
 extern "C" {
+#include "gpu/gpu_abc.h"
 #include "gpu/gpu_g2.h"
 #include "gpu/gpu_ntt.h"
 #include "gpu/gpu_prove.h"
@@ -554,14 +555,33 @@ static cuzk_status run_b_g2(gpu_ctx *ctx, const query *q, const g2_affine_t *bas
     return CUZK_OK;
 }
 
+/* Where a, b, c come from: given (host or device), or evaluated on the device from a shape and the witness. */
+typedef struct abc_src {
+    const fr_t *a, *b, *c;
+    const gpu_shape *shape; /* NULL: a, b, c are given */
+    const fr_t *inputs, *aux;
+    size_t num_inputs, num_aux;
+} abc_src;
+
 static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const groth16_params *p, size_t n,
-                              const fr_t *a, const fr_t *b, const fr_t *c, const fr_t *inputs, size_t n_in,
-                              const fr_t *aux, size_t n_aux, const r1cs_density *dn, const groth16_pending *pending,
-                              domain_t *d, cuzk_error *err)
+                              const abc_src *src, const r1cs_density *dn, const groth16_pending *pending, domain_t *d,
+                              cuzk_error *err)
 {
-    if (!pv || !gp || !p || !a || !b || (!c && p->h_form == H_FORM_BELLPERSON) || !inputs || (!aux && n_aux) ||
-        !dn || !pending)
+    const fr_t *inputs = src->inputs, *aux = src->aux;
+    size_t n_in = src->num_inputs, n_aux = src->num_aux;
+    int have_abc = src->shape ? 1 : src->a && src->b && (src->c || p == NULL || p->h_form != H_FORM_BELLPERSON);
+    if (!pv || !gp || !p || !have_abc || !inputs || (!aux && n_aux) || !dn || !pending)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: NULL argument");
+    if (src->shape) {
+        const gpu_shape *sh = src->shape;
+        if (gpu_shape_device(sh) != pv->ctx->device)
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: shape on device %d, prover on device %d",
+                                  gpu_shape_device(sh), pv->ctx->device);
+        if (gpu_shape_num_inputs(sh) != n_in || gpu_shape_num_aux(sh) != n_aux)
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                                  "gpu prove: witness of %zu inputs / %zu aux, shape of %zu / %zu", n_in, n_aux,
+                                  gpu_shape_num_inputs(sh), gpu_shape_num_aux(sh));
+    }
     if (gp->params != p)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: the device bases belong to other params");
     if (gp->ctx->device != pv->ctx->device)
@@ -602,6 +622,17 @@ done:
     return st;
 }
 
+/* 1 when bytes at p are pageable host memory, and enough of them, to go through the staging buffers (device and
+ * page-locked memory are read by the DMA directly). */
+static int wants_staging(const void *p, size_t bytes)
+{
+    if (bytes <= STAGE_BYTES || gpu_is_device_ptr(p)) return 0;
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.type == cudaMemoryTypeHost) return 0;
+    (void)cudaGetLastError();
+    return 1;
+}
+
 /* a, b, c (n elements each; c may be NULL) on the device: copied through the staging buffers when they are in
  * pageable host memory and large, else left where they are (*dev[k] = the input). owned[k]: what to free. */
 static cuzk_status stage_abc(gpu_prover *pv, pool_t *pool, const fr_t *in[3], size_t n, const fr_t *dev[3],
@@ -613,10 +644,7 @@ static cuzk_status stage_abc(gpu_prover *pv, pool_t *pool, const fr_t *in[3], si
         dev[k] = in[k];
         owned[k] = NULL;
     }
-    if (bytes <= STAGE_BYTES || gpu_is_device_ptr(in[0])) return CUZK_OK;
-    cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, in[0]) == cudaSuccess && attr.type == cudaMemoryTypeHost) return CUZK_OK;
-    (void)cudaGetLastError();
+    if (!wants_staging(in[0], bytes)) return CUZK_OK;
     for (int k = 0; k < 3 && st == CUZK_OK; k++) {
         if (in[k] == NULL) continue;
         GPU_TRY(cudaMallocAsync(&owned[k], bytes, pv->ctx->stream));
@@ -630,15 +658,61 @@ done:
     return st;
 }
 
-/* a, b, c onto the device (staged when pageable) and the H scalars computed there (*h_dev, on pv's stream). */
-static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const fr_t *a, const fr_t *b, const fr_t *c,
-                             size_t n, fr_t **h_dev, int *staged, cuzk_error *err)
+/* a, b, c (n elements each) evaluated on the device from src's shape: the witness uploaded as one vector
+ * inputs ++ aux (aux through the staging buffers when pageable), then the evaluation kernels. owned[k] = dev[k]:
+ * device memory to free. gt gets abc_upload_ms (the witness) and abc_eval_ms. */
+static cuzk_status shape_abc(gpu_prover *pv, pool_t *pool, const abc_src *src, size_t n, const fr_t *dev[3],
+                             void *owned[3], gpu_prove_timings *gt, cuzk_error *err)
 {
-    const fr_t *in[3] = {a, b, c}, *dev[3];
+    cuzk_status st = CUZK_OK;
+    cudaStream_t stream = pv->ctx->stream;
+    fr_t *w = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    size_t ni = src->num_inputs, na = src->num_aux;
+    float ms = 0;
+    for (int k = 0; k < 3; k++) dev[k] = NULL, owned[k] = NULL;
+    GPU_TRY(cudaEventCreate(&ev[0]));
+    GPU_TRY(cudaEventCreate(&ev[1]));
+    GPU_TRY(cudaEventRecord(ev[0], stream));
+    GPU_TRY(cudaMallocAsync((void **)&w, (ni + na) * sizeof(fr_t), stream));
+    GPU_TRY(cudaMemcpyAsync(w, src->inputs, ni * sizeof(fr_t), cudaMemcpyDefault, stream));
+    if (wants_staging(src->aux, na * sizeof(fr_t))) {
+        st = upload_staged(pv, pool, w + ni, src->aux, na * sizeof(fr_t), err);
+        if (st != CUZK_OK) goto done;
+    } else if (na) {
+        GPU_TRY(cudaMemcpyAsync(w + ni, src->aux, na * sizeof(fr_t), cudaMemcpyDefault, stream));
+    }
+    GPU_TRY(cudaEventRecord(ev[1], stream));
+    for (int k = 0; k < 3; k++) {
+        GPU_TRY(cudaMallocAsync(&owned[k], n * sizeof(fr_t), stream));
+        dev[k] = (const fr_t *)owned[k];
+    }
+    GPU_TRY(cudaEventSynchronize(ev[1]));
+    GPU_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    gt->abc_upload_ms = ms;
+    st = gpu_shape_eval_device(pv->ctx, src->shape, w, (fr_t *)owned[0], (fr_t *)owned[1], (fr_t *)owned[2],
+                               &gt->abc_eval_ms, err);
+done:
+    if (w) cudaFreeAsync(w, stream);
+    if (st != CUZK_OK)
+        for (int k = 0; k < 3; k++)
+            if (owned[k]) cudaFreeAsync(owned[k], stream), owned[k] = NULL;
+    for (int i = 0; i < 2; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    return st;
+}
+
+/* a, b, c onto the device (staged when pageable, or evaluated there from a shape) and the H scalars computed there
+ * (*h_dev, on pv's stream). */
+static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const abc_src *src, size_t n, fr_t **h_dev,
+                             int *staged, gpu_prove_timings *gt, cuzk_error *err)
+{
+    const fr_t *in[3] = {src->a, src->b, src->c}, *dev[3];
     void *owned[3];
-    cuzk_status st = stage_abc(pv, pool, in, n, dev, owned, err);
-    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c upload: ");
-    *staged = owned[0] != NULL;
+    cuzk_status st = src->shape ? shape_abc(pv, pool, src, n, dev, owned, gt, err)
+                                : stage_abc(pv, pool, in, n, dev, owned, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c %s: ", src->shape ? "evaluation" : "upload");
+    *staged = !src->shape && owned[0] != NULL;
     st = gpu_ntt_h_device(pv->plan, form, dev[0], dev[1], dev[2], n, h_dev, err);
     for (int k = 0; k < 3; k++)
         if (owned[k]) cudaFreeAsync(owned[k], pv->ctx->stream);
@@ -691,17 +765,26 @@ static cuzk_status h_msm_end(gpu_prover *pv, h_msm *hm, g1_jac_t *out, gpu_prove
 /* H scalars on the device, then the H MSM started (hm; finished by h_msm_end) or, for the smallest domains,
  * done here (*done = 1, result in *out). */
 static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *p,
-                             const domain_t *d, size_t n, const fr_t *a, const fr_t *b, const fr_t *c, g1_jac_t *out,
-                             h_msm *hm, gpu_prove_timings *gt, cuzk_error *err)
+                             const domain_t *d, size_t n, const abc_src *src, g1_jac_t *out, h_msm *hm,
+                             gpu_prove_timings *gt, cuzk_error *err)
 {
     cuzk_status st;
     const g1_affine_t *bases = (const g1_affine_t *)gpu_buf_ptr(gp->h);
     if (d->log_m < 3) {
         fr_t tmp[3][8];
         memset(tmp, 0, sizeof tmp);
-        memcpy(tmp[0], a, n * sizeof(fr_t));
-        memcpy(tmp[1], b, n * sizeof(fr_t));
-        if (c) memcpy(tmp[2], c, n * sizeof(fr_t));
+        if (src->shape) {
+            gpu_abc_timings at;
+            st = gpu_shape_eval(pv->ctx, src->shape, src->inputs, src->num_inputs, src->aux, src->num_aux, tmp[0],
+                                tmp[1], tmp[2], &at, err);
+            if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c evaluation: ");
+            gt->abc_upload_ms = at.upload_ms;
+            gt->abc_eval_ms = at.eval_ms;
+        } else {
+            memcpy(tmp[0], src->a, n * sizeof(fr_t));
+            memcpy(tmp[1], src->b, n * sizeof(fr_t));
+            if (src->c) memcpy(tmp[2], src->c, n * sizeof(fr_t));
+        }
         abc_released(pv);
         double t0 = now_ms();
         st = poly_compute_h(pool, d, p->h_form, tmp[0], tmp[1], tmp[2], n, err);
@@ -723,14 +806,15 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     fr_t *h_dev = NULL;
     int staged = 0;
     double t_stage = now_ms();
-    GATED(pv->ctx->device, st, h_scalars(pv, pool, p->h_form, a, b, c, n, &h_dev, &staged, err));
+    GATED(pv->ctx->device, st, h_scalars(pv, pool, p->h_form, src, n, &h_dev, &staged, gt, err));
     /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);
     if (st != CUZK_OK) return st;
     double total = 0, compute = 0;
     gpu_ntt_last_ms(pv->plan, &total, &compute);
-    /* The staged copies end before the plan's first event: their wall time plus the plan's own copies. */
-    gt->abc_upload_ms = (staged ? now_ms() - t_stage - total : 0) + total - compute;
+    /* The staged copies end before the plan's first event: their wall time plus the plan's own copies. (From a
+     * shape, a, b, c were already on the device: the upload is the witness's, timed by shape_abc.) */
+    if (!src->shape) gt->abc_upload_ms = (staged ? now_ms() - t_stage - total : 0) + total - compute;
     gt->ntt_ms = compute;
     hm->ctx = pv->ctx;
     hm->bases = bases;
@@ -751,21 +835,16 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     return h_msm_end(pv, hm, out, gt, err);
 }
 
-extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
-                                           const groth16_params *params, size_t num_constraints, const fr_t *a,
-                                           const fr_t *b, const fr_t *c, const fr_t *inputs, size_t num_inputs,
-                                           const fr_t *aux, size_t num_aux, const r1cs_density *density,
-                                           groth16_pending *pending, groth16_timings *timings,
-                                           gpu_prove_timings *gt_out, cuzk_error *err)
+/* The partition, for both entries (a, b, c given or from a shape). */
+static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *params,
+                               size_t num_constraints, const abc_src *src, const r1cs_density *density,
+                               groth16_pending *pending, groth16_timings *timings, gpu_prove_timings *gt_out,
+                               cuzk_error *err)
 {
-    if (pv) {
-        pv->abc_done = pv->next_abc_done;
-        pv->abc_done_ctx = pv->next_abc_done_ctx;
-        pv->next_abc_done = NULL;
-    }
+    const fr_t *inputs = src->inputs, *aux = src->aux;
+    size_t num_inputs = src->num_inputs, num_aux = src->num_aux;
     domain_t d;
-    cuzk_status st = check_args(pv, gp, params, num_constraints, a, b, c, inputs, num_inputs, aux, num_aux, density,
-                                pending, &d, err);
+    cuzk_status st = check_args(pv, gp, params, num_constraints, src, density, pending, &d, err);
     if (st != CUZK_OK) return st;
     double t_begin = now_ms();
     gpu_prove_timings gt;
@@ -788,7 +867,7 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
     g1_jac_t h, res[GPU_Q_COUNT];
     h_msm hm;
     memset(&hm, 0, sizeof hm);
-    st = compute_h(pv, gp, pool, params, &d, num_constraints, a, b, c, &h, &hm, &gt, err);
+    st = compute_h(pv, gp, pool, params, &d, num_constraints, src, &h, &hm, &gt, err);
     double t_wait = now_ms();
     if (threaded) pthread_join(th, NULL);
     gt.classify_wait_ms = now_ms() - t_wait;
@@ -848,7 +927,7 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
     pending->b_g1 = res[GPU_Q_B];
     gt.total_ms = now_ms() - t_begin;
     if (timings) {
-        timings->h_ms = gt.abc_upload_ms + gt.ntt_ms;
+        timings->h_ms = gt.abc_upload_ms + gt.abc_eval_ms + gt.ntt_ms;
         timings->msm_h_ms = gt.msm_h_ms;
         timings->msm_l_ms = gt.batch_add_ms[GPU_Q_L] + gt.tail_ms[GPU_Q_L];
         timings->msm_a_ms = gt.batch_add_ms[GPU_Q_A] + gt.tail_ms[GPU_Q_A];
@@ -856,6 +935,36 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
     }
     if (gt_out) *gt_out = gt;
     return CUZK_OK;
+}
+
+extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
+                                           const groth16_params *params, size_t num_constraints, const fr_t *a,
+                                           const fr_t *b, const fr_t *c, const fr_t *inputs, size_t num_inputs,
+                                           const fr_t *aux, size_t num_aux, const r1cs_density *density,
+                                           groth16_pending *pending, groth16_timings *timings,
+                                           gpu_prove_timings *gt_out, cuzk_error *err)
+{
+    if (pv) {
+        pv->abc_done = pv->next_abc_done;
+        pv->abc_done_ctx = pv->next_abc_done_ctx;
+        pv->next_abc_done = NULL;
+    }
+    abc_src src = {a, b, c, NULL, inputs, aux, num_inputs, num_aux};
+    return prove_start(pv, gp, pool, params, num_constraints, &src, density, pending, timings, gt_out, err);
+}
+
+extern "C" cuzk_status gpu_prove_start_shape(gpu_prover *pv, const gpu_params *gp, const gpu_shape *shape,
+                                             pool_t *pool, const groth16_params *params, const fr_t *inputs,
+                                             size_t num_inputs, const fr_t *aux, size_t num_aux,
+                                             const r1cs_density *density, groth16_pending *pending,
+                                             groth16_timings *timings, gpu_prove_timings *gt, cuzk_error *err)
+{
+    if (shape == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: NULL shape");
+    /* Nothing to release early here: the hook set for the next gpu_prove_start_abc stays for that call. */
+    if (pv) pv->abc_done = NULL;
+    abc_src src = {NULL, NULL, NULL, shape, inputs, aux, num_inputs, num_aux};
+    return prove_start(pv, gp, pool, params, gpu_shape_num_constraints(shape), &src, density, pending, timings, gt,
+                       err);
 }
 
 extern "C" cuzk_status gpu_prove_start_once(int device, pool_t *pool, const groth16_params *params,

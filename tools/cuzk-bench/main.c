@@ -14,6 +14,8 @@ typedef struct bench_command {
     const char *summary;
 } bench_command;
 
+int bench_gpu_abc(int argc, char **argv); /* gpu_abc.c (belongs in bench.h) */
+
 /* One line per subcommand. */
 static const bench_command COMMANDS[] = {
     {"micro", bench_micro, "single-thread cost of field, curve and pairing operations"},
@@ -24,6 +26,7 @@ static const bench_command COMMANDS[] = {
     {"timeline", bench_timeline, "the batch statistics recomputed from a saved TIMELINE log"},
     {"gpu-ntt", bench_gpu_ntt, "device NTT and H computation, timed with CUDA events"},
     {"gpu-msm", bench_gpu_msm, "G1 MSM on the GPU, timed with CUDA events"},
+    {"gpu-abc", bench_gpu_abc, "a, b, c evaluated on the GPU from the compiled shape, timed with CUDA events"},
     {"synth", bench_synth, "PoRep partition synthesis: witness and a/b/c evaluation, per thread count"},
     {"single", bench_single, "one proof through a running cuzk-daemon (--addr)"},
     {"status", bench_status, "a running cuzk-daemon's GetStatus (--addr)"},
