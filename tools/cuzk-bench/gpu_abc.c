@@ -1,7 +1,11 @@
 /* cuzk-bench gpu-abc: a, b, c of one partition evaluated on the GPU from the compiled shape (src/gpu/gpu_abc.h):
  * the shape's upload (once: time and device bytes), then per run the witness upload from pageable host memory
  * (and from page-locked memory) and the evaluation kernels (CUDA events), medians per kernel variant; --check
- * compares the device a, b, c with r1cs_eval_abc's (timed too, on every core). */
+ * compares the device a, b, c with r1cs_eval_abc's (timed too, on every core). --prove: the partition's
+ * prove_start on the GPU both ways, gpu_prove_start_abc (a, b, c from r1cs_eval_abc in pageable memory, as the
+ * engine hands them over today) and gpu_prove_start_shape (the witness only), over parameters whose bases are
+ * tiled from a few random points (the cost of real ones without a setup): same pending required, medians of
+ * the stages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +16,7 @@
 #include "circuits/synthetic.h"
 #include "gpu/gpu_abc.h"
 #include "gpu/gpu_host.h"
+#include "gpu/gpu_prove.h"
 
 #define MAX_RUNS 100
 
@@ -21,12 +26,126 @@ static void usage(FILE *f)
                "                         [--variant V[,V]]\n"
                "  K: 1..27 (the synthetic PoRep-shaped circuit); SIZE: a PoRep sector size (2KiB, 512MiB, 32GiB),\n"
                "  partition 0 of porep_synth_c1's C1. R runs per variant (default 5); variants: thread, hybrid\n"
-               "  (default both). --check: every variant's a, b, c against r1cs_eval_abc's, byte for byte.\n");
+               "  (default both). --check: every variant's a, b, c against r1cs_eval_abc's, byte for byte.\n"
+               "  --prove: gpu_prove_start_abc against gpu_prove_start_shape (fake bases), stage medians.\n");
 }
 
 static double ms_since(uint64_t t0)
 {
     return (double)(bench_now_ns() - t0) / 1e6;
+}
+
+#define FAKE_POINTS 64
+
+/* Parameters of the lengths the circuit needs, bases tiled from FAKE_POINTS multiples of the generators. */
+static cuzk_status fake_params(const r1cs *cs, const r1cs_density *dn, size_t m, groth16_params *p, cuzk_error *err)
+{
+    memset(p, 0, sizeof *p);
+    g1_affine_t pts[FAKE_POINTS];
+    g2_affine_t pts2[FAKE_POINTS];
+    g1_jac_t g1, t1;
+    g2_jac_t g2, t2;
+    g1_jac_from_affine(&g1, &G1_GENERATOR);
+    g2_jac_from_affine(&g2, &G2_GENERATOR);
+    for (size_t i = 0; i < FAKE_POINTS; i++) {
+        fr_t k;
+        fr_from_u64(&k, 1000 + 7 * i);
+        g1_jac_mul_fr(&t1, &g1, &k);
+        g1_jac_to_affine(&pts[i], &t1);
+        g2_jac_mul_fr(&t2, &g2, &k);
+        g2_jac_to_affine(&pts2[i], &t2);
+    }
+    p->h_form = H_FORM_BELLPERSON;
+    p->h_len = m - 1;
+    p->l_len = cs->num_aux;
+    p->a_len = cs->num_inputs + dn->a_aux_count;
+    p->b_g1_len = p->b_g2_len = dn->b_input_count + dn->b_aux_count;
+    p->h = malloc((p->h_len + 1) * sizeof(g1_affine_t));
+    p->l = malloc((p->l_len + 1) * sizeof(g1_affine_t));
+    p->a = malloc((p->a_len + 1) * sizeof(g1_affine_t));
+    p->b_g1 = malloc((p->b_g1_len + 1) * sizeof(g1_affine_t));
+    p->b_g2 = malloc((p->b_g2_len + 1) * sizeof(g2_affine_t));
+    if (!p->h || !p->l || !p->a || !p->b_g1 || !p->b_g2) {
+        groth16_params_free(p);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "fake params: cannot allocate the bases");
+    }
+    g1_affine_t *g1s[4] = {p->h, p->l, p->a, p->b_g1};
+    size_t lens[4] = {p->h_len, p->l_len, p->a_len, p->b_g1_len};
+    for (int t = 0; t < 4; t++)
+        for (size_t i = 0; i < lens[t]; i++) g1s[t][i] = pts[(i * 7 + (size_t)t) % FAKE_POINTS];
+    for (size_t i = 0; i < p->b_g2_len; i++) p->b_g2[i] = pts2[i % FAKE_POINTS];
+    return CUZK_OK;
+}
+
+static int pending_same(const groth16_pending *x, const groth16_pending *y)
+{
+    return g1_jac_eq(&x->h, &y->h) && g1_jac_eq(&x->l, &y->l) && g1_jac_eq(&x->a, &y->a) &&
+           g1_jac_eq(&x->b_g1, &y->b_g1) && x->b_g2_done == y->b_g2_done &&
+           (!x->b_g2_done || g2_jac_eq(&x->b_g2, &y->b_g2));
+}
+
+enum { PS_UPLOAD, PS_EVAL, PS_NTT, PS_MSM_H, PS_WAIT, PS_TOTAL, PS_N };
+
+/* prove_start both ways, runs times each; 0 or an error. */
+static cuzk_status bench_prove_start(pool_t *pool, const r1cs *sh, const r1cs *wit, const gpu_shape *s,
+                                     const fr_t *abc, uint64_t runs, cuzk_error *err)
+{
+    static const char *const NAME[PS_N] = {"upload (a/b/c | witness)", "a/b/c eval on the GPU", "H: NTTs",
+                                           "MSM H", "wait for classify", "prove_start total"};
+    size_t n = sh->num_constraints;
+    domain_t d;
+    r1cs_density dn;
+    groth16_params params;
+    gpu_params *gp = NULL;
+    gpu_prover *pv = NULL;
+    memset(&params, 0, sizeof params);
+    double *t = calloc(2 * PS_N * runs, sizeof(double)), med[2][PS_N];
+    if (!t) return cuzk_error_set(err, CUZK_ERR_NOMEM, "prove: out of memory");
+    cuzk_status st = domain_for_size(&d, n, err);
+    if (st == CUZK_OK) st = r1cs_compute_density(sh, &dn, err);
+    if (st != CUZK_OK) {
+        free(t);
+        return st;
+    }
+    uint64_t t0 = bench_now_ns();
+    st = fake_params(sh, &dn, d.m, &params, err);
+    if (st == CUZK_OK) st = gpu_params_upload(0, &params, &gp, err);
+    if (st == CUZK_OK) st = gpu_prover_create(0, &pv, err);
+    if (st == CUZK_OK) printf("prove: fake params and their upload %.1f s\n", ms_since(t0) / 1e3);
+    groth16_pending ref, p;
+    for (uint64_t r = 0; r < runs && st == CUZK_OK; r++) {
+        for (int way = 0; way < 2 && st == CUZK_OK; way++) {
+            gpu_prove_timings gt;
+            st = way == 0 ? gpu_prove_start_abc(pv, gp, pool, &params, n, abc, abc + n, abc + 2 * n, wit->inputs,
+                                                wit->num_inputs, wit->aux, wit->num_aux, &dn, &ref, NULL,
+                                                &gt, err)
+                          : gpu_prove_start_shape(pv, gp, s, pool, &params, wit->inputs, wit->num_inputs, wit->aux,
+                                                  wit->num_aux, &dn, &p, NULL, &gt, err);
+            if (st != CUZK_OK) break;
+            if (way == 1 && !pending_same(&ref, &p))
+                st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "prove: gpu_prove_start_shape's pending differs");
+            double *row = &t[(way * PS_N) * runs];
+            row[PS_UPLOAD * runs + r] = gt.abc_upload_ms;
+            row[PS_EVAL * runs + r] = gt.abc_eval_ms;
+            row[PS_NTT * runs + r] = gt.ntt_ms;
+            row[PS_MSM_H * runs + r] = gt.msm_h_ms;
+            row[PS_WAIT * runs + r] = gt.classify_wait_ms;
+            row[PS_TOTAL * runs + r] = gt.total_ms;
+        }
+    }
+    if (st == CUZK_OK) {
+        for (int way = 0; way < 2; way++)
+            for (int k = 0; k < PS_N; k++) med[way][k] = bench_median(&t[(way * PS_N + k) * runs], runs);
+        printf("prove_start (median of %llu ms)            start_abc  start_shape\n", (unsigned long long)runs);
+        for (int k = 0; k < PS_N; k++) printf("  %-34s %9.1f  %11.1f\n", NAME[k], med[0][k], med[1][k]);
+        printf("pending equal: yes\n");
+    }
+    gpu_prover_destroy(pv);
+    gpu_params_free(gp);
+    groth16_params_free(&params);
+    r1cs_density_free(&dn);
+    free(t);
+    return st;
 }
 
 /* The circuit: shape (matrices) and witness (inputs, aux). For synthetic both are the same system. */
@@ -80,7 +199,7 @@ int bench_gpu_abc(int argc, char **argv)
 {
     const char *circuit = NULL, *variants = NULL;
     uint64_t runs = 5;
-    int check = 0;
+    int check = 0, prove = 0;
     for (int i = 1; i < argc; i++) {
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -95,6 +214,8 @@ int bench_gpu_abc(int argc, char **argv)
             variants = argv[++i];
         } else if (strcmp(argv[i], "--check") == 0) {
             check = 1;
+        } else if (strcmp(argv[i], "--prove") == 0) {
+            prove = 1;
         } else {
             fprintf(stderr, "cuzk-bench gpu-abc: bad argument '%s'\n", argv[i]);
             usage(stderr);
@@ -181,7 +302,7 @@ int bench_gpu_abc(int argc, char **argv)
     }
     unsetenv("CUZK_GPU_ABC");
 
-    if (check) {
+    if (check || prove) {
         ref = malloc((3 * n + 1) * sizeof(fr_t));
         if (!ref) {
             cuzk_error_set(&err, CUZK_ERR_NOMEM, "cannot allocate the reference a/b/c");
@@ -190,7 +311,7 @@ int bench_gpu_abc(int argc, char **argv)
         t0 = bench_now_ns();
         if (r1cs_eval_abc(pool, sh, wit->inputs, wit->aux, ref, ref + n, ref + 2 * n, &err) != CUZK_OK) goto fail;
         printf("r1cs_eval_abc (CPU, %u threads): %.1f ms\n", pool_size(pool), ms_since(t0));
-        for (int v = 0; v < nvar; v++) {
+        for (int v = 0; v < nvar && check; v++) {
             if (!use[v]) continue;
             setenv("CUZK_GPU_ABC", gpu_abc_variant_name(v), 1);
             memset(host_abc, 0x5A, 3 * n * sizeof(fr_t));
@@ -209,6 +330,12 @@ int bench_gpu_abc(int argc, char **argv)
                    t.download_ms);
         }
         unsetenv("CUZK_GPU_ABC");
+    }
+    if (prove) {
+        /* The device buffers of the runs above are not needed any more; the prover wants the memory. */
+        gpu_buf_free(out);
+        out = NULL;
+        if (bench_prove_start(pool, sh, wit, s, ref, runs, &err) != CUZK_OK) goto fail;
     }
     rc = 0;
     goto out;
