@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "daemon/toml.h"
+#include "engine/engine.h"
 
 #define GIB (1024ull * 1024 * 1024)
 
@@ -26,6 +27,7 @@ void daemon_config_defaults(daemon_config *cfg)
     cfg->pipeline_enabled = 1;
     cfg->synthesis_lookahead = 1;
     cfg->pinned_abc = 1;
+    cfg->abc_on_device = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
     cfg->synthesis_concurrency = 1;
     cfg->max_parallel_synthesis = 18;
     snprintf(cfg->param_cache, sizeof(cfg->param_cache), "/data/zk/params");
@@ -331,6 +333,7 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
     TRY(get_bool(r, "pipeline", "enabled", &cfg->pipeline_enabled));
     TRY(get_unsigned(r, "pipeline", "synthesis_lookahead", 1024, &cfg->synthesis_lookahead));
     TRY(get_bool(r, "pipeline", "pinned_abc", &cfg->pinned_abc));
+    TRY(get_bool(r, "pipeline", "abc_on_device", &cfg->abc_on_device));
     TRY(get_unsigned(r, "pipeline", "synthesis_concurrency", 1024, &cfg->synthesis_concurrency));
     TRY(get_unsigned(r, "pipeline", "max_parallel_synthesis", 1024, &cfg->max_parallel_synthesis));
     TRY(get_unsigned(r, "pipeline", "slot_size", 1024, &cfg->slot_size));

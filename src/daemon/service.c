@@ -1649,6 +1649,7 @@ static cuzk_status backend_choose(daemon_service *s, cuzk_error *err)
         cuzk_status st = pool_create(&s->finish_pool, s->cfg.gpu_threads, err);
         if (st == CUZK_OK) st = engine_backend_gpu_create(s->prove_pool, s->finish_pool, &s->backend, err);
         if (st == CUZK_OK) {
+            engine_backend_gpu_set_abc_on_device(s->backend, s->cfg.abc_on_device, NULL); /* a GPU backend: ok */
             s->gpu = 1;
             return CUZK_OK;
         }

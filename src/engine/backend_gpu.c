@@ -1,12 +1,15 @@
-/* The GPU backend behind the engine's seam (engine.h): gpu_prove_start_abc per partition, one gpu_prover per
- * prover worker, resident bases per (params, device), groth16_prove_finish on CPU threads. Parameter pinning
- * (host registration of a set's arrays, for the residency's pinned tier) and per-device memory figures. */
+/* The GPU backend behind the engine's seam (engine.h): gpu_prove_start_abc per partition (or, when it
+ * evaluates a, b, c itself, gpu_prove_start_shape from the circuit's matrices on the device), one gpu_prover per
+ * prover worker, resident bases per (params, device) and matrices per (shape, device), groth16_prove_finish on
+ * CPU threads. Parameter pinning (host registration of a set's arrays, for the residency's pinned tier) and
+ * per-device memory figures. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
+#include "gpu/gpu_abc.h"
 #include "gpu/gpu_host.h"
 #include "gpu/gpu_prove.h"
 
@@ -23,13 +26,25 @@ typedef struct device_usage {
     unsigned sets;
 } device_usage;
 
+/* A circuit's matrices on one device. Keyed by the shape's address and a fingerprint of its contents, so that
+ * a shape freed and another allocated at the same address is never taken for the old one. users: partitions
+ * in prove_start with it; an entry without users is freed when another shape needs the device. */
+typedef struct resident_shape {
+    const r1cs *shape;
+    uint64_t print;
+    gpu_shape *gs;
+    unsigned users;
+    struct resident_shape *next;
+} resident_shape;
+
 typedef struct gpu_backend {
     engine_backend be;
     pool_t *host_pool, *finish_pool;
-    pthread_mutex_t mu; /* workers[] and the resident list; held during an upload (others wait for it) */
+    pthread_mutex_t mu; /* workers[] and the resident lists; held during an upload (others wait for it) */
     gpu_prover **workers;
     unsigned n_workers;
     resident *res;
+    resident_shape *shapes;
     device_usage *usage; /* per visible device */
     int n_usage;
 } gpu_backend;
@@ -109,6 +124,99 @@ static cuzk_status resident_params(gpu_backend *gb, const groth16_params *params
     return st;
 }
 
+static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Sizes, the coefficient table and 1024 evenly spaced entries of each matrix: enough to tell shapes apart, cheap
+ * enough for every partition (a few microseconds). */
+static uint64_t shape_print(const r1cs *cs)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t dims[3] = {cs->num_inputs, cs->num_aux, cs->num_constraints};
+    h = fnv_bytes(h, dims, sizeof dims);
+    h = fnv_bytes(h, cs->coeffs, cs->num_coeffs * sizeof(fr_t));
+    const r1cs_matrix *mx[3] = {&cs->A, &cs->B, &cs->C};
+    for (int m = 0; m < 3; m++) {
+        uint64_t nnz = mx[m]->rows ? mx[m]->row_start[mx[m]->rows] : 0;
+        h = fnv_bytes(h, &nnz, sizeof nnz);
+        for (uint64_t i = 0; nnz && i < 1024; i++) {
+            uint64_t k = i * nnz / 1024, r = i * mx[m]->rows / 1024;
+            h = fnv_bytes(h, &mx[m]->col[k], sizeof(uint32_t));
+            h = fnv_bytes(h, &mx[m]->coeff[k], sizeof(uint32_t));
+            h = fnv_bytes(h, &mx[m]->row_start[r], sizeof(uint64_t));
+        }
+    }
+    return h;
+}
+
+/* With mu held: r's device bytes join (sign 1) or leave (sign -1) its device's figure. */
+static void usage_add_shape(gpu_backend *gb, const resident_shape *r, int sign)
+{
+    int d = gpu_shape_device(r->gs);
+    if (d < 0 || d >= gb->n_usage) return;
+    uint64_t bytes = gpu_shape_bytes(r->gs);
+    if (sign > 0)
+        __atomic_add_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
+    else
+        __atomic_sub_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* shape's matrices on device, uploaded by the first partition that needs them; *out is held (users) until
+ * shape_release. Matrices of other shapes that nobody uses are freed first, so a device holds the shapes in use
+ * and at most one more. */
+static cuzk_status shape_acquire(gpu_backend *gb, const r1cs *shape, int device, resident_shape **out,
+                                 cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    uint64_t print = shape_print(shape);
+    pthread_mutex_lock(&gb->mu);
+    resident_shape *r = gb->shapes;
+    while (r && !(r->shape == shape && r->print == print && gpu_shape_device(r->gs) == device)) r = r->next;
+    if (!r) {
+        for (resident_shape **pp = &gb->shapes; *pp;) {
+            resident_shape *o = *pp;
+            if (o->users == 0 && gpu_shape_device(o->gs) == device) {
+                *pp = o->next;
+                usage_add_shape(gb, o, -1);
+                gpu_shape_free(o->gs);
+                free(o);
+            } else {
+                pp = &o->next;
+            }
+        }
+        r = calloc(1, sizeof(*r));
+        if (!r) {
+            st = cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: cannot allocate a resident shape entry");
+        } else if ((st = gpu_shape_upload(device, shape, &r->gs, err)) != CUZK_OK) {
+            cuzk_error_prefix(err, "gpu backend: the circuit's matrices on device %d: ", device);
+            free(r);
+            r = NULL;
+        } else {
+            r->shape = shape;
+            r->print = print;
+            r->next = gb->shapes;
+            gb->shapes = r;
+            usage_add_shape(gb, r, 1);
+        }
+    }
+    if (r) r->users++;
+    pthread_mutex_unlock(&gb->mu);
+    *out = r;
+    return st;
+}
+
+static void shape_release(gpu_backend *gb, resident_shape *r)
+{
+    if (!r) return;
+    pthread_mutex_lock(&gb->mu);
+    r->users--;
+    pthread_mutex_unlock(&gb->mu);
+}
+
 /* The prover's abc-done hook: passes the release on to the engine and remembers it (no retry after it). */
 typedef struct abc_release_hook {
     const engine_partition *p;
@@ -140,7 +248,14 @@ static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned work
         if (attempt) sched_yield();
         st = worker_prover(gb, device, worker, &pv, err);
         if (st == CUZK_OK) st = resident_params(gb, ci->params, device, &gp, err);
-        if (st == CUZK_OK) {
+        if (st == CUZK_OK && !p->a) {
+            resident_shape *rs = NULL;
+            st = shape_acquire(gb, ci->shape, device, &rs, err);
+            if (st == CUZK_OK)
+                st = gpu_prove_start_shape(pv, gp, rs->gs, gb->host_pool, ci->params, p->inputs, p->num_inputs,
+                                           p->aux, p->num_aux, &ci->density, &h->pending, NULL, NULL, err);
+            shape_release(gb, rs);
+        } else if (st == CUZK_OK) {
             gpu_prover_on_abc_done(pv, on_abc_done, &hk);
             st = gpu_prove_start_abc(pv, gp, gb->host_pool, ci->params, p->num_constraints, p->a, p->b, p->c,
                                      p->inputs, p->num_inputs, p->aux, p->num_aux, &ci->density, &h->pending, NULL,
@@ -194,6 +309,11 @@ static void gpu_destroy(engine_backend *be)
         gpu_params_free(r->gp);
         free(r);
     }
+    for (resident_shape *r = gb->shapes, *next; r; r = next) {
+        next = r->next;
+        gpu_shape_free(r->gs);
+        free(r);
+    }
     free(gb->usage);
     for (unsigned i = 0; i < gb->n_workers; i++) gpu_prover_destroy(gb->workers[i]);
     free(gb->workers);
@@ -232,7 +352,16 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
     gb->be.destroy = gpu_destroy;
     gb->be.host_alloc = gpu_abc_alloc;
     gb->be.host_free = gpu_abc_free;
+    gb->be.evaluates_abc = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
     *out = &gb->be;
+    return CUZK_OK;
+}
+
+cuzk_status engine_backend_gpu_set_abc_on_device(engine_backend *be, int on, cuzk_error *err)
+{
+    if (!be || be->prove_start != gpu_prove_start)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: a, b, c on the device needs the GPU backend");
+    be->evaluates_abc = on != 0;
     return CUZK_OK;
 }
 

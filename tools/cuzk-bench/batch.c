@@ -22,6 +22,7 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_setup.h"
 #ifdef CUZK_HAVE_GPU
+#include "gpu/gpu_abc.h"
 #include "gpu/gpu_host.h"
 #include "gpu/gpu_prove.h"
 #endif
@@ -475,16 +476,16 @@ static cuzk_status fake_params(pool_t *pool, const r1cs *cs, const r1cs_density 
     return CUZK_OK;
 }
 
-enum { ST_UPLOAD, ST_NTT, ST_MSM_H, ST_CLASSIFY, ST_CLASSIFY_WAIT, ST_BA_L, ST_BA_A, ST_BA_B, ST_TAIL_L, ST_TAIL_A,
+enum { ST_UPLOAD, ST_ABC_EVAL, ST_NTT, ST_MSM_H, ST_CLASSIFY, ST_CLASSIFY_WAIT, ST_BA_L, ST_BA_A, ST_BA_B, ST_TAIL_L, ST_TAIL_A,
        ST_TAIL_B, ST_BA_B2, ST_START, ST_B_G2, ST_ASSEMBLY, ST_GPU_TOTAL, ST_N };
 static const char *const ST_NAME[ST_N] = {
-    "a/b/c upload", "H: 7 NTTs + pointwise", "MSM H", "classify 0/1 (host, overlapped)", "  wait for classify",
+    "a/b/c (or witness) upload", "a/b/c evaluation (device)", "H: 7 NTTs + pointwise", "MSM H", "classify 0/1 (host, overlapped)", "  wait for classify",
     "batch add L", "batch add A", "batch add B_G1", "tail MSM L", "tail MSM A", "tail MSM B_G1",
     "B_G2 (GPU)", "prove_start total", "B_G2 MSM (CPU, when not on the GPU)", "assembly (CPU)",
     "partition total"};
 
 static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads,
-                        int abc_pinned)
+                        int abc_pinned, int abc_device)
 {
     cuzk_error err;
     circuit_spec spec;
@@ -503,6 +504,7 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     fr_t *abc = NULL, *scratch = NULL;
     double *t = NULL, *tc = NULL;
     gpu_params *gp = NULL;
+    gpu_shape *gs = NULL;
     gpu_prover *pv = NULL;
     domain_t d;
     char canon[128];
@@ -541,7 +543,9 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     printf("stages: %s: %zu constraints, domain 2^%u, %zu inputs, %zu aux; %s %.1f s; %u threads\n", canon,
            shape.num_constraints, d.log_m, shape.num_inputs, shape.num_aux, fake ? "fake setup" : "setup", setup_s,
            pool_size(pool));
-    if (abc_pinned)
+    if (abc_device)
+        printf("stages: a, b, c evaluated on the device from the matrices (the witness uploaded)\n");
+    else if (abc_pinned)
         printf("stages: a, b, c page-locked (gpu_host_alloc of %.2f GiB and first touch: %.1f ms)\n",
                (double)(3 * d.m * sizeof(fr_t)) / 1073741824.0, pin_ms);
     else
@@ -552,6 +556,12 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     if (gpu_params_upload(0, &params, &gp, &err) != CUZK_OK) goto fail;
     printf("stages: device %s; bases upload (once per params) %.1f ms, %.2f GiB resident\n", info.name,
            (double)(bench_now_ns() - t0) / 1e6, (double)gpu_params_bytes(gp) / 1073741824.0);
+    if (abc_device) {
+        t0 = bench_now_ns();
+        if (gpu_shape_upload(0, &shape, &gs, &err) != CUZK_OK) goto fail;
+        printf("stages: matrices upload (once per circuit) %.1f ms, %.2f GiB resident\n",
+               (double)(bench_now_ns() - t0) / 1e6, (double)gpu_shape_bytes(gs) / 1073741824.0);
+    }
     if (gpu_prover_create(0, &pv, &err) != CUZK_OK) goto fail;
 
     fr_t r, s;
@@ -569,16 +579,20 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
         groth16_pending pd;
         memset(&tm, 0, sizeof(tm));
         uint64_t a0 = bench_now_ns();
-        if (gpu_prove_start_abc(pv, gp, pool, &params, shape.num_constraints, abc, abc + d.m, abc + 2 * d.m,
-                                shape.inputs, shape.num_inputs, shape.aux, shape.num_aux, &dn, &pd, NULL, &gt,
-                                &err) != CUZK_OK)
-            goto fail;
+        cuzk_status st =
+            abc_device ? gpu_prove_start_shape(pv, gp, gs, pool, &params, shape.inputs, shape.num_inputs, shape.aux,
+                                               shape.num_aux, &dn, &pd, NULL, &gt, &err)
+                       : gpu_prove_start_abc(pv, gp, pool, &params, shape.num_constraints, abc, abc + d.m,
+                                             abc + 2 * d.m, shape.inputs, shape.num_inputs, shape.aux, shape.num_aux,
+                                             &dn, &pd, NULL, &gt, &err);
+        if (st != CUZK_OK) goto fail;
         if (groth16_prove_finish(pool, &pd, &r, &s, &pg, &tm, &err) != CUZK_OK) goto fail;
         double total = (double)(bench_now_ns() - a0) / 1e6;
         pd_gpu = pd;
         if (!i) continue;
         double *row = &t[(size_t)(i - 1) * ST_N];
         row[ST_UPLOAD] = gt.abc_upload_ms;
+        row[ST_ABC_EVAL] = gt.abc_eval_ms;
         row[ST_NTT] = gt.ntt_ms;
         row[ST_MSM_H] = gt.msm_h_ms;
         row[ST_CLASSIFY] = gt.classify_ms;
@@ -654,6 +668,7 @@ fail:
     rc = 1;
 done:
     gpu_prover_destroy(pv);
+    gpu_shape_free(gs);
     gpu_params_free(gp);
     if (abc_pinned) gpu_host_free(abc);
     else free(abc);
@@ -668,9 +683,10 @@ done:
 }
 #else
 static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads,
-                        int abc_pinned)
+                        int abc_pinned, int abc_device)
 {
     (void)abc_pinned;
+    (void)abc_device;
     (void)spec_text;
     (void)reps;
     (void)cpu_reps;
@@ -687,9 +703,9 @@ static void batch_usage(FILE *f)
             "usage: cuzk-bench batch --circuit SPEC -n PROOFS -j CONCURRENCY [--partitions P] [--backend cpu|gpu]\n"
             "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
             "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
-            "                        [--no-verify] [--abc-pinned on|off] [--abc-cache N]\n"
+            "                        [--no-verify] [--abc device|host] [--abc-pinned on|off] [--abc-cache N]\n"
             "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
-            "                        [--abc-pinned on|off]\n"
+            "                        [--abc device|host] [--abc-pinned on|off]\n"
             "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
             "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
             "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
@@ -702,13 +718,17 @@ static void batch_usage(FILE *f)
             "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
             "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
             "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
-            "--abc-pinned: a, b, c of each partition in page-locked memory when the backend offers it (gpu; the\n"
+            "--abc device|host: where a, b, c are evaluated with the gpu backend: on the device from the circuit's\n"
+            "matrices (uploaded once; only the witness travels) or by the engine on the host and uploaded (default:\n"
+            "the backend's, now %s).\n"
+            "--abc-pinned: with --abc host, a, b, c of each partition in page-locked memory when the backend offers it (gpu; the\n"
             "device then copies them by direct DMA) or in malloc'd memory (default: the engine's, now on; with\n"
             "--stages, for the one partition).\n"
             "--abc-cache N: idle a, b, c sets the engine keeps for the next partitions (default: hand-off capacity\n"
             "+ prover workers, page-locked sets only; N: N sets of either kind; 0: none, each set freed).\n"
             "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
-            "not verify, but both provers must still agree byte for byte).\n");
+            "not verify, but both provers must still agree byte for byte).\n",
+            ENGINE_GPU_ABC_ON_DEVICE_DEFAULT ? "device" : "host");
 }
 
 int bench_batch(int argc, char **argv)
@@ -723,6 +743,7 @@ int bench_batch(int argc, char **argv)
     int json = 0, no_verify = 0, fake_setup = 0, abc_pinned = 0; /* 0: the engine's default */
     uint64_t abc_cache = 0;
     int abc_cache_given = 0;
+    int abc_device = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -771,6 +792,9 @@ int bench_batch(int argc, char **argv)
         } else if (!strcmp(a, "--abc-pinned")) {
             bad = strcmp(v, "on") && strcmp(v, "off");
             abc_pinned = !strcmp(v, "on") ? 1 : -1;
+        } else if (!strcmp(a, "--abc")) {
+            bad = strcmp(v, "device") && strcmp(v, "host");
+            abc_device = !strcmp(v, "device");
         } else if (!strcmp(a, "--abc-cache")) {
             bad = bench_parse_u64(v, &abc_cache) || abc_cache > 1024;
             abc_cache_given = 1;
@@ -788,7 +812,8 @@ int bench_batch(int argc, char **argv)
     }
     if (spec_text && stages) return batch_stages(spec_text, (unsigned)stages, (unsigned)cpu_reps, fake_setup,
                                                  (unsigned)threads,
-                                                 (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0);
+                                                 (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0,
+                                                 abc_device);
     if (!spec_text || !n || !j) {
         fprintf(stderr, "batch: --circuit, -n and -j are required (try --help)\n");
         return 2;
@@ -874,6 +899,7 @@ int bench_batch(int argc, char **argv)
          * classification (pool calls from several threads are serialised). */
         if (pool_create(&finish_pool, (unsigned)threads, &err) != CUZK_OK) goto fail;
         if (engine_backend_gpu_create(pool, finish_pool, &be, &err) != CUZK_OK) goto fail;
+        if (engine_backend_gpu_set_abc_on_device(be, abc_device, &err) != CUZK_OK) goto fail;
 #else
         cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "backend gpu: cuzk was built without CUDA");
         goto fail;
@@ -905,7 +931,8 @@ int bench_batch(int argc, char **argv)
                         "gpu workers %llu, budget %s%s, a/b/c %s\n",
                 (unsigned long long)n, (unsigned long long)parts, (unsigned long long)j, backend,
                 (unsigned long long)pw, (unsigned long long)gw, budget_text, no_verify ? ", no verification" : "",
-                (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0 ? "pinned" : "pageable");
+                be->evaluates_abc ? "on the device"
+                : (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0 ? "pinned" : "pageable");
     clients = calloc(j, sizeof(*clients));
     if (!clients) {
         cuzk_error_set(&err, CUZK_ERR_NOMEM, "cannot allocate client threads");
