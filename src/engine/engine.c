@@ -29,11 +29,13 @@ typedef struct job {
     struct job *next;
 } job;
 
-/* a, b, c of one partition: one allocation of 3 m elements, accounted as `bytes` of `kind` from allocation to
- * free (in use or idle in the cache). */
+/* A partition's buffer set: one allocation of `elems` elements, accounted as `bytes` of `kind` from allocation
+ * to free (in use or idle in the cache). It holds a, b, c (3 m elements) when the engine evaluates them; for a
+ * backend that evaluates them itself, a page-locked copy of the witness (inputs ++ aux), which the device reads
+ * by direct DMA (set_elems). */
 typedef struct abc_set {
     fr_t *mem;
-    size_t m;
+    size_t elems;
     uint64_t bytes;
     engine_mem_kind kind; /* ENGINE_MEM_PINNED: from the backend's host_alloc */
     struct abc_set *next;
@@ -44,8 +46,10 @@ typedef struct part {
     job *job;
     unsigned index;
     r1cs wit;
-    abc_set *abc;                  /* from synthesis until prove_start returns */
+    abc_set *abc;                  /* a, b, c: from synthesis until prove_start returns; a witness copy: to the end */
     uint64_t wit_bytes, abc_bytes; /* still reserved (abc_bytes: for a set not yet allocated) */
+    const fr_t *inputs, *aux;      /* the witness the backend reads: wit's values, or their copy in abc */
+    size_t num_inputs, num_aux;
     void *handle;                  /* between prove_start and prove_finish */
     struct part *next;
 } part;
@@ -95,6 +99,7 @@ struct engine {
     abc_set *abc_idle;
     unsigned abc_n_idle, abc_max_idle;
     int abc_host; /* the engine evaluates a, b, c (the backend does not: !evaluates_abc) */
+    int wit_copy; /* !abc_host and page-locked sets on offer: the witness is copied into one after synthesis */
     int abc_use_pinned, abc_fallback;
     uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed, abc_alloc_us;
 
@@ -210,11 +215,18 @@ static void abc_free(engine *e, abc_set *s)
     free(s);
 }
 
-/* With mu held: takes an idle set of m elements out of the cache (NULL if none). */
-static abc_set *abc_take(engine *e, size_t m)
+/* Elements of the set a partition of c needs (0: none). */
+static size_t set_elems(const engine *e, const engine_circuit *c)
+{
+    if (e->abc_host) return 3 * c->m;
+    return e->wit_copy ? c->shape->num_inputs + c->shape->num_aux : 0;
+}
+
+/* With mu held: takes an idle set of `elems` elements out of the cache (NULL if none). */
+static abc_set *abc_take(engine *e, size_t elems)
 {
     for (abc_set **pp = &e->abc_idle; *pp; pp = &(*pp)->next)
-        if ((*pp)->m == m) {
+        if ((*pp)->elems == elems) {
             abc_set *s = *pp;
             *pp = s->next;
             s->next = NULL;
@@ -225,13 +237,13 @@ static abc_set *abc_take(engine *e, size_t m)
     return NULL;
 }
 
-/* With mu held: an idle set to free to make room, taken out of the cache; a set of a size other than m first.
- * NULL if none. */
-static abc_set *abc_victim(engine *e, size_t m)
+/* With mu held: an idle set to free to make room, taken out of the cache; a set of a size other than elems
+ * first. NULL if none. */
+static abc_set *abc_victim(engine *e, size_t elems)
 {
     abc_set **pick = NULL;
     for (abc_set **pp = &e->abc_idle; *pp; pp = &(*pp)->next)
-        if (!pick || (*pp)->m != m) pick = pp;
+        if (!pick || (*pp)->elems != elems) pick = pp;
     if (!pick) return NULL;
     abc_set *s = *pick;
     *pick = s->next;
@@ -249,8 +261,8 @@ static abc_set *abc_put(engine *e, abc_set *s, int may_free)
         /* By default only page-locked sets are kept (see engine_config.abc_cache). */
     } else if (!e->stop && e->abc_n_idle == e->abc_max_idle && e->abc_max_idle) {
         /* Full: the set just used is likelier to be wanted again than an idle one of another size. */
-        abc_set *old = abc_victim(e, s->m);
-        if (old && old->m == s->m) {
+        abc_set *old = abc_victim(e, s->elems);
+        if (old && old->elems == s->elems) {
             old->next = e->abc_idle;
             e->abc_idle = old;
             e->abc_n_idle++;
@@ -298,12 +310,12 @@ static uint64_t abc_reclaim(void *ctx, uint64_t bytes)
     return freed;
 }
 
-/* A new set of m elements for p, whose reservation p->abc_bytes (host) it takes over. Without mu. */
-static cuzk_status abc_alloc(engine *e, part *p, size_t m, cuzk_error *err)
+/* A new set of `elems` elements for p, whose reservation p->abc_bytes (host) it takes over. Without mu. */
+static cuzk_status abc_alloc(engine *e, part *p, size_t elems, cuzk_error *err)
 {
     abc_set *s = calloc(1, sizeof(*s));
-    if (!s) return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate an a, b, c record");
-    s->m = m;
+    if (!s) return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a buffer set record");
+    s->elems = elems;
     s->bytes = p->abc_bytes;
     s->kind = ENGINE_MEM_HOST;
     double t0 = engine_now_ms(e);
@@ -333,7 +345,8 @@ static cuzk_status abc_alloc(engine *e, part *p, size_t m, cuzk_error *err)
     if (!s->mem) s->mem = malloc((size_t)s->bytes);
     if (!s->mem) {
         free(s);
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a, b, c (%zu elements each)", m);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a buffer set of %zu elements (%s)", elems,
+                              e->abc_host ? "a, b, c" : "the witness");
     }
     __atomic_add_fetch(&e->abc_allocated, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&e->abc_alloc_us, (uint64_t)((engine_now_ms(e) - t0) * 1e3), __ATOMIC_RELAXED);
@@ -435,12 +448,31 @@ static cuzk_status synthesize(engine *e, part *p, cuzk_error *err)
     if (!p->wit.finalized || !p->wit.has_witness)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "synthesis returned no finalized witness");
     if ((st = r1cs_check_witness(c->shape, &p->wit, err)) != CUZK_OK) return st;
-    if (!e->abc_host) return CUZK_OK;
+    p->inputs = p->wit.inputs;
+    p->aux = p->wit.aux;
+    p->num_inputs = p->wit.num_inputs;
+    p->num_aux = p->wit.num_aux;
+    size_t elems = set_elems(e, c);
+    if (!elems) return CUZK_OK;
     if (e->cfg.fault && e->cfg.fault(e->cfg.fault_ctx, ENGINE_FAULT_ALLOC_ABC, p->job->id, p->index))
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a, b, c (%zu elements each; injected)", c->m);
-    if (!p->abc && (st = abc_alloc(e, p, c->m, err)) != CUZK_OK) return st;
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate a buffer set of %zu elements (injected)", elems);
+    if (!p->abc && (st = abc_alloc(e, p, elems, err)) != CUZK_OK) return st;
     fr_t *a = p->abc->mem;
-    return r1cs_eval_abc(e->cfg.synth_pool, c->shape, p->wit.inputs, p->wit.aux, a, a + c->m, a + 2 * c->m, err);
+    if (e->abc_host)
+        return r1cs_eval_abc(e->cfg.synth_pool, c->shape, p->wit.inputs, p->wit.aux, a, a + c->m, a + 2 * c->m,
+                             err);
+    /* The witness moves into the set: its own arrays and their reservation go now. */
+    pool_memcpy(e->cfg.synth_pool, a, p->wit.inputs, p->num_inputs * sizeof(fr_t));
+    pool_memcpy(e->cfg.synth_pool, a + p->num_inputs, p->wit.aux, p->num_aux * sizeof(fr_t));
+    p->inputs = a;
+    p->aux = a + p->num_inputs;
+    r1cs_free(&p->wit);
+    pthread_mutex_lock(&e->mu);
+    engine_mem_release(&e->mem, ENGINE_MEM_HOST, p->wit_bytes);
+    p->wit_bytes = 0;
+    pthread_cond_broadcast(&e->cv_synth);
+    pthread_mutex_unlock(&e->mu);
+    return CUZK_OK;
 }
 
 static void *synth_main(void *arg)
@@ -463,7 +495,8 @@ static void *synth_main(void *arg)
             continue;
         }
         const engine_circuit *c = j->circuit;
-        uint64_t abc_need = e->abc_host ? c->abc_bytes : 0;
+        size_t elems = set_elems(e, c);
+        uint64_t abc_need = (uint64_t)elems * sizeof(fr_t);
         uint64_t need = c->witness_bytes + abc_need;
         if (!engine_mem_fits_at_all(&e->mem, ENGINE_MEM_HOST, need)) {
             cuzk_error why;
@@ -475,12 +508,12 @@ static void *synth_main(void *arg)
             continue;
         }
         /* An idle set of this size is already accounted: only the witness is reserved then. */
-        abc_set *set = e->abc_host ? abc_take(e, c->m) : NULL;
+        abc_set *set = elems ? abc_take(e, elems) : NULL;
         if (set) need = c->witness_bytes;
         /* Waiting for room keeps the order: the best partition waits rather than letting others pass it. Idle
          * sets are freed before waiting, so the cache never makes a partition wait. */
         if (!engine_mem_try_reserve_direct(&e->mem, ENGINE_MEM_HOST, need)) {
-            abc_set *victim = abc_victim(e, c->m);
+            abc_set *victim = abc_victim(e, elems);
             if (set) {
                 /* Back where it was (not counted as reused). */
                 set->next = e->abc_idle;
@@ -574,7 +607,7 @@ static void abc_release_early(void *ctx)
 {
     abc_release_arg *ra = ctx;
     pthread_mutex_lock(&ra->e->mu);
-    if (!ra->p->abc) {
+    if (!ra->p->abc || !ra->e->abc_host) { /* a witness set stays until prove_finish */
         pthread_mutex_unlock(&ra->e->mu);
         return;
     }
@@ -610,14 +643,14 @@ static void *prover_main(void *arg)
             .job_id = j->id,
             .index = p->index,
             .circuit = j->circuit,
-            .inputs = p->wit.inputs,
-            .aux = p->wit.aux,
-            .num_inputs = p->wit.num_inputs,
-            .num_aux = p->wit.num_aux,
+            .inputs = p->inputs,
+            .aux = p->aux,
+            .num_inputs = p->num_inputs,
+            .num_aux = p->num_aux,
             .num_constraints = j->circuit->shape->num_constraints,
-            .a = p->abc ? p->abc->mem : NULL,
-            .b = p->abc ? p->abc->mem + j->circuit->m : NULL,
-            .c = p->abc ? p->abc->mem + 2 * j->circuit->m : NULL,
+            .a = e->abc_host ? p->abc->mem : NULL,
+            .b = e->abc_host ? p->abc->mem + j->circuit->m : NULL,
+            .c = e->abc_host ? p->abc->mem + 2 * j->circuit->m : NULL,
             .abc_release = abc_release_early,
         };
         abc_release_arg ra = {e, p};
@@ -634,7 +667,7 @@ static void *prover_main(void *arg)
 
         pthread_mutex_lock(&e->mu);
         e->provers_active--;
-        abc_set *done = p->abc ? abc_return(e, p) : NULL;
+        abc_set *done = p->abc && e->abc_host ? abc_return(e, p) : NULL; /* a witness set: after prove_finish */
         if (done) {
             pthread_mutex_unlock(&e->mu);
             abc_free(e, done);
@@ -695,8 +728,7 @@ static void *finish_main(void *arg)
             if (err.code == CUZK_OK) err.code = st;
             cuzk_error_prefix(&err, "%s backend prove_finish: ", e->be->name);
         } else if (!e->cfg.no_verify) {
-            const fr_t *pub = p->wit.inputs + 1;
-            st = groth16_verify(NULL, &j->circuit->pvk, &proof, pub, p->wit.num_inputs - 1, &err);
+            st = groth16_verify(NULL, &j->circuit->pvk, &proof, p->inputs + 1, p->num_inputs - 1, &err);
             if (st != CUZK_OK) {
                 if (err.code == CUZK_OK) err.code = st;
                 cuzk_error_prefix(&err, "self-verification: ");
@@ -770,6 +802,7 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     if (!e->cfg.abc_pinned) e->cfg.abc_pinned = ENGINE_ABC_PINNED_DEFAULT;
     e->abc_use_pinned = e->cfg.abc_pinned > 0 && e->be->host_alloc != NULL;
     e->abc_host = !e->be->evaluates_abc;
+    e->wit_copy = !e->abc_host && e->abc_use_pinned;
     unsigned total = e->n_synth + e->n_prover + e->n_finish;
     e->chan = calloc(e->chan_cap, sizeof(*e->chan));
     e->threads = calloc(total, sizeof(*e->threads));

@@ -13,7 +13,9 @@
  *
  * So at most capacity + prover workers partitions hold a, b, c at once (partition_workers + 2 by default).
  * A backend that evaluates a, b, c itself (engine_backend.evaluates_abc: the GPU backend, from the circuit's
- * matrices on the device) gets the witness alone: synthesis stops after the witness and no buffer set exists.
+ * matrices on the device) gets the witness alone: synthesis stops after the witness, and when the backend offers
+ * page-locked memory (host_alloc) the witness is copied into a buffer set of the cache (the synthesized arrays
+ * are freed at once), which it keeps until prove_finish so that the device reads it by direct DMA.
  *          ──► finish workers: backend prove_finish (B_G2, blinding, assembly), self-verification
  *          ──► the job's proofs, in partition order
  *
@@ -66,7 +68,7 @@ typedef struct engine_circuit {
     r1cs_density density;
     groth16_pvk pvk;
     size_t m;               /* FFT domain size */
-    uint64_t witness_bytes; /* accounted per partition from synthesis to prove_finish */
+    uint64_t witness_bytes; /* accounted per partition from synthesis to prove_finish (or to its copy in a set) */
     uint64_t abc_bytes;     /* accounted per partition from synthesis to the end of prove_start */
 } engine_circuit;
 

@@ -907,38 +907,57 @@ static cuzk_status selfabc_start(engine_backend *be, int device, unsigned worker
     return st;
 }
 
-/* A backend with evaluates_abc: synthesis stops at the witness, no buffer set is allocated, only witnesses are
- * accounted (the budget, a witness and half a set, would fail every job of a backend that needs a, b, c), and
- * the proofs are the one-shot prover's. */
+/* A backend with evaluates_abc: synthesis stops at the witness and no a, b, c exist. Without host hooks the
+ * backend reads the synthesized witness itself and only witnesses are accounted; with them (page-locked memory
+ * on offer) the witness is copied into a set from the hooks, reused across partitions, and the synthesized arrays
+ * are released at once. The budget (two and a half witnesses) is below one witness plus one a, b, c set, so a
+ * backend that needs a, b, c would fail every job; the proofs are the one-shot prover's. */
 static void test_backend_evaluates_abc(void)
 {
     cuzk_error err;
-    engine_backend be = {.name = "selfabc", .prove_start = selfabc_start, .prove_finish = fixed_finish,
-                         .discard = fixed_discard, .host_alloc = hook_alloc, .host_free = hook_free,
-                         .evaluates_abc = 1};
-    hooks_reset(0);
     uint64_t w = g_circuit.witness_bytes;
-    CHECK(g_circuit.abc_bytes > 0);
-    engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = 1,
-                         .host_budget = w + g_circuit.abc_bytes / 2};
-    engine *e;
-    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
-    payload pl = {.tag = 91, .fail_part = -1};
-    const unsigned parts = 4;
-    engine_request rq = {.circuit = &g_circuit, .payload = &pl, .partitions = parts, .priority = ENGINE_PRIO_NORMAL};
-    uint64_t id;
-    CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
-    engine_result res;
-    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
-    for (unsigned p = 0; res.proofs && p < parts; p++) CHECK(oneshot_matches(&res.proofs[p], pl.tag, id, p));
-    engine_result_free(&res);
-    engine_stats s;
-    engine_get_stats(e, &s);
-    CHECK(s.abc_allocated == 0 && s.abc_reused == 0 && g_hooks.allocs == 0);
-    CHECK_MSG(s.mem.host_peak <= cfg.host_budget && s.mem.host_peak >= w, "peak %llu",
-              (unsigned long long)s.mem.host_peak);
-    CHECK(s.mem.peak[ENGINE_MEM_PINNED] == 0);
-    engine_destroy(e);
+    uint64_t budget = 2 * w + w / 2;
+    CHECK_MSG(budget < w + g_circuit.abc_bytes, "the test needs a, b, c larger than 1.5 witnesses");
+    for (int hooks = 0; hooks < 2; hooks++) {
+        engine_backend be = {.name = "selfabc", .prove_start = selfabc_start, .prove_finish = fixed_finish,
+                             .discard = fixed_discard, .evaluates_abc = 1};
+        if (hooks) {
+            be.host_alloc = hook_alloc;
+            be.host_free = hook_free;
+        }
+        hooks_reset(0);
+        engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = 1, .host_budget = budget};
+        engine *e;
+        CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+        payload pl = {.tag = 91 + (uint64_t)hooks, .fail_part = -1};
+        const unsigned parts = 4;
+        engine_request rq = {.circuit = &g_circuit, .payload = &pl, .partitions = parts,
+                             .priority = ENGINE_PRIO_NORMAL};
+        uint64_t id;
+        CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+        engine_result res;
+        CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
+        for (unsigned p = 0; res.proofs && p < parts; p++)
+            CHECK_MSG(oneshot_matches(&res.proofs[p], pl.tag, id, p), "partition %u (hooks %d)", p, hooks);
+        engine_result_free(&res);
+        engine_stats s;
+        engine_get_stats(e, &s);
+        CHECK_MSG(s.mem.host_peak <= budget && s.mem.host_peak >= w, "peak %llu (hooks %d)",
+                  (unsigned long long)s.mem.host_peak, hooks);
+        if (hooks) {
+            CHECK_MSG(s.abc_allocated >= 1 && s.abc_allocated <= 2 && s.abc_allocated + s.abc_reused == parts,
+                      "allocated %llu reused %llu", (unsigned long long)s.abc_allocated,
+                      (unsigned long long)s.abc_reused);
+            CHECK(s.abc_pinned == s.abc_allocated && g_hooks.allocs == s.abc_allocated);
+            CHECK(s.mem.in_use[ENGINE_MEM_HOST] == 0 && s.mem.in_use[ENGINE_MEM_PINNED] == s.abc_idle * w);
+            CHECK(g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
+        } else {
+            CHECK(s.abc_allocated == 0 && s.abc_reused == 0 && g_hooks.allocs == 0);
+            CHECK(s.mem.peak[ENGINE_MEM_PINNED] == 0);
+        }
+        engine_destroy(e);
+        CHECK(g_hooks.frees == g_hooks.allocs && g_hooks.live_bytes == 0);
+    }
 }
 
 /* Under a budget the idle sets count, and a reservation that does not fit frees them instead of waiting (the
