@@ -264,7 +264,7 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
     if (peak_rss >= 0) printf("peak RSS         %.1f MiB\n", (double)peak_rss / 1048576.0);
     printf("peak accounted   %.1f MiB\n", (double)s->peak_mem / 1048576.0);
     if (es)
-        printf("a, b, c sets     %llu allocated in %.1f ms (%llu page-locked%s, peak %.1f MiB), %llu reused\n",
+        printf("buffer sets      %llu allocated in %.1f ms (%llu page-locked%s, peak %.1f MiB), %llu reused\n",
                (unsigned long long)es->abc_allocated, (double)es->abc_alloc_us / 1e3,
                (unsigned long long)es->abc_pinned, es->abc_fallback ? "; page-locking refused once, malloc since" : "",
                (double)es->mem.peak[ENGINE_MEM_PINNED] / 1048576.0, (unsigned long long)es->abc_reused);
@@ -501,7 +501,7 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     memset(&params, 0, sizeof(params));
     r1cs_density dn;
     memset(&dn, 0, sizeof(dn));
-    fr_t *abc = NULL, *scratch = NULL;
+    fr_t *abc = NULL, *scratch = NULL, *wit = NULL;
     double *t = NULL, *tc = NULL;
     gpu_params *gp = NULL;
     gpu_shape *gs = NULL;
@@ -557,6 +557,15 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     printf("stages: device %s; bases upload (once per params) %.1f ms, %.2f GiB resident\n", info.name,
            (double)(bench_now_ns() - t0) / 1e6, (double)gpu_params_bytes(gp) / 1073741824.0);
     if (abc_device) {
+        /* The witness as the engine hands it over: copied into a page-locked set (--abc-pinned) or as synthesized. */
+        if (abc_pinned) {
+            void *mem = NULL;
+            if (gpu_host_alloc((shape.num_inputs + shape.num_aux) * sizeof(fr_t), &mem, &err) != CUZK_OK) goto fail;
+            wit = mem;
+            memcpy(wit, shape.inputs, shape.num_inputs * sizeof(fr_t));
+            memcpy(wit + shape.num_inputs, shape.aux, shape.num_aux * sizeof(fr_t));
+        }
+        printf("stages: the witness in %s memory\n", abc_pinned ? "page-locked" : "pageable");
         t0 = bench_now_ns();
         if (gpu_shape_upload(0, &shape, &gs, &err) != CUZK_OK) goto fail;
         printf("stages: matrices upload (once per circuit) %.1f ms, %.2f GiB resident\n",
@@ -580,8 +589,9 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
         memset(&tm, 0, sizeof(tm));
         uint64_t a0 = bench_now_ns();
         cuzk_status st =
-            abc_device ? gpu_prove_start_shape(pv, gp, gs, pool, &params, shape.inputs, shape.num_inputs, shape.aux,
-                                               shape.num_aux, &dn, &pd, NULL, &gt, &err)
+            abc_device ? gpu_prove_start_shape(pv, gp, gs, pool, &params, wit ? wit : shape.inputs, shape.num_inputs,
+                                               wit ? wit + shape.num_inputs : shape.aux, shape.num_aux, &dn, &pd,
+                                               NULL, &gt, &err)
                        : gpu_prove_start_abc(pv, gp, pool, &params, shape.num_constraints, abc, abc + d.m,
                                              abc + 2 * d.m, shape.inputs, shape.num_inputs, shape.aux, shape.num_aux,
                                              &dn, &pd, NULL, &gt, &err);
@@ -669,6 +679,7 @@ fail:
 done:
     gpu_prover_destroy(pv);
     gpu_shape_free(gs);
+    gpu_host_free(wit);
     gpu_params_free(gp);
     if (abc_pinned) gpu_host_free(abc);
     else free(abc);
@@ -721,10 +732,10 @@ static void batch_usage(FILE *f)
             "--abc device|host: where a, b, c are evaluated with the gpu backend: on the device from the circuit's\n"
             "matrices (uploaded once; only the witness travels) or by the engine on the host and uploaded (default:\n"
             "the backend's, now %s).\n"
-            "--abc-pinned: with --abc host, a, b, c of each partition in page-locked memory when the backend offers it (gpu; the\n"
-            "device then copies them by direct DMA) or in malloc'd memory (default: the engine's, now on; with\n"
-            "--stages, for the one partition).\n"
-            "--abc-cache N: idle a, b, c sets the engine keeps for the next partitions (default: hand-off capacity\n"
+            "--abc-pinned: a, b, c (--abc host) or a copy of the witness (--abc device) of each partition in\n"
+            "page-locked memory when the backend offers it (gpu; the device then reads them by direct DMA), or in\n"
+            "malloc'd memory (default: the engine's, now on; with --stages, for the one partition).\n"
+            "--abc-cache N: idle buffer sets the engine keeps for the next partitions (default: hand-off capacity\n"
             "+ prover workers, page-locked sets only; N: N sets of either kind; 0: none, each set freed).\n"
             "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
             "not verify, but both provers must still agree byte for byte).\n",
