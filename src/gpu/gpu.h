@@ -117,6 +117,10 @@ cuzk_status gpu_debug_fp_mul(gpu_ctx *ctx, fp_t *out, const fp_t *a, const fp_t 
 cuzk_status gpu_debug_fr_mul(gpu_ctx *ctx, fr_t *out, const fr_t *a, const fr_t *b, size_t n, cuzk_error *err);
 cuzk_status gpu_debug_g1_add(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *a, const g1_affine_t *b, size_t n,
                              cuzk_error *err);
+/* The MSM rounds' lazy Fp products, whose operands and results lie in [0, 2p): a and b are 384-bit limbs below 2p
+ * (not necessarily reduced); mul[i] = a[i] * b[i] and sqr[i] = a[i]^2 (Montgomery products, fully reduced). */
+cuzk_status gpu_debug_fp_lazy(gpu_ctx *ctx, fp_t *mul, fp_t *sqr, const fp_t *a, const fp_t *b, size_t n,
+                              cuzk_error *err);
 
 #ifdef __cplusplus
 }

@@ -299,6 +299,160 @@ template <class C> MONT_DEV void mont_to(mont_t<C> &r, const mont_t<C> &a)
     mont_mul<C>(r, a, rr);
 }
 
+/* Fp products without the final subtraction, for chains of products whose intermediate values no comparison or
+ * subtraction reads (the affine bucket rounds: Montgomery's trick, lambda). Fp only: p < 2^381 = R/8.
+ * Operands in [0, 2p), result in [0, 2p): (a*b + M*p)/R < (4p^2 + R*p)/R < 1.5p. mont_mul's carry bound for o
+ * becomes o < 3p + 2^(32(N-2)) + 2^(32N-31) < 2^384, so its rows serve unchanged. */
+MONT_DEV void fp_mul_lazy(fp_d &r, const fp_d &a, const fp_d &b)
+{
+    constexpr int N = fp_cfg::N;
+    uint32_t P[N], e[N], o[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) P[i] = fp_cfg::p(i);
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_detail::mul_row<fp_cfg>(e, o, a.v, b.v[i], P, i == 0);
+        mont_detail::mul_row<fp_cfg>(o, e, a.v, b.v[i + 1], P, false);
+    }
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(e[0]) : "r"(o[1]));
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(e[k]) : "r"(o[k + 1]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(e[N - 1]));
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = e[i];
+}
+
+namespace mont_detail {
+
+/* t[S..] += x*y over the limb pairs (S, S+1), (S+2, S+3), ... of the products x[J]*y, x[J+2]*y, ..., x[JE]*y
+ * (one carry chain; the carry out is left in CC for the caller). */
+template <int S, int J, int JE> MONT_DEV void sqr_chain(uint32_t *t, const uint32_t *x, uint32_t y)
+{
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(t[S]), "+r"(t[S + 1])
+                 : "r"(x[J]), "r"(y));
+#pragma unroll
+    for (int j = J + 2; j <= JE; j += 2)
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                     : "+r"(t[S + j - J]), "+r"(t[S + j - J + 1])
+                     : "r"(x[j]), "r"(y));
+}
+
+/* Row I of the off-diagonal products sum_{i<j} a_i a_j 2^(32(i+j)) into t: two chains (j = I+1, I+3, ... and
+ * j = I+2, I+4, ...) whose 64-bit products do not overlap within a chain. The chain that ends one limb lower runs
+ * first: its carry lands in t[I+N], which holds only the previous row's carry (0 or 1); the other chain's carry
+ * lands in t[I+N+1], which no row has touched yet. So no carry ever propagates further. */
+template <int I> MONT_DEV void sqr_row(uint32_t *t, const uint32_t *a)
+{
+    constexpr int N = fp_cfg::N;
+    constexpr int JX = (I % 2 == 0) ? N - 1 : N - 2; /* last j of the chain j = I+1, I+3, ... */
+    constexpr int JY = (I % 2 == 0) ? N - 2 : N - 1; /* last j of the chain j = I+2, I+4, ... */
+    if (I + 2 <= N - 1) {
+        if (JX < JY) {
+            sqr_chain<2 * I + 1, I + 1, JX>(t, a, a[I]);
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[I + N]));
+            sqr_chain<2 * I + 2, I + 2, JY>(t, a, a[I]);
+            asm volatile("addc.u32 %0, 0, 0;" : "=r"(t[I + N + 1]));
+        } else {
+            sqr_chain<2 * I + 2, I + 2, JY>(t, a, a[I]);
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[I + N]));
+            sqr_chain<2 * I + 1, I + 1, JX>(t, a, a[I]);
+            asm volatile("addc.u32 %0, 0, 0;" : "=r"(t[I + N + 1]));
+        }
+    } else {
+        sqr_chain<2 * I + 1, I + 1, JX>(t, a, a[I]);
+        asm volatile("addc.u32 %0, 0, 0;" : "=r"(t[I + N + 1]));
+    }
+}
+
+template <int I> MONT_DEV void sqr_rows(uint32_t *t, const uint32_t *a)
+{
+    if constexpr (I <= fp_cfg::N - 2) {
+        sqr_row<I>(t, a);
+        sqr_rows<I + 1>(t, a);
+    }
+}
+
+} // namespace mont_detail
+
+/* r = a^2/R mod p in [0, 2p) for a in [0, 2p) (Fp only, as fp_mul_lazy): the N(N-1)/2 distinct off-diagonal
+ * products once, doubled, plus the N squares, then N reduction rows (separated operand scanning): 78 + 144 wide
+ * products against mont_mul's 288. The reduction rows' carries out of the top (at limbs i+N and i+N+1) are
+ * collected in c and added once at the end instead of being propagated through the high half after each row. */
+MONT_DEV void fp_sqr_lazy(fp_d &r, const fp_d &a)
+{
+    constexpr int N = fp_cfg::N;
+    uint32_t t[2 * N], c[N], P[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) P[i] = fp_cfg::p(i);
+#pragma unroll
+    for (int i = 0; i < 2 * N; i++) t[i] = 0;
+    mont_detail::sqr_rows<0>(t, a.v);
+    /* Doubled (t[0] = 0; 2t < a^2 < 2^768: no carry out), plus the squares. */
+    asm volatile("add.cc.u32 %0, %0, %0;" : "+r"(t[1]));
+#pragma unroll
+    for (int k = 2; k < 2 * N - 1; k++) asm volatile("addc.cc.u32 %0, %0, %0;" : "+r"(t[k]));
+    asm volatile("addc.u32 %0, %0, %0;" : "+r"(t[2 * N - 1]));
+    asm volatile("mad.lo.cc.u32 %0, %2, %2, %0; madc.hi.cc.u32 %1, %2, %2, %1;"
+                 : "+r"(t[0]), "+r"(t[1])
+                 : "r"(a.v[0]));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++)
+        asm volatile("madc.lo.cc.u32 %0, %2, %2, %0; madc.hi.cc.u32 %1, %2, %2, %1;"
+                     : "+r"(t[2 * i]), "+r"(t[2 * i + 1])
+                     : "r"(a.v[i]));
+    asm volatile("madc.lo.cc.u32 %0, %2, %2, %0; madc.hi.u32 %1, %2, %2, %1;"
+                 : "+r"(t[2 * N - 2]), "+r"(t[2 * N - 1])
+                 : "r"(a.v[N - 1]));
+    /* Reduction: row i adds m*p at limb i (even limbs of p in one chain, odd in another) so that t[i] becomes 0.
+     * c[q] collects the carries that belong at limb N + q (at most 2 each); the carry at limb 2N is 0 because the
+     * result is below 2^384. */
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        uint32_t m = t[i] * fp_cfg::m0();
+        asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                     : "+r"(t[i]), "+r"(t[i + 1])
+                     : "r"(P[0]), "r"(m));
+#pragma unroll
+        for (int k = 2; k < N; k += 2)
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                         : "+r"(t[i + k]), "+r"(t[i + k + 1])
+                         : "r"(P[k]), "r"(m));
+        if (i == 0)
+            asm volatile("addc.u32 %0, 0, 0;" : "=r"(c[0]));
+        else
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(c[i]));
+        asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                     : "+r"(t[i + 1]), "+r"(t[i + 2])
+                     : "r"(P[1]), "r"(m));
+#pragma unroll
+        for (int k = 3; k < N - 1; k += 2)
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                         : "+r"(t[i + k]), "+r"(t[i + k + 1])
+                         : "r"(P[k]), "r"(m));
+        if (i < N - 1) {
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                         : "+r"(t[i + N - 1]), "+r"(t[i + N])
+                         : "r"(P[N - 1]), "r"(m));
+            asm volatile("addc.u32 %0, 0, 0;" : "=r"(c[i + 1]));
+        } else {
+            asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.u32 %1, %2, %3, %1;"
+                         : "+r"(t[i + N - 1]), "+r"(t[i + N])
+                         : "r"(P[N - 1]), "r"(m));
+        }
+    }
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(t[N]), "r"(c[0]));
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[k]) : "r"(t[N + k]), "r"(c[k]));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(t[2 * N - 1]), "r"(c[N - 1]));
+}
+
+/* Brings a lazy result in [0, 2p) to [0, p). */
+MONT_DEV void fp_reduce(fp_d &r, const fp_d &a)
+{
+    mont_final_sub<fp_cfg>(r, a.v);
+}
+
 /* An MSM scalar as Pippenger's signed digits want it: canonical limbs (from Montgomery form), replaced by r - s
  * when s > (r - 1) / 2 so that s < 2^254; returns whether it was replaced (the point is then negated). */
 MONT_DEV bool fr_fold_half(fr_d &s, const fr_d &mont)

@@ -202,6 +202,54 @@ __global__ void __launch_bounds__(THREADS) batch_add_chunks(const g1_aff_d *base
 
 #define AFF_LIMBS 12
 
+/* The bucket of output j: out_off[lo] <= j < out_off[hi] at entry, returns the bb in [lo, hi) with out_off[bb] <= j
+ * < out_off[bb + 1] (buckets without outputs repeat an offset). */
+MONT_DEV uint32_t aff_find(const uint32_t *__restrict__ out_off, uint32_t lo, uint32_t hi, uint32_t j)
+{
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (out_off[mid] <= j)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Moves (bb, cs, ce) = (bucket, out_off[bb], out_off[bb + 1]) to output j's bucket, in either direction. Galloping
+ * (steps 1, 2, 4, ...) then a binary search: once most buckets have left the rounds (CUZK_GPU_MSM_EARLY), a
+ * lane's next output can lie millions of empty buckets away, which a bucket-by-bucket walk crossed one dependent
+ * load at a time (msm3: one round took 410 ms at 2^24); a neighbouring bucket still costs one load. */
+MONT_DEV void aff_seek(const uint32_t *__restrict__ out_off, uint32_t nbk, uint32_t j, uint32_t &bb, uint32_t &cs,
+                       uint32_t &ce)
+{
+    if (j >= ce) {
+        /* out_off[lo] <= j; out_off[nbk] = the round's total > j. */
+        uint32_t lo = bb + 1, hi, step = 1;
+        for (;;) {
+            hi = nbk - lo > step ? lo + step : nbk;
+            if (hi == nbk || out_off[hi] > j) break;
+            lo = hi;
+            step *= 2;
+        }
+        bb = aff_find(out_off, lo, hi, j);
+    } else if (j < cs) {
+        /* j < out_off[hi]; out_off[0] = 0 <= j. */
+        uint32_t hi = bb, lo, step = 1;
+        for (;;) {
+            lo = hi > step ? hi - step : 0;
+            if (lo == 0 || out_off[lo] <= j) break;
+            hi = lo;
+            step *= 2;
+        }
+        bb = aff_find(out_off, lo, hi, j);
+    } else {
+        return;
+    }
+    cs = out_off[bb];
+    ce = out_off[bb + 1];
+}
+
 MONT_DEV void pl_ld(fp_d &r, const uint32_t *__restrict__ w, size_t stride, uint32_t j)
 {
 #pragma unroll
@@ -264,9 +312,44 @@ MONT_DEV int aff_item(const aff_in<FIRST> &in, uint32_t ioff, uint32_t ilen, uin
     return g1_aff_pair_den(den, a, b);
 }
 
+/* The arithmetic of the affine rounds, AR: AFF_AR_FERMAT and AFF_AR_BY invert by Fermat or Bernstein-Yang with fully
+ * reduced products; AFF_AR_LAZY and AFF_AR_LAZY_MUL invert by Bernstein-Yang and keep the products of Montgomery's
+ * trick and lambda in [0, 2p) (fp_mul_lazy: no final subtraction), lambda squared by the dedicated squaring
+ * fp_sqr_lazy (LAZY) or by fp_mul_lazy (LAZY_MUL). Values that are compared, subtracted or stored as points stay
+ * fully reduced. */
+enum { AFF_AR_FERMAT = 0, AFF_AR_BY = 1, AFF_AR_LAZY = 2, AFF_AR_LAZY_MUL = 3 };
+
+/* r = a*b: fully reduced, or in [0, 2p) for the lazy ones (a, b in [0, 2p)). */
+template <int AR> MONT_DEV void aff_mul(fp_d &r, const fp_d &a, const fp_d &b)
+{
+    if (AR >= AFF_AR_LAZY)
+        fp_mul_lazy(r, a, b);
+    else
+        FP_MUL(r, a, b);
+}
+
+/* inv = 1/acc (acc in [0, 2p) for the lazy ones). */
+template <int AR> MONT_DEV void aff_inv(fp_d &inv, fp_d &acc)
+{
+    if (AR >= AFF_AR_LAZY) fp_reduce(acc, acc);
+    if (AR == AFF_AR_FERMAT)
+        g1_fp_inv(inv, acc);
+    else
+        g1_fp_inv_by(inv, acc);
+}
+
+template <int AR>
+MONT_DEV void aff_finish(g1_aff_d &r, const g1_aff_d &a, const g1_aff_d &b, int kind, const fp_d &inv)
+{
+    if (AR >= AFF_AR_LAZY)
+        g1_aff_pair_finish_lazy(r, a, b, kind, inv, AR == AFF_AR_LAZY);
+    else
+        g1_aff_pair_finish(r, a, b, kind, inv);
+}
+
 /* Four blocks per SM (128 registers): the Bernstein-Yang instantiations would take 142-152 registers and three
- * blocks; bounded, they spill 40-108 bytes. */
-template <bool FIRST, bool BY>
+ * blocks; bounded, they spill 104-156 bytes (lazy: 216-220; ptxas, sm_90). */
+template <bool FIRST, int AR>
 __global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, const uint32_t *__restrict__ in_off,
                                                             const uint32_t *__restrict__ in_len,
                                                             const uint32_t *__restrict__ out_off, uint32_t nbk,
@@ -279,44 +362,25 @@ __global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, co
     /* This lane's outputs: j0, j0 + 32, ..., jlast, all below the warp's end. */
     size_t wend = w0 + 32 * (size_t)per < total_out ? w0 + 32 * (size_t)per : total_out;
     uint32_t j0 = (uint32_t)(w0 + lane), jlast = j0 + (uint32_t)((wend - 1 - j0) / 32 * 32);
-    /* The bucket of j0: out_off[lo] <= j0 < out_off[hi] (out_off[nbk] = total_out). */
-    uint32_t lo = 0, hi = nbk;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (out_off[mid] <= j0)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    uint32_t bb = lo, cs = out_off[bb], ce = out_off[bb + 1], ioff = in_off[bb], ilen = in_len[bb], ra, rb;
+    /* The bucket of j0 (out_off[nbk] = total_out). */
+    uint32_t bb = aff_find(out_off, 0, nbk, j0), cs = out_off[bb], ce = out_off[bb + 1], ioff, ilen, ra, rb;
     fp_d acc, den;
     g1_aff_d a, b, r;
     bool have_y;
     mont_set_one<fp_cfg>(acc);
     for (uint32_t j = j0;; j += 32) {
-        while (j >= ce) {
-            bb++;
-            cs = ce;
-            ce = out_off[bb + 1];
-        }
+        aff_seek(out_off, nbk, j, bb, cs, ce);
         ioff = in_off[bb];
         ilen = in_len[bb];
         int kind = aff_item<FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
         pl_st(out, ostride, j, acc);
-        if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
+        if (kind <= G1_PAIR_DBL) aff_mul<AR>(acc, acc, den);
         if (j == jlast) break;
     }
     fp_d inv;
-    if (BY)
-        g1_fp_inv_by(inv, acc);
-    else
-        g1_fp_inv(inv, acc);
+    aff_inv<AR>(inv, acc);
     for (uint32_t j = jlast;; j -= 32) {
-        while (j < cs) {
-            bb--;
-            ce = cs;
-            cs = out_off[bb];
-        }
+        aff_seek(out_off, nbk, j, bb, cs, ce);
         ioff = in_off[bb];
         ilen = in_len[bb];
         int kind = aff_item<FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
@@ -333,9 +397,9 @@ __global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, co
             } else {
                 fp_d ij, pre;
                 pl_ld(pre, out, ostride, j);
-                FP_MUL(ij, inv, pre);
-                FP_MUL(inv, inv, den);
-                g1_aff_pair_finish(r, a, b, kind, ij);
+                aff_mul<AR>(ij, inv, pre);
+                aff_mul<AR>(inv, inv, den);
+                aff_finish<AR>(r, a, b, kind, ij);
             }
         }
         pl_st(out, ostride, j, r.x);
@@ -412,29 +476,21 @@ MONT_DEV void aff_base_y(fp_d &r, const g1_aff_d *__restrict__ bases, uint32_t r
 /* The references of output j's inputs (rb = AFF_NONE for an odd last input), walking (bb, cs, ce) to j's bucket
  * in either direction. */
 MONT_DEV void aff_refs(const uint32_t *__restrict__ vals, const uint32_t *__restrict__ in_off,
-                       const uint32_t *__restrict__ in_len, const uint32_t *__restrict__ out_off, uint32_t j,
-                       uint32_t &bb, uint32_t &cs, uint32_t &ce, uint32_t &ra, uint32_t &rb)
+                       const uint32_t *__restrict__ in_len, const uint32_t *__restrict__ out_off, uint32_t nbk,
+                       uint32_t j, uint32_t &bb, uint32_t &cs, uint32_t &ce, uint32_t &ra, uint32_t &rb)
 {
-    while (j >= ce) {
-        bb++;
-        cs = ce;
-        ce = out_off[bb + 1];
-    }
-    while (j < cs) {
-        bb--;
-        ce = cs;
-        cs = out_off[bb];
-    }
+    aff_seek(out_off, nbk, j, bb, cs, ce);
     uint32_t l = j - cs, i = in_off[bb] + 2 * l;
     ra = __ldg(vals + i);
     rb = 2 * l + 1 < in_len[bb] ? __ldg(vals + i + 1) : AFF_NONE;
 }
 
 /* Two buffers per warp: the bases of step s + 1 are copied (cp.async, no registers held) while step s computes, so
- * the gather's latency overlaps the products. Dynamic shared memory: THREADS / 32 * 2 * AFF_WS_BYTES. Three blocks
- * per SM (168 registers, no spills): unbounded, ptxas gave this kernel 196 registers. */
-template <bool BY>
-__global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__restrict__ vals,
+ * the gather's latency overlaps the products. Dynamic shared memory: THREADS / 32 * 2 * AFF_WS_BYTES. MINB = 3
+ * blocks per SM (168 registers, no spills): unbounded, ptxas gave this kernel 196 registers; MINB = 4 (128
+ * registers, spills) is the variant CUZK_GPU_MSM_R1B=4. */
+template <int AR, int MINB = 3>
+__global__ void __launch_bounds__(THREADS, MINB) msm_aff_round1w(const uint32_t *__restrict__ vals,
                                                               const g1_aff_d *__restrict__ bases,
                                                               const uint32_t *__restrict__ in_off,
                                                               const uint32_t *__restrict__ in_len,
@@ -453,20 +509,13 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
     uint32_t steps = (uint32_t)((wend - w0 + 31) / 32), j0 = (uint32_t)(w0 + lane), cb = 0;
     bool live = j0 < wend, act, nact;
     /* The bucket of j0 (of the warp's last output for a lane with none). */
-    uint32_t jq = live ? j0 : (uint32_t)(wend - 1), lo = 0, hi = nbk;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (out_off[mid] <= jq)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    uint32_t bb = lo, cs = out_off[bb], ce = out_off[bb + 1], ra, rb, nra = AFF_NONE, nrb = AFF_NONE;
+    uint32_t jq = live ? j0 : (uint32_t)(wend - 1);
+    uint32_t bb = aff_find(out_off, 0, nbk, jq), cs = out_off[bb], ce = out_off[bb + 1], ra, rb, nra = AFF_NONE, nrb = AFF_NONE;
     fp_d acc, den;
     g1_aff_d a, b, r;
     mont_set_one<fp_cfg>(acc);
     nact = live;
-    if (nact) aff_refs(vals, in_off, in_len, out_off, j0, bb, cs, ce, nra, nrb);
+    if (nact) aff_refs(vals, in_off, in_len, out_off, nbk, j0, bb, cs, ce, nra, nrb);
     aff_warp_fill<3>(AFF_WS(0), AFF_REFS(0), bases, nra, nrb, lane);
     for (uint32_t s = 0; s < steps; s++) {
         uint32_t j = j0 + 32 * s;
@@ -476,7 +525,7 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
         if (s + 1 < steps) {
             nact = j + 32 < wend;
             nra = nrb = AFF_NONE;
-            if (nact) aff_refs(vals, in_off, in_len, out_off, j + 32, bb, cs, ce, nra, nrb);
+            if (nact) aff_refs(vals, in_off, in_len, out_off, nbk, j + 32, bb, cs, ce, nra, nrb);
             aff_warp_fill<3>(AFF_WS(cb ^ 1), AFF_REFS(cb ^ 1), bases, nra, nrb, lane);
         } else {
             asm volatile("cp.async.commit_group;" ::: "memory");
@@ -496,18 +545,15 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
             aff_base_y(b.y, bases, rb);
             kind = g1_aff_pair_den(den, a, b);
         }
-        if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
+        if (kind <= G1_PAIR_DBL) aff_mul<AR>(acc, acc, den);
     }
     fp_d inv;
-    if (BY)
-        g1_fp_inv_by(inv, acc);
-    else
-        g1_fp_inv(inv, acc);
+    aff_inv<AR>(inv, acc);
     {
         uint32_t j = j0 + 32 * (steps - 1);
         nact = j < wend;
         nra = nrb = AFF_NONE;
-        if (nact) aff_refs(vals, in_off, in_len, out_off, j, bb, cs, ce, nra, nrb);
+        if (nact) aff_refs(vals, in_off, in_len, out_off, nbk, j, bb, cs, ce, nra, nrb);
         aff_warp_fill<6>(AFF_WS(cb), AFF_REFS(cb), bases, nra, nrb, lane);
     }
     for (uint32_t s = steps; s-- > 0;) {
@@ -518,7 +564,7 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
         if (s > 0) {
             nact = j - 32 < wend;
             nra = nrb = AFF_NONE;
-            if (nact) aff_refs(vals, in_off, in_len, out_off, j - 32, bb, cs, ce, nra, nrb);
+            if (nact) aff_refs(vals, in_off, in_len, out_off, nbk, j - 32, bb, cs, ce, nra, nrb);
             aff_warp_fill<6>(AFF_WS(cb ^ 1), AFF_REFS(cb ^ 1), bases, nra, nrb, lane);
         } else {
             asm volatile("cp.async.commit_group;" ::: "memory");
@@ -550,9 +596,9 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
         } else {
             fp_d ij, pre;
             pl_ld(pre, out, ostride, j);
-            FP_MUL(ij, inv, pre);
-            FP_MUL(inv, inv, den);
-            g1_aff_pair_finish(r, a, b, kind, ij);
+            aff_mul<AR>(ij, inv, pre);
+            aff_mul<AR>(inv, inv, den);
+            aff_finish<AR>(r, a, b, kind, ij);
         }
         pl_st(out, ostride, j, r.x);
         pl_st(out + AFF_LIMBS * ostride, ostride, j, r.y);
@@ -671,20 +717,28 @@ done:
     return st;
 }
 
-/* Buckets of at most 2^tail points leave the affine rounds for msm_aff_tail (CUZK_GPU_MSM_TAIL=tail, 0..8;
- * default 3). */
+/* Defaults of the affine rounds' knobs (each overridden by its environment variable, read per call). */
+#define AFF_TAIL_DEFAULT 3      /* CUZK_GPU_MSM_TAIL */
+#define AFF_EARLY_DEFAULT false /* CUZK_GPU_MSM_EARLY=0/1 */
+#define AFF_LAZY_DEFAULT 0      /* CUZK_GPU_MSM_LAZY=0/1/2 */
+
+/* Buckets of at most 2^tail points leave the affine rounds for msm_aff_tail (CUZK_GPU_MSM_TAIL=tail, 0..8). */
 static unsigned aff_tail_bits(void)
 {
     const char *e = getenv("CUZK_GPU_MSM_TAIL");
-    int t = e ? atoi(e) : 3;
+    int t = e ? atoi(e) : AFF_TAIL_DEFAULT;
     return t < 0 ? 0u : t > 8 ? 8u : (unsigned)t;
 }
 
-/* Inversions in the rounds: Bernstein-Yang divsteps (g1_fp_inv_by), or Fermat with CUZK_GPU_MSM_INV=fermat. */
-static bool aff_inv_by(void)
+/* The rounds' arithmetic: Bernstein-Yang inversions (g1_fp_inv_by), or Fermat with CUZK_GPU_MSM_INV=fermat;
+ * with Bernstein-Yang, CUZK_GPU_MSM_LAZY=1 keeps the products of the rounds in [0, 2p) (AFF_AR_LAZY), =2 the same
+ * with lambda squared by a product (AFF_AR_LAZY_MUL), =0 fully reduced products (AFF_AR_BY). */
+static int aff_arith(void)
 {
-    const char *e = getenv("CUZK_GPU_MSM_INV");
-    return e == NULL || strcmp(e, "fermat") != 0;
+    const char *e = getenv("CUZK_GPU_MSM_INV"), *l = getenv("CUZK_GPU_MSM_LAZY");
+    if (e != NULL && strcmp(e, "fermat") == 0) return AFF_AR_FERMAT;
+    int lazy = l != NULL ? atoi(l) : AFF_LAZY_DEFAULT;
+    return lazy == 1 ? AFF_AR_LAZY : lazy == 2 ? AFF_AR_LAZY_MUL : AFF_AR_BY;
 }
 
 /* Device time of the affine bucket sums by phase (CUZK_GPU_PROFILE): setup (bounds, lengths, max), the scans with
@@ -759,14 +813,30 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     uint32_t maxlen = 0;
     unsigned rounds = 0, run = 0, tail = aff_tail_bits();
     uint32_t thr = 1u << tail;
-    bool inv_by = aff_inv_by();
+    int ar = aff_arith();
+    /* The kernels of this arithmetic: round 1 (per-lane or warp gathers) and later rounds. */
+    auto k_round1 = ar == AFF_AR_LAZY       ? msm_aff_round<true, AFF_AR_LAZY>
+                    : ar == AFF_AR_LAZY_MUL ? msm_aff_round<true, AFF_AR_LAZY_MUL>
+                    : ar == AFF_AR_BY       ? msm_aff_round<true, AFF_AR_BY>
+                                            : msm_aff_round<true, AFF_AR_FERMAT>;
+    auto k_round = ar == AFF_AR_LAZY       ? msm_aff_round<false, AFF_AR_LAZY>
+                   : ar == AFF_AR_LAZY_MUL ? msm_aff_round<false, AFF_AR_LAZY_MUL>
+                   : ar == AFF_AR_BY       ? msm_aff_round<false, AFF_AR_BY>
+                                           : msm_aff_round<false, AFF_AR_FERMAT>;
+    /* CUZK_GPU_MSM_R1B=4 (lazy arithmetic only): round 1 bounded to 4 blocks per SM (128 registers, spills). */
+    const char *r1b = getenv("CUZK_GPU_MSM_R1B");
+    bool r1b4 = ar == AFF_AR_LAZY && r1b != NULL && strcmp(r1b, "4") == 0;
+    auto k_round1w = r1b4                    ? msm_aff_round1w<AFF_AR_LAZY, 4>
+                     : ar == AFF_AR_LAZY       ? msm_aff_round1w<AFF_AR_LAZY>
+                     : ar == AFF_AR_LAZY_MUL ? msm_aff_round1w<AFF_AR_LAZY_MUL>
+                     : ar == AFF_AR_BY       ? msm_aff_round1w<AFF_AR_BY>
+                                             : msm_aff_round1w<AFF_AR_FERMAT>;
     /* CUZK_GPU_MSM_EARLY=1: buckets leave the rounds as soon as they hold at most thr points, instead of passing
-     * through every later round with one output per round. Faster at 2^26 (H200: 358.6 ms, GPU-NOTES "msm3") but not
-     * the default: the rounds' kernels walk the output offsets bucket by bucket, and once most buckets have left, a
-     * thread whose outputs straddle a long run of empty buckets walks it linearly (2^24, uniform scalars: one round
-     * took 410 ms). The walk needs a binary search past a few steps before this can be the default. */
+     * through every later round with one output per round. Once most buckets have left, a lane's next output can
+     * lie beyond millions of empty buckets: aff_seek gallops there (msm3's linear walk took 410 ms for one round at
+     * 2^24). */
     const char *early_env = getenv("CUZK_GPU_MSM_EARLY");
-    bool early = early_env != NULL && strcmp(early_env, "1") == 0;
+    bool early = early_env != NULL ? strcmp(early_env, "1") == 0 : AFF_EARLY_DEFAULT;
     size_t ws_bytes = (size_t)(THREADS / 32) * 2 * AFF_WS_BYTES;
     int occ = 0, occ1 = 0;
     aff_in<true> in0 = {svals, points, NULL, 0};
@@ -780,22 +850,24 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrUsedMemCurrent, &used));
     free_b += reserved > used ? (size_t)(reserved - used) : 0;
     GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &occ, inv_by ? msm_aff_round<false, true> : msm_aff_round<false, false>, THREADS, 0));
+        &occ, k_round, THREADS, 0));
     if (warp_gather) {
         /* Above 48 KiB of dynamic shared memory a kernel must opt in. */
-        GPU_TRY(cudaFuncSetAttribute(inv_by ? msm_aff_round1w<true> : msm_aff_round1w<false>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ws_bytes));
+        GPU_TRY(cudaFuncSetAttribute(k_round1w, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ws_bytes));
         GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &occ1, inv_by ? msm_aff_round1w<true> : msm_aff_round1w<false>, THREADS, ws_bytes));
+            &occ1, k_round1w, THREADS, ws_bytes));
     } else {
         GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &occ1, inv_by ? msm_aff_round<true, true> : msm_aff_round<true, false>, THREADS, 0));
+            &occ1, k_round1, THREADS, 0));
     }
     if (occ < 1) occ = 1;
     if (occ1 < 1) occ1 = 1;
     {
-        /* A quarter: other contexts (partition workers) share the device. */
-        double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / 4 + 1;
+        /* A quarter (CUZK_GPU_MSM_SHARE=k: 1/k, 1..16): other contexts (partition workers) share the device. */
+        const char *sh = getenv("CUZK_GPU_MSM_SHARE");
+        int share = sh ? atoi(sh) : 4;
+        if (share < 1 || share > 16) share = 4;
+        double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / share + 1;
         ngroups = need > budget ? (size_t)(need / budget) + 1 : 1;
         gcnt = (nbk + ngroups - 1) / ngroups;
     }
@@ -869,16 +941,13 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             /* A warp takes 32 * per outputs: whole warps. */
             threads = (threads + 31) / 32 * 32;
             if (r == 1 && warp_gather)
-                (inv_by ? msm_aff_round1w<true> : msm_aff_round1w<false>)<<<blocks_for(threads), THREADS, ws_bytes,
-                                                                             ctx->stream>>>(
+                k_round1w<<<blocks_for(threads), THREADS, ws_bytes, ctx->stream>>>(
                     svals, points, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
             else if (r == 1)
-                (inv_by ? msm_aff_round<true, true> : msm_aff_round<true, false>)<<<blocks_for(threads), THREADS, 0,
-                                                                                     ctx->stream>>>(
+                k_round1<<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
                     in0, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
             else
-                (inv_by ? msm_aff_round<false, true> : msm_aff_round<false, false>)<<<blocks_for(threads), THREADS, 0,
-                                                                                       ctx->stream>>>(
+                k_round<<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
                     in, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
             GPU_LAUNCHED("msm_aff_round");
             aff_prof_mark(&ap, ctx, r < AFF_PROF_ROUNDS ? r : AFF_PROF_ROUNDS - 1);
@@ -1397,5 +1466,35 @@ done:
         (void)cudaGetLastError();
         cuzk_error_prefix(err, "gpu_batch_add_g1(n=%zu): ", n);
     }
+    return st;
+}
+
+__global__ void debug_lazy_kernel(fp_d *mul, fp_d *sqr, const fp_d *a, const fp_d *b, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fp_d x = a[i], y = b[i], r;
+    fp_mul_lazy(r, x, y);
+    fp_reduce(mul[i], r);
+    fp_sqr_lazy(r, x);
+    fp_reduce(sqr[i], r);
+}
+
+extern "C" cuzk_status gpu_debug_fp_lazy(gpu_ctx *ctx, fp_t *mul, fp_t *sqr, const fp_t *a, const fp_t *b, size_t n,
+                                         cuzk_error *err)
+{
+    cuzk_status st = gpu_ctx_enter(ctx, err);
+    fp_d *d = NULL;
+    if (st != CUZK_OK || n == 0) return st;
+    GPU_TRY(cudaMallocAsync((void **)&d, 4 * n * sizeof *d, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(d, a, n * sizeof *a, cudaMemcpyHostToDevice, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(d + n, b, n * sizeof *b, cudaMemcpyHostToDevice, ctx->stream));
+    debug_lazy_kernel<<<blocks_for(n), THREADS, 0, ctx->stream>>>(d + 2 * n, d + 3 * n, d, d + n, n);
+    GPU_LAUNCHED("debug_lazy_kernel");
+    GPU_TRY(cudaMemcpyAsync(mul, d + 2 * n, n * sizeof *mul, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(sqr, d + 3 * n, n * sizeof *sqr, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+done:
+    if (d) cudaFreeAsync(d, ctx->stream);
     return st;
 }
