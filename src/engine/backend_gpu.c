@@ -165,6 +165,22 @@ static void usage_add_shape(gpu_backend *gb, const resident_shape *r, int sign)
         __atomic_sub_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
 }
 
+/* With mu held: frees the matrices no partition is using, on `device` (-1: every device). */
+static void shapes_free_unused(gpu_backend *gb, int device)
+{
+    for (resident_shape **pp = &gb->shapes; *pp;) {
+        resident_shape *r = *pp;
+        if (r->users == 0 && (device < 0 || gpu_shape_device(r->gs) == device)) {
+            *pp = r->next;
+            usage_add_shape(gb, r, -1);
+            gpu_shape_free(r->gs);
+            free(r);
+        } else {
+            pp = &r->next;
+        }
+    }
+}
+
 /* shape's matrices on device, uploaded by the first partition that needs them; *out is held (users) until
  * shape_release. Matrices of other shapes that nobody uses are freed first, so a device holds the shapes in use
  * and at most one more. */
@@ -177,17 +193,7 @@ static cuzk_status shape_acquire(gpu_backend *gb, const r1cs *shape, int device,
     resident_shape *r = gb->shapes;
     while (r && !(r->shape == shape && r->print == print && gpu_shape_device(r->gs) == device)) r = r->next;
     if (!r) {
-        for (resident_shape **pp = &gb->shapes; *pp;) {
-            resident_shape *o = *pp;
-            if (o->users == 0 && gpu_shape_device(o->gs) == device) {
-                *pp = o->next;
-                usage_add_shape(gb, o, -1);
-                gpu_shape_free(o->gs);
-                free(o);
-            } else {
-                pp = &o->next;
-            }
-        }
+        shapes_free_unused(gb, device);
         r = calloc(1, sizeof(*r));
         if (!r) {
             st = cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: cannot allocate a resident shape entry");
@@ -381,6 +387,7 @@ void engine_backend_gpu_drop_params(engine_backend *be, const groth16_params *pa
             pp = &r->next;
         }
     }
+    shapes_free_unused(gb, -1);
     pthread_mutex_unlock(&gb->mu);
 }
 

@@ -153,9 +153,10 @@ typedef struct engine_config {
     uint64_t host_budget;            /* bytes of host + pinned memory; 0: unlimited */
     pool_t *synth_pool;              /* for the a/b/c evaluation; NULL: the synthesis worker's thread */
     int no_verify;                   /* skip self-verification (benchmarks only) */
-    /* a, b, c of a partition live in a buffer set of 3 m elements that the engine keeps for the next
-     * partition of the same m instead of freeing it (it stays accounted while idle; idle sets are freed first
-     * when a reservation does not fit, and at engine_destroy).
+    /* a, b, c of a partition (or, for a backend that evaluates them itself, a page-locked copy of its witness)
+     * live in a buffer set that the engine keeps for the next partition of the same size instead of freeing
+     * it (it stays accounted while idle; idle sets are freed first when a reservation does not fit, and at
+     * engine_destroy).
      * abc_pinned: 1: sets from the backend's host_alloc when it has one (ENGINE_MEM_PINNED), else malloc
      * (ENGINE_MEM_HOST); -1: always malloc; 0: the default, ENGINE_ABC_PINNED_DEFAULT. If host_alloc fails the
      * engine uses malloc from then on (one ABC_FALLBACK timeline event).
@@ -263,14 +264,15 @@ double engine_now_ms(const engine *e);
 cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, engine_backend **out,
                                       cuzk_error *err);
 /* engine_backend.evaluates_abc of a new GPU backend. */
-#define ENGINE_GPU_ABC_ON_DEVICE_DEFAULT 0
+#define ENGINE_GPU_ABC_ON_DEVICE_DEFAULT 1
 /* on: prove_start evaluates a, b, c on the device (gpu_prove_start_shape) from the circuit's matrices, uploaded
  * to a device by its first partition there and kept while partitions use them (a device keeps at most one
  * shape nobody uses), so the engine holds only the witness; off: the engine evaluates them on the host and
  * prove_start uploads them. Call before engine_create. CUZK_ERR_INVALID_ARG for another backend. */
 cuzk_status engine_backend_gpu_set_abc_on_device(engine_backend *be, int on, cuzk_error *err);
-/* Frees the device copies of params' bases on every device. Call it before freeing params, once no partition
- * that uses them is in prove_start. No-op for another backend or params never uploaded. */
+/* Frees the device copies of params' bases on every device, and the circuits' matrices no partition is using
+ * (they are uploaded again when needed). Call it before freeing params, once no partition that uses them is in
+ * prove_start. No-op for another backend or params never uploaded. */
 void engine_backend_gpu_drop_params(engine_backend *be, const groth16_params *params);
 /* Device bytes of resident bases and matrices, over all params, shapes and devices (never waits for an upload). */
 size_t engine_backend_gpu_resident_bytes(engine_backend *be);

@@ -325,7 +325,8 @@ static void fx_evicted(void *ctx, const char *name, const groth16_params *p)
     engine_backend_gpu_drop_params(fx->be, p);
 }
 
-static void test_pinned_tier(void)
+/* abc_on_device: the backend evaluates a, b, c on the device, and the engine's page-locked sets hold witnesses. */
+static void test_pinned_tier(int abc_on_device)
 {
     cuzk_error err = {0};
     fixture fx = {.k = 10, .seed = rng_next(&rng)};
@@ -333,8 +334,10 @@ static void test_pinned_tier(void)
     engine_residency *res = NULL;
     engine_circuit circuit;
     memset(&circuit, 0, sizeof(circuit));
+    uint64_t set_bytes = 0;
     cuzk_status st = synthetic_build(pool, fx.k, fx.seed, R1CS_MATRICES, &fx.shape, &err);
     if (st == CUZK_OK) st = engine_backend_gpu_create(pool, pool, &fx.be, &err);
+    if (st == CUZK_OK) st = engine_backend_gpu_set_abc_on_device(fx.be, abc_on_device, &err);
     engine_config cfg = {.backend = fx.be, .gpu_workers = 2, .partition_workers = 2, .abc_pinned = 1};
     if (st == CUZK_OK) st = engine_create(&e, &cfg, &err);
     if (st == CUZK_OK) st = engine_residency_create(&res, engine_memory(e), &err);
@@ -379,8 +382,9 @@ static void test_pinned_tier(void)
                   (unsigned long long)bytes);
         CHECK(engine_backend_gpu_resident_bytes(fx.be) == m.resident_bytes);
         engine_get_stats(e, &es);
+        set_bytes = abc_on_device ? circuit.witness_bytes : circuit.abc_bytes;
         CHECK_MSG(es.abc_allocated >= 1 && es.abc_pinned == es.abc_allocated && !es.abc_fallback &&
-                      es.mem.in_use[ENGINE_MEM_PINNED] == bytes + es.abc_idle * circuit.abc_bytes,
+                      es.mem.in_use[ENGINE_MEM_PINNED] == bytes + es.abc_idle * set_bytes,
                   "a, b, c sets: %llu allocated, %llu pinned, %u idle", (unsigned long long)es.abc_allocated,
                   (unsigned long long)es.abc_pinned, es.abc_idle);
     }
@@ -391,7 +395,7 @@ static void test_pinned_tier(void)
     CHECK(rs.unpins == 1 && rs.pinned_bytes == 0 && fx.evictions == 1);
     CHECK(engine_backend_gpu_resident_bytes(fx.be) == 0);
     engine_get_stats(e, &es);
-    CHECK(es.mem.in_use[ENGINE_MEM_PINNED] == es.abc_idle * circuit.abc_bytes && es.mem.in_use[ENGINE_MEM_HOST] == 0);
+    CHECK(es.mem.in_use[ENGINE_MEM_PINNED] == es.abc_idle * set_bytes && es.mem.in_use[ENGINE_MEM_HOST] == 0);
 out:
     engine_circuit_free(&circuit);
     engine_residency_destroy(res);
@@ -573,7 +577,8 @@ int main(void)
     test_host_alloc();
     test_backend_hooks();
     test_pin_params();
-    test_pinned_tier();
+    test_pinned_tier(0);
+    test_pinned_tier(1);
     bench_upload();
     bench_host_alloc();
     engine_backend *be = NULL;
