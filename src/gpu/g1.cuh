@@ -469,33 +469,4 @@ MONT_DEV void g1_aff_pair_finish(g1_aff_d &r, const g1_aff_d &a, const g1_aff_d 
     r.x = t;
 }
 
-/* g1_aff_pair_finish with inv in [0, 2p) (a lazy product): lambda stays in [0, 2p) and is squared by fp_sqr_lazy
- * (dedicated_sqr, a constant) or fp_mul_lazy; what is subtracted or returned is fully reduced. */
-MONT_DEV void g1_aff_pair_finish_lazy(g1_aff_d &r, const g1_aff_d &a, const g1_aff_d &b, int kind, const fp_d &inv,
-                                      bool dedicated_sqr)
-{
-    fp_d lam, t;
-    if (kind == G1_PAIR_DBL) {
-        FP_SQR(t, a.x);
-        FP_DBL(lam, t);
-        FP_ADD(t, lam, t);
-    } else {
-        FP_SUB(t, b.y, a.y);
-    }
-    fp_mul_lazy(lam, t, inv);
-    if (dedicated_sqr)
-        fp_sqr_lazy(t, lam);
-    else
-        fp_mul_lazy(t, lam, lam);
-    fp_reduce(t, t);
-    FP_SUB(t, t, a.x);
-    FP_SUB(t, t, b.x); /* x3 */
-    fp_d u;
-    FP_SUB(u, a.x, t);
-    fp_mul_lazy(u, lam, u);
-    fp_reduce(u, u);
-    FP_SUB(r.y, u, a.y);
-    r.x = t;
-}
-
 #endif

@@ -74,10 +74,10 @@ cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
  * memory per bucket entry, in groups that fit in a quarter of the free memory). AFFINE_WARP is the affine rounds
  * with round 1's bases gathered by whole warps (16-byte chunks of a base on consecutive lanes, cp.async into shared
  * memory one step ahead). In both affine variants, buckets of at most 2^t points leave the rounds for XYZZ additions
- * (CUZK_GPU_MSM_TAIL=t, 0..8, default 3) and the inversions are Bernstein-Yang divsteps (CUZK_GPU_MSM_INV=fermat:
- * Fermat). DEFAULT is AFFINE_WARP from 200 M bucket entries (n * ceil(255/c): n >= 2^24 at c = 20; XYZZ when that
- * runs out of memory), XYZZ below, unless the environment variable CUZK_GPU_MSM says "affine", "affine-warp" or
- * "xyzz". Every variant gives the same result. */
+ * (CUZK_GPU_MSM_TAIL=t, 0..8, default 2) before each round (CUZK_GPU_MSM_EARLY=0: after the last round), and the
+ * inversions are Bernstein-Yang divsteps (CUZK_GPU_MSM_INV=fermat: Fermat). DEFAULT is AFFINE_WARP from 16 M bucket
+ * entries (n * ceil(255/c): n >= 2^20 at c = 16; XYZZ when that runs out of memory), XYZZ below, unless the
+ * environment variable CUZK_GPU_MSM says "affine", "affine-warp" or "xyzz". Every variant gives the same result. */
 typedef enum gpu_msm_variant {
     GPU_MSM_DEFAULT = 0,
     GPU_MSM_XYZZ = 1,
@@ -117,10 +117,6 @@ cuzk_status gpu_debug_fp_mul(gpu_ctx *ctx, fp_t *out, const fp_t *a, const fp_t 
 cuzk_status gpu_debug_fr_mul(gpu_ctx *ctx, fr_t *out, const fr_t *a, const fr_t *b, size_t n, cuzk_error *err);
 cuzk_status gpu_debug_g1_add(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *a, const g1_affine_t *b, size_t n,
                              cuzk_error *err);
-/* The MSM rounds' lazy Fp products, whose operands and results lie in [0, 2p): a and b are 384-bit limbs below 2p
- * (not necessarily reduced); mul[i] = a[i] * b[i] and sqr[i] = a[i]^2 (Montgomery products, fully reduced). */
-cuzk_status gpu_debug_fp_lazy(gpu_ctx *ctx, fp_t *mul, fp_t *sqr, const fp_t *a, const fp_t *b, size_t n,
-                              cuzk_error *err);
 
 #ifdef __cplusplus
 }

@@ -216,38 +216,61 @@ MONT_DEV uint32_t aff_find(const uint32_t *__restrict__ out_off, uint32_t lo, ui
     return lo;
 }
 
-/* Moves (bb, cs, ce) = (bucket, out_off[bb], out_off[bb + 1]) to output j's bucket, in either direction. Galloping
- * (steps 1, 2, 4, ...) then a binary search: once most buckets have left the rounds (CUZK_GPU_MSM_EARLY), a
- * lane's next output can lie millions of empty buckets away, which a bucket-by-bucket walk crossed one dependent
- * load at a time (msm3: one round took 410 ms at 2^24); a neighbouring bucket still costs one load. */
-MONT_DEV void aff_seek(const uint32_t *__restrict__ out_off, uint32_t nbk, uint32_t j, uint32_t &bb, uint32_t &cs,
-                       uint32_t &ce)
+/* The bucket of output j when it lies beyond a few steps from bb: galloping (steps 1, 2, 4, ...) from bb, then a
+ * binary search, in either direction. Out of line: the rounds' registers are spent on the products, and this path
+ * is rare (long runs of empty buckets, once most buckets have left early). */
+__device__ __noinline__ uint32_t aff_seek_far(const uint32_t *__restrict__ out_off, uint32_t nbk, uint32_t j,
+                                              uint32_t bb, bool forward)
 {
-    if (j >= ce) {
+    uint32_t lo, hi, step = 1;
+    if (forward) {
         /* out_off[lo] <= j; out_off[nbk] = the round's total > j. */
-        uint32_t lo = bb + 1, hi, step = 1;
+        lo = bb + 1;
         for (;;) {
             hi = nbk - lo > step ? lo + step : nbk;
             if (hi == nbk || out_off[hi] > j) break;
             lo = hi;
             step *= 2;
         }
-        bb = aff_find(out_off, lo, hi, j);
-    } else if (j < cs) {
+    } else {
         /* j < out_off[hi]; out_off[0] = 0 <= j. */
-        uint32_t hi = bb, lo, step = 1;
+        hi = bb;
         for (;;) {
             lo = hi > step ? hi - step : 0;
             if (lo == 0 || out_off[lo] <= j) break;
             hi = lo;
             step *= 2;
         }
-        bb = aff_find(out_off, lo, hi, j);
-    } else {
-        return;
     }
-    cs = out_off[bb];
-    ce = out_off[bb + 1];
+    return aff_find(out_off, lo, hi, j);
+}
+
+/* Moves (bb, cs, ce) = (bucket, out_off[bb], out_off[bb + 1]) forward (FWD, j >= cs) or backward (j < ce) to output
+ * j's bucket: up to AFF_SEEK_STEPS buckets one load at a time, then aff_seek_far. Once most buckets have left the
+ * rounds (CUZK_GPU_MSM_EARLY), a lane's next output can lie millions of empty buckets away, which msm3's unbounded
+ * walk crossed one dependent load at a time (one round took 410 ms at 2^24). */
+#define AFF_SEEK_STEPS 8
+template <bool FWD>
+MONT_DEV void aff_seek(const uint32_t *__restrict__ out_off, uint32_t nbk, uint32_t j, uint32_t &bb, uint32_t &cs,
+                       uint32_t &ce)
+{
+    for (int k = 0; FWD ? j >= ce : j < cs; k++) {
+        if (k == AFF_SEEK_STEPS) {
+            bb = aff_seek_far(out_off, nbk, j, bb, FWD);
+            cs = out_off[bb];
+            ce = out_off[bb + 1];
+            return;
+        }
+        if (FWD) {
+            bb++;
+            cs = ce;
+            ce = out_off[bb + 1];
+        } else {
+            bb--;
+            ce = cs;
+            cs = out_off[bb];
+        }
+    }
 }
 
 MONT_DEV void pl_ld(fp_d &r, const uint32_t *__restrict__ w, size_t stride, uint32_t j)
@@ -312,44 +335,17 @@ MONT_DEV int aff_item(const aff_in<FIRST> &in, uint32_t ioff, uint32_t ilen, uin
     return g1_aff_pair_den(den, a, b);
 }
 
-/* The arithmetic of the affine rounds, AR: AFF_AR_FERMAT and AFF_AR_BY invert by Fermat or Bernstein-Yang with fully
- * reduced products; AFF_AR_LAZY and AFF_AR_LAZY_MUL invert by Bernstein-Yang and keep the products of Montgomery's
- * trick and lambda in [0, 2p) (fp_mul_lazy: no final subtraction), lambda squared by the dedicated squaring
- * fp_sqr_lazy (LAZY) or by fp_mul_lazy (LAZY_MUL). Values that are compared, subtracted or stored as points stay
- * fully reduced. */
-enum { AFF_AR_FERMAT = 0, AFF_AR_BY = 1, AFF_AR_LAZY = 2, AFF_AR_LAZY_MUL = 3 };
-
-/* r = a*b: fully reduced, or in [0, 2p) for the lazy ones (a, b in [0, 2p)). */
-template <int AR> MONT_DEV void aff_mul(fp_d &r, const fp_d &a, const fp_d &b)
+MONT_DEV void aff_inv(fp_d &inv, const fp_d &acc, bool by)
 {
-    if (AR >= AFF_AR_LAZY)
-        fp_mul_lazy(r, a, b);
-    else
-        FP_MUL(r, a, b);
-}
-
-/* inv = 1/acc (acc in [0, 2p) for the lazy ones). */
-template <int AR> MONT_DEV void aff_inv(fp_d &inv, fp_d &acc)
-{
-    if (AR >= AFF_AR_LAZY) fp_reduce(acc, acc);
-    if (AR == AFF_AR_FERMAT)
-        g1_fp_inv(inv, acc);
-    else
+    if (by)
         g1_fp_inv_by(inv, acc);
-}
-
-template <int AR>
-MONT_DEV void aff_finish(g1_aff_d &r, const g1_aff_d &a, const g1_aff_d &b, int kind, const fp_d &inv)
-{
-    if (AR >= AFF_AR_LAZY)
-        g1_aff_pair_finish_lazy(r, a, b, kind, inv, AR == AFF_AR_LAZY);
     else
-        g1_aff_pair_finish(r, a, b, kind, inv);
+        g1_fp_inv(inv, acc);
 }
 
 /* Four blocks per SM (128 registers): the Bernstein-Yang instantiations would take 142-152 registers and three
- * blocks; bounded, they spill 104-156 bytes (lazy: 216-220; ptxas, sm_90). */
-template <bool FIRST, int AR>
+ * blocks; bounded, they spill 104-156 bytes (ptxas, sm_90). */
+template <bool FIRST, bool BY>
 __global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, const uint32_t *__restrict__ in_off,
                                                             const uint32_t *__restrict__ in_len,
                                                             const uint32_t *__restrict__ out_off, uint32_t nbk,
@@ -369,18 +365,18 @@ __global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, co
     bool have_y;
     mont_set_one<fp_cfg>(acc);
     for (uint32_t j = j0;; j += 32) {
-        aff_seek(out_off, nbk, j, bb, cs, ce);
+        aff_seek<true>(out_off, nbk, j, bb, cs, ce);
         ioff = in_off[bb];
         ilen = in_len[bb];
         int kind = aff_item<FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
         pl_st(out, ostride, j, acc);
-        if (kind <= G1_PAIR_DBL) aff_mul<AR>(acc, acc, den);
+        if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
         if (j == jlast) break;
     }
     fp_d inv;
-    aff_inv<AR>(inv, acc);
+    aff_inv(inv, acc, BY);
     for (uint32_t j = jlast;; j -= 32) {
-        aff_seek(out_off, nbk, j, bb, cs, ce);
+        aff_seek<false>(out_off, nbk, j, bb, cs, ce);
         ioff = in_off[bb];
         ilen = in_len[bb];
         int kind = aff_item<FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
@@ -397,9 +393,9 @@ __global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, co
             } else {
                 fp_d ij, pre;
                 pl_ld(pre, out, ostride, j);
-                aff_mul<AR>(ij, inv, pre);
-                aff_mul<AR>(inv, inv, den);
-                aff_finish<AR>(r, a, b, kind, ij);
+                FP_MUL(ij, inv, pre);
+                FP_MUL(inv, inv, den);
+                g1_aff_pair_finish(r, a, b, kind, ij);
             }
         }
         pl_st(out, ostride, j, r.x);
@@ -473,24 +469,25 @@ MONT_DEV void aff_base_y(fp_d &r, const g1_aff_d *__restrict__ bases, uint32_t r
     mont_cneg<fp_cfg>(r, t, (ref >> 31) != 0);
 }
 
-/* The references of output j's inputs (rb = AFF_NONE for an odd last input), walking (bb, cs, ce) to j's bucket
- * in either direction. */
+/* The references of output j's inputs (rb = AFF_NONE for an odd last input), moving (bb, cs, ce) to j's bucket
+ * forward (FWD) or backward. */
+template <bool FWD>
 MONT_DEV void aff_refs(const uint32_t *__restrict__ vals, const uint32_t *__restrict__ in_off,
                        const uint32_t *__restrict__ in_len, const uint32_t *__restrict__ out_off, uint32_t nbk,
                        uint32_t j, uint32_t &bb, uint32_t &cs, uint32_t &ce, uint32_t &ra, uint32_t &rb)
 {
-    aff_seek(out_off, nbk, j, bb, cs, ce);
+    aff_seek<FWD>(out_off, nbk, j, bb, cs, ce);
     uint32_t l = j - cs, i = in_off[bb] + 2 * l;
     ra = __ldg(vals + i);
     rb = 2 * l + 1 < in_len[bb] ? __ldg(vals + i + 1) : AFF_NONE;
 }
 
 /* Two buffers per warp: the bases of step s + 1 are copied (cp.async, no registers held) while step s computes, so
- * the gather's latency overlaps the products. Dynamic shared memory: THREADS / 32 * 2 * AFF_WS_BYTES. MINB = 3
- * blocks per SM (168 registers, no spills): unbounded, ptxas gave this kernel 196 registers; MINB = 4 (128
- * registers, spills) is the variant CUZK_GPU_MSM_R1B=4. */
-template <int AR, int MINB = 3>
-__global__ void __launch_bounds__(THREADS, MINB) msm_aff_round1w(const uint32_t *__restrict__ vals,
+ * the gather's latency overlaps the products. Dynamic shared memory: THREADS / 32 * 2 * AFF_WS_BYTES. Three blocks
+ * per SM (168 registers, no spills): unbounded, ptxas gave this kernel 196 registers; bounded to four (128
+ * registers, spills) round 1 took 15% longer (msm4, H200). */
+template <bool BY>
+__global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__restrict__ vals,
                                                               const g1_aff_d *__restrict__ bases,
                                                               const uint32_t *__restrict__ in_off,
                                                               const uint32_t *__restrict__ in_len,
@@ -515,7 +512,7 @@ __global__ void __launch_bounds__(THREADS, MINB) msm_aff_round1w(const uint32_t 
     g1_aff_d a, b, r;
     mont_set_one<fp_cfg>(acc);
     nact = live;
-    if (nact) aff_refs(vals, in_off, in_len, out_off, nbk, j0, bb, cs, ce, nra, nrb);
+    if (nact) aff_refs<true>(vals, in_off, in_len, out_off, nbk, j0, bb, cs, ce, nra, nrb);
     aff_warp_fill<3>(AFF_WS(0), AFF_REFS(0), bases, nra, nrb, lane);
     for (uint32_t s = 0; s < steps; s++) {
         uint32_t j = j0 + 32 * s;
@@ -525,7 +522,7 @@ __global__ void __launch_bounds__(THREADS, MINB) msm_aff_round1w(const uint32_t 
         if (s + 1 < steps) {
             nact = j + 32 < wend;
             nra = nrb = AFF_NONE;
-            if (nact) aff_refs(vals, in_off, in_len, out_off, nbk, j + 32, bb, cs, ce, nra, nrb);
+            if (nact) aff_refs<true>(vals, in_off, in_len, out_off, nbk, j + 32, bb, cs, ce, nra, nrb);
             aff_warp_fill<3>(AFF_WS(cb ^ 1), AFF_REFS(cb ^ 1), bases, nra, nrb, lane);
         } else {
             asm volatile("cp.async.commit_group;" ::: "memory");
@@ -545,15 +542,15 @@ __global__ void __launch_bounds__(THREADS, MINB) msm_aff_round1w(const uint32_t 
             aff_base_y(b.y, bases, rb);
             kind = g1_aff_pair_den(den, a, b);
         }
-        if (kind <= G1_PAIR_DBL) aff_mul<AR>(acc, acc, den);
+        if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
     }
     fp_d inv;
-    aff_inv<AR>(inv, acc);
+    aff_inv(inv, acc, BY);
     {
         uint32_t j = j0 + 32 * (steps - 1);
         nact = j < wend;
         nra = nrb = AFF_NONE;
-        if (nact) aff_refs(vals, in_off, in_len, out_off, nbk, j, bb, cs, ce, nra, nrb);
+        if (nact) aff_refs<true>(vals, in_off, in_len, out_off, nbk, j, bb, cs, ce, nra, nrb);
         aff_warp_fill<6>(AFF_WS(cb), AFF_REFS(cb), bases, nra, nrb, lane);
     }
     for (uint32_t s = steps; s-- > 0;) {
@@ -564,7 +561,7 @@ __global__ void __launch_bounds__(THREADS, MINB) msm_aff_round1w(const uint32_t 
         if (s > 0) {
             nact = j - 32 < wend;
             nra = nrb = AFF_NONE;
-            if (nact) aff_refs(vals, in_off, in_len, out_off, nbk, j - 32, bb, cs, ce, nra, nrb);
+            if (nact) aff_refs<false>(vals, in_off, in_len, out_off, nbk, j - 32, bb, cs, ce, nra, nrb);
             aff_warp_fill<6>(AFF_WS(cb ^ 1), AFF_REFS(cb ^ 1), bases, nra, nrb, lane);
         } else {
             asm volatile("cp.async.commit_group;" ::: "memory");
@@ -596,9 +593,9 @@ __global__ void __launch_bounds__(THREADS, MINB) msm_aff_round1w(const uint32_t 
         } else {
             fp_d ij, pre;
             pl_ld(pre, out, ostride, j);
-            aff_mul<AR>(ij, inv, pre);
-            aff_mul<AR>(inv, inv, den);
-            aff_finish<AR>(r, a, b, kind, ij);
+            FP_MUL(ij, inv, pre);
+            FP_MUL(inv, inv, den);
+            g1_aff_pair_finish(r, a, b, kind, ij);
         }
         pl_st(out, ostride, j, r.x);
         pl_st(out + AFF_LIMBS * ostride, ostride, j, r.y);
@@ -718,9 +715,11 @@ done:
 }
 
 /* Defaults of the affine rounds' knobs (each overridden by its environment variable, read per call). */
-#define AFF_TAIL_DEFAULT 3      /* CUZK_GPU_MSM_TAIL */
-#define AFF_EARLY_DEFAULT false /* CUZK_GPU_MSM_EARLY=0/1 */
-#define AFF_LAZY_DEFAULT 0      /* CUZK_GPU_MSM_LAZY=0/1/2 */
+/* H200, uniform scalars, msm4's call B (early leaving with aff_seek): tail 2^2 against 2^3: 2^22 32.2 against
+ * 33.5 ms, 2^24 112.7 against 123.6, 2^26 358.4 against 365.8, 2^27 673.5 against 679.6; tail 2^1 mixed. Early
+ * against pass-through (tail 2^3): 2^26 358.4 against 360.6, 2^27 673.5 against 680.0, 2^24 112.7 against 110.2. */
+#define AFF_TAIL_DEFAULT 2     /* CUZK_GPU_MSM_TAIL */
+#define AFF_EARLY_DEFAULT true /* CUZK_GPU_MSM_EARLY=0/1 */
 
 /* Buckets of at most 2^tail points leave the affine rounds for msm_aff_tail (CUZK_GPU_MSM_TAIL=tail, 0..8). */
 static unsigned aff_tail_bits(void)
@@ -730,15 +729,11 @@ static unsigned aff_tail_bits(void)
     return t < 0 ? 0u : t > 8 ? 8u : (unsigned)t;
 }
 
-/* The rounds' arithmetic: Bernstein-Yang inversions (g1_fp_inv_by), or Fermat with CUZK_GPU_MSM_INV=fermat;
- * with Bernstein-Yang, CUZK_GPU_MSM_LAZY=1 keeps the products of the rounds in [0, 2p) (AFF_AR_LAZY), =2 the same
- * with lambda squared by a product (AFF_AR_LAZY_MUL), =0 fully reduced products (AFF_AR_BY). */
-static int aff_arith(void)
+/* Inversions in the rounds: Bernstein-Yang divsteps (g1_fp_inv_by), or Fermat with CUZK_GPU_MSM_INV=fermat. */
+static bool aff_inv_by(void)
 {
-    const char *e = getenv("CUZK_GPU_MSM_INV"), *l = getenv("CUZK_GPU_MSM_LAZY");
-    if (e != NULL && strcmp(e, "fermat") == 0) return AFF_AR_FERMAT;
-    int lazy = l != NULL ? atoi(l) : AFF_LAZY_DEFAULT;
-    return lazy == 1 ? AFF_AR_LAZY : lazy == 2 ? AFF_AR_LAZY_MUL : AFF_AR_BY;
+    const char *e = getenv("CUZK_GPU_MSM_INV");
+    return e == NULL || strcmp(e, "fermat") != 0;
 }
 
 /* Device time of the affine bucket sums by phase (CUZK_GPU_PROFILE): setup (bounds, lengths, max), the scans with
@@ -813,28 +808,14 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     uint32_t maxlen = 0;
     unsigned rounds = 0, run = 0, tail = aff_tail_bits();
     uint32_t thr = 1u << tail;
-    int ar = aff_arith();
-    /* The kernels of this arithmetic: round 1 (per-lane or warp gathers) and later rounds. */
-    auto k_round1 = ar == AFF_AR_LAZY       ? msm_aff_round<true, AFF_AR_LAZY>
-                    : ar == AFF_AR_LAZY_MUL ? msm_aff_round<true, AFF_AR_LAZY_MUL>
-                    : ar == AFF_AR_BY       ? msm_aff_round<true, AFF_AR_BY>
-                                            : msm_aff_round<true, AFF_AR_FERMAT>;
-    auto k_round = ar == AFF_AR_LAZY       ? msm_aff_round<false, AFF_AR_LAZY>
-                   : ar == AFF_AR_LAZY_MUL ? msm_aff_round<false, AFF_AR_LAZY_MUL>
-                   : ar == AFF_AR_BY       ? msm_aff_round<false, AFF_AR_BY>
-                                           : msm_aff_round<false, AFF_AR_FERMAT>;
-    /* CUZK_GPU_MSM_R1B=4 (lazy arithmetic only): round 1 bounded to 4 blocks per SM (128 registers, spills). */
-    const char *r1b = getenv("CUZK_GPU_MSM_R1B");
-    bool r1b4 = ar == AFF_AR_LAZY && r1b != NULL && strcmp(r1b, "4") == 0;
-    auto k_round1w = r1b4                    ? msm_aff_round1w<AFF_AR_LAZY, 4>
-                     : ar == AFF_AR_LAZY       ? msm_aff_round1w<AFF_AR_LAZY>
-                     : ar == AFF_AR_LAZY_MUL ? msm_aff_round1w<AFF_AR_LAZY_MUL>
-                     : ar == AFF_AR_BY       ? msm_aff_round1w<AFF_AR_BY>
-                                             : msm_aff_round1w<AFF_AR_FERMAT>;
-    /* CUZK_GPU_MSM_EARLY=1: buckets leave the rounds as soon as they hold at most thr points, instead of passing
-     * through every later round with one output per round. Once most buckets have left, a lane's next output can
-     * lie beyond millions of empty buckets: aff_seek gallops there (msm3's linear walk took 410 ms for one round at
-     * 2^24). */
+    bool inv_by = aff_inv_by();
+    /* The kernels of this inversion: round 1 (per-lane or warp gathers) and later rounds. */
+    auto k_round1 = inv_by ? msm_aff_round<true, true> : msm_aff_round<true, false>;
+    auto k_round = inv_by ? msm_aff_round<false, true> : msm_aff_round<false, false>;
+    auto k_round1w = inv_by ? msm_aff_round1w<true> : msm_aff_round1w<false>;
+    /* Early (CUZK_GPU_MSM_EARLY=0 turns it off): buckets leave the rounds as soon as they hold at most thr points,
+     * instead of passing through every later round with one output per round. Once most buckets have left, a lane's
+     * next output can lie beyond millions of empty buckets: aff_seek jumps there. */
     const char *early_env = getenv("CUZK_GPU_MSM_EARLY");
     bool early = early_env != NULL ? strcmp(early_env, "1") == 0 : AFF_EARLY_DEFAULT;
     size_t ws_bytes = (size_t)(THREADS / 32) * 2 * AFF_WS_BYTES;
@@ -1050,10 +1031,11 @@ static void host_finish(g1_jac_t *out, const g1_xyzz_t *win, unsigned nwin, unsi
 }
 
 /* Bucket entries (n * windows) from which the affine rounds (warp gather) are the default. H200, uniform scalars,
- * c = 20, msm3's first call (warp gather with cp.async, tail of 8 points, Fermat inversions): 2^24 points (218 M
- * entries) 118.8 ms against XYZZ's 126.3, 2^26 389.1 against 448.8; at 2^22 (71 M) XYZZ wins (38.7 against 40.8 ms
- * for the plain affine rounds: their fixed costs, inversions and syncs). */
-#define AFF_MIN_ENTRIES ((size_t)200 << 20)
+ * msm4's call B, affine-warp leaving early with a tail of 4 points against XYZZ: 2^20 points (c = 16, 16 M entries)
+ * 12.45 ms against 13.23, 2^21 20.3 against 22.8, 2^22 32.2 against 38.7, 2^23 66.1 against 69.4. (msm3: without
+ * early leaving XYZZ won at 2^22, 38.7 against 40.8 ms: the pass-through rounds cost a launch, a scan and a sync
+ * each.) */
+#define AFF_MIN_ENTRIES ((size_t)16 << 20)
 
 /* The variant gpu_msm_g1 runs for `entries` bucket entries: CUZK_GPU_MSM=xyzz, =affine or =affine-warp overrides the
  * choice. */
@@ -1466,35 +1448,5 @@ done:
         (void)cudaGetLastError();
         cuzk_error_prefix(err, "gpu_batch_add_g1(n=%zu): ", n);
     }
-    return st;
-}
-
-__global__ void debug_lazy_kernel(fp_d *mul, fp_d *sqr, const fp_d *a, const fp_d *b, size_t n)
-{
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    fp_d x = a[i], y = b[i], r;
-    fp_mul_lazy(r, x, y);
-    fp_reduce(mul[i], r);
-    fp_sqr_lazy(r, x);
-    fp_reduce(sqr[i], r);
-}
-
-extern "C" cuzk_status gpu_debug_fp_lazy(gpu_ctx *ctx, fp_t *mul, fp_t *sqr, const fp_t *a, const fp_t *b, size_t n,
-                                         cuzk_error *err)
-{
-    cuzk_status st = gpu_ctx_enter(ctx, err);
-    fp_d *d = NULL;
-    if (st != CUZK_OK || n == 0) return st;
-    GPU_TRY(cudaMallocAsync((void **)&d, 4 * n * sizeof *d, ctx->stream));
-    GPU_TRY(cudaMemcpyAsync(d, a, n * sizeof *a, cudaMemcpyHostToDevice, ctx->stream));
-    GPU_TRY(cudaMemcpyAsync(d + n, b, n * sizeof *b, cudaMemcpyHostToDevice, ctx->stream));
-    debug_lazy_kernel<<<blocks_for(n), THREADS, 0, ctx->stream>>>(d + 2 * n, d + 3 * n, d, d + n, n);
-    GPU_LAUNCHED("debug_lazy_kernel");
-    GPU_TRY(cudaMemcpyAsync(mul, d + 2 * n, n * sizeof *mul, cudaMemcpyDeviceToHost, ctx->stream));
-    GPU_TRY(cudaMemcpyAsync(sqr, d + 3 * n, n * sizeof *sqr, cudaMemcpyDeviceToHost, ctx->stream));
-    GPU_TRY(cudaStreamSynchronize(ctx->stream));
-done:
-    if (d) cudaFreeAsync(d, ctx->stream);
     return st;
 }

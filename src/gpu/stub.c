@@ -173,15 +173,3 @@ cuzk_status gpu_debug_g1_add(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *a, 
     (void)n;
     return NO_CUDA(err);
 }
-
-cuzk_status gpu_debug_fp_lazy(gpu_ctx *ctx, fp_t *mul, fp_t *sqr, const fp_t *a, const fp_t *b, size_t n,
-                              cuzk_error *err)
-{
-    (void)ctx;
-    (void)mul;
-    (void)sqr;
-    (void)a;
-    (void)b;
-    (void)n;
-    return NO_CUDA(err);
-}

@@ -41,23 +41,21 @@ static void naive(g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, si
 
 /* The variants with their knobs (environment variables read per call: CUZK_GPU_MSM_TAIL, the buckets of at most
  * 2^tail points that leave the affine rounds for XYZZ additions; CUZK_GPU_MSM_INV, the inversion;
- * CUZK_GPU_MSM_EARLY, buckets leave before each round rather than after the last; CUZK_GPU_MSM_LAZY, products in
- * [0, 2p)): both affine round-1 kernels with every arithmetic, tails of 1, 4 and 8 points, leaving early or late. */
+ * CUZK_GPU_MSM_EARLY, buckets leave before each round rather than after the last): both affine round-1 kernels with
+ * both inversions, tails of 1, 4 and 8 points, leaving early or late. */
 typedef struct msm_cfg {
     const char *name;
     gpu_msm_variant v;
-    const char *tail, *inv, *early, *lazy;
+    const char *tail, *inv, *early;
 } msm_cfg;
 static const msm_cfg cfgs[] = {
-    {"xyzz", GPU_MSM_XYZZ, "3", "by", "0", "0"},
-    {"affine, tail 1, fermat", GPU_MSM_AFFINE, "0", "fermat", "0", "0"},
-    {"affine, tail 8, by, early", GPU_MSM_AFFINE, "3", "by", "1", "0"},
-    {"affine, tail 4, lazy, early", GPU_MSM_AFFINE, "2", "by", "1", "1"},
-    {"affine-warp, tail 1, by, early", GPU_MSM_AFFINE_WARP, "0", "by", "1", "0"},
-    {"affine-warp, tail 1, lazy, early", GPU_MSM_AFFINE_WARP, "0", "by", "1", "1"},
-    {"affine-warp, tail 4, fermat", GPU_MSM_AFFINE_WARP, "2", "fermat", "0", "0"},
-    {"affine-warp, tail 8, lazy with products, early", GPU_MSM_AFFINE_WARP, "3", "by", "1", "2"},
-    {"affine-warp, tail 8, by (default)", GPU_MSM_AFFINE_WARP, "3", "by", "0", "0"},
+    {"xyzz", GPU_MSM_XYZZ, "2", "by", "1"},
+    {"affine, tail 1, fermat", GPU_MSM_AFFINE, "0", "fermat", "0"},
+    {"affine, tail 8, by, early", GPU_MSM_AFFINE, "3", "by", "1"},
+    {"affine-warp, tail 1, by, early", GPU_MSM_AFFINE_WARP, "0", "by", "1"},
+    {"affine-warp, tail 4, fermat", GPU_MSM_AFFINE_WARP, "2", "fermat", "0"},
+    {"affine-warp, tail 8, by", GPU_MSM_AFFINE_WARP, "3", "by", "0"},
+    {"affine-warp, tail 4, by, early (default)", GPU_MSM_AFFINE_WARP, "2", "by", "1"},
 };
 #define NCFG (sizeof cfgs / sizeof cfgs[0])
 
@@ -67,14 +65,12 @@ static cuzk_status run_cfg(g1_jac_t *got, const g1_affine_t *bases, const fr_t *
     setenv("CUZK_GPU_MSM_TAIL", cfg->tail, 1);
     setenv("CUZK_GPU_MSM_INV", cfg->inv, 1);
     setenv("CUZK_GPU_MSM_EARLY", cfg->early, 1);
-    setenv("CUZK_GPU_MSM_LAZY", cfg->lazy, 1);
     memset(got, 0x5a, sizeof *got); /* poison: a result that was never written cannot pass */
     cuzk_status st = pb ? gpu_msm_g1_prepared(ctx, got, pb, scalars, n, cfg->v, err)
                         : gpu_msm_g1_variant(ctx, got, bases, scalars, n, c, cfg->v, err);
     unsetenv("CUZK_GPU_MSM_TAIL");
     unsetenv("CUZK_GPU_MSM_INV");
     unsetenv("CUZK_GPU_MSM_EARLY");
-    unsetenv("CUZK_GPU_MSM_LAZY");
     return st;
 }
 
@@ -185,68 +181,6 @@ static void test_field(void)
     free(ra);
     free(rb);
     free(ro);
-}
-
-/* r = a + p as 384-bit limbs (a < p, so r < 2p < 2^384): a representative the lazy products must accept. */
-static void fp_plus_p(fp_t *r, const fp_t *a)
-{
-    unsigned __int128 c = 0;
-    for (int k = 0; k < FP_LIMBS; k++) {
-        c += (unsigned __int128)a->l[k] + FP_MODULUS[k];
-        r->l[k] = (uint64_t)c;
-        c >>= 64;
-    }
-}
-
-/* The lazy products of the affine MSM rounds on operands in [0, 2p), against the CPU's fully reduced products:
- * random values, each one also lifted by p, and the edges 0, 1, p - 1, p (0 lifted) and 2p - 1. */
-static void test_field_lazy(void)
-{
-    enum { N = 4096 };
-    fp_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), *ra = malloc(N * sizeof *ra),
-         *rb = malloc(N * sizeof *rb), *mul = malloc(N * sizeof *mul), *sqr = malloc(N * sizeof *sqr);
-    cuzk_error err = {0};
-    CHECK(a && b && ra && rb && mul && sqr);
-    if (a && b && ra && rb && mul && sqr) {
-        for (int i = 0; i < N; i++) {
-            fp_random(&ra[i], &rng);
-            fp_random(&rb[i], &rng);
-        }
-        fp_set_zero(&ra[0]);
-        fp_set_one(&ra[1]);
-        fp_set_one(&ra[2]);
-        fp_neg(&ra[2], &ra[2]);
-        ra[3] = ra[2];
-        rb[3] = ra[2];
-        ra[4] = ra[0];
-        ra[5] = ra[2];
-        rb[5] = ra[2];
-        for (int i = 0; i < N; i++) {
-            /* Lift a by p for i % 4 in {1, 3}, b for i % 4 in {2, 3}, and the edges 4 (0 + p = p) and 5 (2p - 1). */
-            a[i] = ra[i];
-            b[i] = rb[i];
-            if (i % 4 == 1 || i % 4 == 3 || i == 4 || i == 5) fp_plus_p(&a[i], &ra[i]);
-            if (i % 4 == 2 || i % 4 == 3 || i == 5) fp_plus_p(&b[i], &rb[i]);
-        }
-        cuzk_status st = gpu_debug_fp_lazy(ctx, mul, sqr, a, b, N, &err);
-        CHECK_MSG(st == CUZK_OK, "fp lazy: %s", err.msg);
-        int bad_mul = 0, bad_sqr = 0;
-        for (int i = 0; st == CUZK_OK && i < N; i++) {
-            fp_t w, v;
-            fp_mul(&w, &ra[i], &rb[i]);
-            fp_sqr(&v, &ra[i]);
-            if (!fp_eq(&w, &mul[i]) && bad_mul++ < 3) fprintf(stderr, "lazy product wrong at %d\n", i);
-            if (!fp_eq(&v, &sqr[i]) && bad_sqr++ < 3) fprintf(stderr, "lazy square wrong at %d\n", i);
-        }
-        CHECK_MSG(bad_mul == 0, "%d of %d device lazy Fp products differ", bad_mul, N);
-        CHECK_MSG(bad_sqr == 0, "%d of %d device lazy Fp squares differ", bad_sqr, N);
-    }
-    free(a);
-    free(b);
-    free(ra);
-    free(rb);
-    free(mul);
-    free(sqr);
 }
 
 static void test_point_add(void)
@@ -499,7 +433,6 @@ int main(void)
         return 1;
     }
     test_field();
-    test_field_lazy();
     test_point_add();
     test_msm_random();
     test_msm_edges();

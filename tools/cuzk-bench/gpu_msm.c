@@ -18,7 +18,7 @@ static void usage(FILE *f)
                "  times the GPU G1 MSM for 2^from, 2^(from+S), ... 2^log points (default 16..26, S 2, 5 runs)\n"
                "  --variant: default, xyzz, affine, affine-warp; several (comma-separated) run on the same inputs;\n"
                "             a variant may set CUZK_GPU_MSM_* knobs for its runs: affine-warp:tail=2:inv=fermat\n"
-               "             (tail=0..8, inv=by|fermat, early=0|1, lazy=0|1|2, share=1..16: see src/gpu/msm.cu)\n"
+               "             (tail=0..8, inv=by|fermat, early=0|1, share=1..16: see src/gpu/msm.cu)\n"
                "  --device-only: skip the runs with scalars copied from host memory\n"
                "  --check: compare with the CPU MSM up to 2^20 points, with the GPU's XYZZ variant above\n"
                "  --prepared: bases prepared per size (gpu_msm_bases_prepare: shifted copies), gpu_msm_g1_prepared\n");
