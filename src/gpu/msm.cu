@@ -507,7 +507,8 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
     bool live = j0 < wend, act, nact;
     /* The bucket of j0 (of the warp's last output for a lane with none). */
     uint32_t jq = live ? j0 : (uint32_t)(wend - 1);
-    uint32_t bb = aff_find(out_off, 0, nbk, jq), cs = out_off[bb], ce = out_off[bb + 1], ra, rb, nra = AFF_NONE, nrb = AFF_NONE;
+    uint32_t bb = aff_find(out_off, 0, nbk, jq), cs = out_off[bb], ce = out_off[bb + 1], ra, rb, nra = AFF_NONE,
+             nrb = AFF_NONE;
     fp_d acc, den;
     g1_aff_d a, b, r;
     mont_set_one<fp_cfg>(acc);
