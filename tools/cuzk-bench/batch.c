@@ -410,72 +410,6 @@ static uint64_t mem_available_bytes(void)
 /* ---- stages: one partition, GPU and CPU provers, per stage ---- */
 
 #ifdef CUZK_HAVE_GPU
-#define FAKE_POINTS 4096
-
-/* Parameters of the right lengths for the circuit, the bases tiled from FAKE_POINTS random points, and a random
- * vk: proving costs what it costs with real parameters, without the setup. */
-static cuzk_status fake_params(pool_t *pool, const r1cs *cs, const r1cs_density *dn, size_t m, groth16_params *p,
-                               cuzk_error *err)
-{
-    (void)pool;
-    memset(p, 0, sizeof(*p));
-    rng_t rng;
-    rng_seed(&rng, 12345);
-    g1_jac_t gj;
-    g2_jac_t g2j;
-    g1_affine_t *pts = malloc(FAKE_POINTS * sizeof(*pts));
-    g2_affine_t *pts2 = malloc(FAKE_POINTS * sizeof(*pts2));
-    if (!pts || !pts2) {
-        free(pts);
-        free(pts2);
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "fake setup: out of memory");
-    }
-    g1_jac_t g1;
-    g2_jac_t g2;
-    g1_jac_from_affine(&g1, &G1_GENERATOR);
-    g2_jac_from_affine(&g2, &G2_GENERATOR);
-    for (size_t i = 0; i < FAKE_POINTS; i++) {
-        fr_t k;
-        fr_random(&k, &rng);
-        g1_jac_mul_fr(&gj, &g1, &k);
-        g1_jac_to_affine(&pts[i], &gj);
-        g2_jac_mul_fr(&g2j, &g2, &k);
-        g2_jac_to_affine(&pts2[i], &g2j);
-    }
-    p->h_form = H_FORM_BELLPERSON;
-    p->h_len = m - 1;
-    p->l_len = cs->num_aux;
-    p->a_len = cs->num_inputs + dn->a_aux_count;
-    p->b_g1_len = p->b_g2_len = dn->b_input_count + dn->b_aux_count;
-    p->vk.ic_len = cs->num_inputs;
-    p->h = malloc((p->h_len + 1) * sizeof(g1_affine_t));
-    p->l = malloc((p->l_len + 1) * sizeof(g1_affine_t));
-    p->a = malloc((p->a_len + 1) * sizeof(g1_affine_t));
-    p->b_g1 = malloc((p->b_g1_len + 1) * sizeof(g1_affine_t));
-    p->b_g2 = malloc((p->b_g2_len + 1) * sizeof(g2_affine_t));
-    p->vk.ic = malloc((p->vk.ic_len + 1) * sizeof(g1_affine_t));
-    if (!p->h || !p->l || !p->a || !p->b_g1 || !p->b_g2 || !p->vk.ic) {
-        free(pts);
-        free(pts2);
-        groth16_params_free(p);
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "fake setup: cannot allocate the bases");
-    }
-    g1_affine_t *g1s[5] = {p->h, p->l, p->a, p->b_g1, p->vk.ic};
-    size_t lens[5] = {p->h_len, p->l_len, p->a_len, p->b_g1_len, p->vk.ic_len};
-    for (int t = 0; t < 5; t++)
-        for (size_t i = 0; i < lens[t]; i++) g1s[t][i] = pts[(i * 7 + (size_t)t) % FAKE_POINTS];
-    for (size_t i = 0; i < p->b_g2_len; i++) p->b_g2[i] = pts2[i % FAKE_POINTS];
-    p->vk.alpha_g1 = pts[1];
-    p->vk.beta_g1 = pts[2];
-    p->vk.delta_g1 = pts[3];
-    p->vk.beta_g2 = pts2[1];
-    p->vk.gamma_g2 = pts2[2];
-    p->vk.delta_g2 = pts2[3];
-    free(pts);
-    free(pts2);
-    return CUZK_OK;
-}
-
 enum { ST_UPLOAD, ST_ABC_EVAL, ST_NTT, ST_MSM_H, ST_CLASSIFY, ST_CLASSIFY_WAIT, ST_BA_L, ST_BA_A, ST_BA_B, ST_TAIL_L, ST_TAIL_A,
        ST_TAIL_B, ST_BA_B2, ST_START, ST_B_G2, ST_ASSEMBLY, ST_GPU_TOTAL, ST_N };
 static const char *const ST_NAME[ST_N] = {
@@ -514,7 +448,7 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     if (circuit_spec_build(pool, &spec, R1CS_MATRICES | R1CS_WITNESS, &shape, &err) != CUZK_OK) goto fail;
     if (r1cs_compute_density(&shape, &dn, &err) != CUZK_OK) goto fail;
     if (domain_for_size(&d, shape.num_constraints, &err) != CUZK_OK) goto fail;
-    if (fake ? fake_params(pool, &shape, &dn, d.m, &params, &err) != CUZK_OK
+    if (fake ? bench_fake_params(pool, &shape, &dn, d.m, &params, &err) != CUZK_OK
              : bench_setup(pool, &shape, 1, &params, &err) != CUZK_OK)
         goto fail;
     double setup_s = (double)(bench_now_ns() - t0) / 1e9;

@@ -10,6 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/status.h"
+#include "groth16/groth16.h"
+#include "r1cs/r1cs.h"
+#include "util/pool.h"
+
 int bench_micro(int argc, char **argv);
 int bench_ntt(int argc, char **argv);
 int bench_msm(int argc, char **argv);
@@ -18,6 +23,7 @@ int bench_batch(int argc, char **argv);
 int bench_timeline(int argc, char **argv);
 int bench_gpu_ntt(int argc, char **argv);
 int bench_gpu_msm(int argc, char **argv);
+int bench_gpu_abc(int argc, char **argv);
 int bench_synth(int argc, char **argv);
 /* Against a daemon (remote.c; `batch --addr` dispatches to bench_remote_batch). */
 int bench_single(int argc, char **argv);
@@ -34,5 +40,10 @@ uint64_t bench_now_ns(void);
 double bench_median(double *v, size_t n);
 /* Parses a whole decimal (or 0x-prefixed hex) unsigned number; returns 0 on success, -1 on anything else. */
 int bench_parse_u64(const char *s, uint64_t *out);
+/* Parameters of the lengths cs needs (domain m, densities dn), every base tiled from 4096 random points and a
+ * random vk (fake_params.c): proving costs what it costs with real parameters, without the setup, and the
+ * proofs do not verify. */
+cuzk_status bench_fake_params(pool_t *pool, const r1cs *cs, const r1cs_density *dn, size_t m, groth16_params *p,
+                              cuzk_error *err);
 
 #endif

@@ -35,66 +35,6 @@ static double ms_since(uint64_t t0)
     return (double)(bench_now_ns() - t0) / 1e6;
 }
 
-#define FAKE_POINTS 64
-
-typedef struct tile_ctx {
-    g1_affine_t *dst;
-    const g1_affine_t *pts;
-    size_t t;
-} tile_ctx;
-
-static void tile_task(void *vctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    const tile_ctx *tc = vctx;
-    for (size_t i = begin; i < end; i++) tc->dst[i] = tc->pts[(i * 7 + tc->t) % FAKE_POINTS];
-}
-
-/* Parameters of the lengths the circuit needs, bases tiled from FAKE_POINTS multiples of the generators. */
-static cuzk_status fake_params(pool_t *pool, const r1cs *cs, const r1cs_density *dn, size_t m, groth16_params *p,
-                               cuzk_error *err)
-{
-    memset(p, 0, sizeof *p);
-    g1_affine_t pts[FAKE_POINTS];
-    g2_affine_t pts2[FAKE_POINTS];
-    g1_jac_t g1, t1;
-    g2_jac_t g2, t2;
-    g1_jac_from_affine(&g1, &G1_GENERATOR);
-    g2_jac_from_affine(&g2, &G2_GENERATOR);
-    for (size_t i = 0; i < FAKE_POINTS; i++) {
-        fr_t k;
-        fr_from_u64(&k, 1000 + 7 * i);
-        g1_jac_mul_fr(&t1, &g1, &k);
-        g1_jac_to_affine(&pts[i], &t1);
-        g2_jac_mul_fr(&t2, &g2, &k);
-        g2_jac_to_affine(&pts2[i], &t2);
-    }
-    p->h_form = H_FORM_BELLPERSON;
-    p->h_len = m - 1;
-    p->l_len = cs->num_aux;
-    p->a_len = cs->num_inputs + dn->a_aux_count;
-    p->b_g1_len = p->b_g2_len = dn->b_input_count + dn->b_aux_count;
-    p->h = malloc((p->h_len + 1) * sizeof(g1_affine_t));
-    p->l = malloc((p->l_len + 1) * sizeof(g1_affine_t));
-    p->a = malloc((p->a_len + 1) * sizeof(g1_affine_t));
-    p->b_g1 = malloc((p->b_g1_len + 1) * sizeof(g1_affine_t));
-    p->b_g2 = malloc((p->b_g2_len + 1) * sizeof(g2_affine_t));
-    p->vk.ic_len = cs->num_inputs;
-    p->vk.ic = malloc((p->vk.ic_len + 1) * sizeof(g1_affine_t));
-    if (!p->h || !p->l || !p->a || !p->b_g1 || !p->b_g2 || !p->vk.ic) {
-        groth16_params_free(p);
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "fake params: cannot allocate the bases");
-    }
-    g1_affine_t *g1s[5] = {p->h, p->l, p->a, p->b_g1, p->vk.ic};
-    size_t lens[5] = {p->h_len, p->l_len, p->a_len, p->b_g1_len, p->vk.ic_len};
-    for (int t = 0; t < 5; t++) {
-        tile_ctx tc = {g1s[t], pts, (size_t)t};
-        pool_parallel_for(pool, lens[t], 1 << 16, tile_task, &tc);
-    }
-    for (size_t i = 0; i < p->b_g2_len; i++) p->b_g2[i] = pts2[i % FAKE_POINTS];
-    return CUZK_OK;
-}
-
 static int pending_same(const groth16_pending *x, const groth16_pending *y)
 {
     return g1_jac_eq(&x->h, &y->h) && g1_jac_eq(&x->l, &y->l) && g1_jac_eq(&x->a, &y->a) &&
@@ -126,7 +66,7 @@ static cuzk_status bench_prove_start(pool_t *pool, const r1cs *sh, const r1cs *w
         return st;
     }
     uint64_t t0 = bench_now_ns();
-    st = fake_params(pool, sh, &dn, d.m, &params, err);
+    st = bench_fake_params(pool, sh, &dn, d.m, &params, err);
     if (st == CUZK_OK) st = gpu_params_upload(0, &params, &gp, err);
     if (st == CUZK_OK) st = gpu_prover_create(0, &pv, err);
     if (st == CUZK_OK) printf("prove: fake params and their upload %.1f s\n", ms_since(t0) / 1e3);

@@ -14,7 +14,6 @@ typedef struct bench_command {
     const char *summary;
 } bench_command;
 
-int bench_gpu_abc(int argc, char **argv); /* gpu_abc.c (belongs in bench.h) */
 
 /* One line per subcommand. */
 static const bench_command COMMANDS[] = {
