@@ -59,23 +59,6 @@ template <class OFF, class CI> struct eval_args {
     uint32_t skip_above; /* rows longer than this are left to the warp kernel; UINT32_MAX: none */
 };
 
-__device__ __forceinline__ fr_d abc_ldg(const fr_d *p)
-{
-    const uint4 *q = reinterpret_cast<const uint4 *>(p);
-    uint4 a = __ldg(q), b = __ldg(q + 1);
-    fr_d r;
-    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
-    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
-    return r;
-}
-
-__device__ __forceinline__ void abc_st(fr_d *p, const fr_d &r)
-{
-    uint4 *q = reinterpret_cast<uint4 *>(p);
-    q[0] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
-    q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
-}
-
 __device__ __forceinline__ bool abc_is_one(const fr_d &x)
 {
     uint32_t acc = 0;
@@ -89,14 +72,14 @@ template <class CI>
 __device__ __forceinline__ void abc_term(fr_d &acc, const fr_d *w, const fr_d *coeffs, uint32_t j, const CI *cip,
                                          uint64_t k)
 {
-    fr_d x = abc_ldg(w + j);
+    fr_d x = fr_ldg(w + j);
     if (mont_is_zero(x)) return;
     uint32_t ci = __ldg(cip + k);
     if (ci == 0) {
         mont_add(acc, acc, x);
         return;
     }
-    fr_d c = abc_ldg(coeffs + ci);
+    fr_d c = fr_ldg(coeffs + ci);
     if (abc_is_one(x)) {
         mont_add(acc, acc, c);
     } else {
@@ -117,7 +100,7 @@ template <class OFF, class CI> __global__ void abc_rows_kernel(eval_args<OFF, CI
     fr_d acc;
     mont_set_zero(acc);
     for (uint64_t k = k0; k < k1; k++) abc_term(acc, args.w, args.coeffs, __ldg(m.col + k), m.ci, k);
-    abc_st(args.out[blockIdx.y] + i, acc);
+    fr_st(args.out[blockIdx.y] + i, acc);
 }
 
 /* One warp per long row (grid-stride over the matrix's list); blockIdx.y is the matrix. */
@@ -139,7 +122,7 @@ template <class OFF, class CI> __global__ void abc_long_kernel(eval_args<OFF, CI
             for (int l = 0; l < fr_cfg::N; l++) o.v[l] = __shfl_down_sync(0xffffffffu, acc.v[l], s);
             mont_add(acc, acc, o);
         }
-        if (lane == 0) abc_st(args.out[blockIdx.y] + i, acc);
+        if (lane == 0) fr_st(args.out[blockIdx.y] + i, acc);
     }
 }
 

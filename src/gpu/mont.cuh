@@ -90,6 +90,25 @@ __device__ __forceinline__ uint32_t fr_cfg::m0() { return mont_fr_m0; }
 typedef mont_t<fp_cfg> fp_d;
 typedef mont_t<fr_cfg> fr_d;
 
+/* An Fr element of read-only memory (tables, matrices, inputs) as two 16-byte loads through the non-coherent
+ * cache, and a store as two 16-byte stores. */
+__device__ __forceinline__ fr_d fr_ldg(const fr_d *p)
+{
+    const uint4 *q = reinterpret_cast<const uint4 *>(p);
+    uint4 a = __ldg(q), b = __ldg(q + 1);
+    fr_d r;
+    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
+    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
+    return r;
+}
+
+__device__ __forceinline__ void fr_st(fr_d *p, const fr_d &r)
+{
+    uint4 *q = reinterpret_cast<uint4 *>(p);
+    q[0] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
+    q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
+}
+
 template <class C> MONT_DEV void mont_set_zero(mont_t<C> &r)
 {
 #pragma unroll

@@ -77,29 +77,11 @@ __device__ __forceinline__ fr_d ntt_ld(const fr_d *p)
     return r;
 }
 
-/* Read-only (table) loads through the non-coherent cache. */
-__device__ __forceinline__ fr_d ntt_ldg(const fr_d *p)
-{
-    const uint4 *q = reinterpret_cast<const uint4 *>(p);
-    uint4 a = __ldg(q), b = __ldg(q + 1);
-    fr_d r;
-    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
-    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
-    return r;
-}
-
-__device__ __forceinline__ void ntt_st(fr_d *p, const fr_d &r)
-{
-    uint4 *q = reinterpret_cast<uint4 *>(p);
-    q[0] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
-    q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
-}
-
 __device__ __forceinline__ fr_d ntt_tab_get(const ntt_tab &t, uint32_t x)
 {
-    fr_d r = ntt_ldg(t.lo + (x & t.lo_mask));
+    fr_d r = fr_ldg(t.lo + (x & t.lo_mask));
     if (t.hi) {
-        fr_d h = ntt_ldg(t.hi + (x >> t.hi_shift));
+        fr_d h = fr_ldg(t.hi + (x >> t.hi_shift));
         mont_mul<fr_cfg>(r, r, h);
     }
     return r;
@@ -151,7 +133,7 @@ template <int W0, int R, int RB> __device__ __forceinline__ void ntt_bfly(fr_d *
             const uint32_t jl = (uint32_t)(j & ((1 << i) - 1));
             if (W0 > 0 || jl != 0) { /* exponent mid mod 2^b; zero only where known at compile time */
                 uint32_t ex = mlow | (jl << W0);
-                fr_d w = ntt_ldg(tw + (ex << (10 - b)));
+                fr_d w = fr_ldg(tw + (ex << (10 - b)));
                 mont_mul<fr_cfg>(d, d, w);
             }
             x[j | (1 << i)] = d;
@@ -223,7 +205,7 @@ __device__ __forceinline__ void ntt_out(const ntt_pass_args &a, fr_d x, uint32_t
             if (a.has_z) mont_mul<fr_cfg>(x, x, a.z);
         }
     }
-    ntt_st(a.dst + o, x);
+    fr_st(a.dst + o, x);
 }
 
 /* One pass of 2^KB points per group. RB: log2 of the elements per thread (radix-2^RB steps through registers);
@@ -315,7 +297,7 @@ __global__ void ntt_pointwise_kernel(fr_d *out, const fr_d *a, const fr_d *b, si
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         fr_d x = ntt_ld(a + i), y = ntt_ld(b + i);
         mont_mul<fr_cfg>(x, x, y);
-        ntt_st(out + i, x);
+        fr_st(out + i, x);
     }
 }
 
