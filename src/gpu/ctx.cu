@@ -85,23 +85,6 @@ done:
     return st;
 }
 
-cuzk_status gpu_ctx_raise_priority(gpu_ctx *ctx, cuzk_error *err)
-{
-    cuzk_status st = CUZK_OK;
-    int least = 0, greatest = 0;
-    cudaStream_t s = NULL;
-    GPU_TRY(cudaSetDevice(ctx->device));
-    GPU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    GPU_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
-    GPU_TRY(cudaStreamSynchronize(ctx->stream));
-    GPU_TRY(cudaStreamDestroy(ctx->stream));
-    ctx->stream = s;
-    return CUZK_OK;
-done:
-    if (s) cudaStreamDestroy(s);
-    return st;
-}
-
 extern "C" void gpu_ctx_destroy(gpu_ctx *ctx)
 {
     if (ctx == NULL) return;

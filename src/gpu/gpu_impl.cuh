@@ -21,10 +21,6 @@ struct gpu_buf {
     size_t bytes;
 };
 
-/* Replaces ctx's stream (idle by then) with one of the device's greatest priority: its blocks are scheduled
- * before those of other streams when both wait for room on the SMs. */
-cuzk_status gpu_ctx_raise_priority(gpu_ctx *ctx, cuzk_error *err);
-
 /* Maps a CUDA error to a status with a message naming the call site; out-of-memory becomes CUZK_ERR_NOMEM.
  * The sticky error state is cleared where CUDA allows (cudaGetLastError). */
 cuzk_status gpu_fail(cuzk_error *err, cudaError_t e, const char *what, const char *file, int line);

@@ -65,15 +65,10 @@ void gpu_prover_destroy(gpu_prover *pv);
 typedef enum gpu_prove_split { GPU_SPLIT_AUTO = 0, GPU_SPLIT_ALWAYS = 1, GPU_SPLIT_NEVER = 2 } gpu_prove_split;
 void gpu_prover_set_split(gpu_prover *pv, gpu_prove_split mode);
 
-/* How the partition's steps share the device (results are the same every way):
- * NONE: one after another on the prover's stream.
- * H: the H MSM runs on a stream and thread of its own while B_G2, L, A and B_G1 run on the prover's stream, so
- *   that the device fills the gaps of one with the other (a 2^27 partition on the H200: 2201 -> 1938 ms).
- * QUERIES: the classification and then B_G2, L, A and B_G1 run on a thread and stream of their own from the start,
- *   beside the whole of H (the NTTs, which are bound by memory, and then the H MSM).
- * The default is H; the environment CUZK_GPU_OVERLAP=0|1|2 picks NONE|H|QUERIES for new provers. */
-typedef enum gpu_prove_overlap { GPU_OVERLAP_NONE = 0, GPU_OVERLAP_H = 1, GPU_OVERLAP_QUERIES = 2 } gpu_prove_overlap;
-void gpu_prover_set_overlap(gpu_prover *pv, gpu_prove_overlap mode);
+/* on (the default; environment CUZK_GPU_OVERLAP=0 turns it off for new provers): the H MSM runs on a stream and
+ * thread of its own while B_G2, L, A and B_G1 run on the prover's stream, so that the device fills the gaps of one
+ * with the other (a 2^27 partition on the H200: prove_start 2201 -> 1938 ms). Results are the same either way. */
+void gpu_prover_set_overlap(gpu_prover *pv, int on);
 
 /* For the next gpu_prove_start_abc on pv only: fn(ctx) is called on the calling thread, at most once, as soon as
  * a, b and c will no longer be read (once they are on the device, before the MSMs), so that the caller may reuse
@@ -89,8 +84,7 @@ typedef struct gpu_prove_timings {
     double ntt_ms;        /* the 7 NTTs and pointwise steps of H on the device */
     double msm_h_ms;      /* the H MSM (its device time; with overlap it runs beside the queries below) */
     double classify_ms;   /* host classification, overlapped with H (its wall time, on the helper thread) */
-    double classify_wait_ms; /* how long the prover's thread waited after H: for the classification (NONE, H) or
-                              * for the queries' thread (QUERIES) */
+    double classify_wait_ms; /* how long the device path waited for the classification after H */
     double batch_add_ms[GPU_Q_COUNT]; /* device time of each query's batch addition (0 if none) */
     double tail_ms[GPU_Q_COUNT];      /* each query's tail (or full) MSM, gather and scalar copy included */
     double b_g2_ms;       /* device time of B_G2 (batch addition + tail MSM, or one MSM; 0: left to the CPU) */

@@ -135,8 +135,8 @@ extern "C" int gpu_params_device(const gpu_params *gp)
 
 struct gpu_prover {
     gpu_ctx *ctx;
-    gpu_ctx *ctx_side;  /* the second stream of GPU_OVERLAP_H (the H MSM) or _QUERIES; created on first use */
-    gpu_prove_overlap overlap;
+    gpu_ctx *ctx_h;     /* the H MSM's own stream, when it overlaps the other queries; created on first use */
+    int overlap;        /* 1: the H MSM runs on ctx_h (another thread) while ctx computes B_G2, L, A, B_G1 */
     void (*abc_done)(void *); /* this call's: called once a, b, c are no longer read */
     void *abc_done_ctx;
     void (*next_abc_done)(void *); /* set by gpu_prover_on_abc_done for the next call */
@@ -161,14 +161,7 @@ extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_erro
         return st;
     }
     const char *ov = getenv("CUZK_GPU_OVERLAP");
-    pv->overlap = ov && !strcmp(ov, "0") ? GPU_OVERLAP_NONE : ov && !strcmp(ov, "2") ? GPU_OVERLAP_QUERIES : GPU_OVERLAP_H;
-    /* CUZK_GPU_PRIORITY=1: the prover's own stream (H's NTTs, and the H MSM unless GPU_OVERLAP_H) goes first. */
-    const char *pr = getenv("CUZK_GPU_PRIORITY");
-    if (pr && !strcmp(pr, "1") && gpu_ctx_raise_priority(pv->ctx, err) != CUZK_OK) {
-        gpu_ctx_destroy(pv->ctx);
-        free(pv);
-        return cuzk_error_prefix(err, "gpu_prover_create: ");
-    }
+    pv->overlap = !(ov && !strcmp(ov, "0"));
     *out = pv;
     return CUZK_OK;
 }
@@ -184,7 +177,7 @@ extern "C" void gpu_prover_destroy(gpu_prover *pv)
         if (pv->stage[i]) cudaFreeHost(pv->stage[i]);
     }
     gpu_ntt_plan_destroy(pv->plan);
-    gpu_ctx_destroy(pv->ctx_side);
+    gpu_ctx_destroy(pv->ctx_h);
     gpu_ctx_destroy(pv->ctx);
     free(pv);
 }
@@ -194,9 +187,9 @@ extern "C" void gpu_prover_set_split(gpu_prover *pv, gpu_prove_split mode)
     if (pv) pv->split = mode;
 }
 
-extern "C" void gpu_prover_set_overlap(gpu_prover *pv, gpu_prove_overlap mode)
+extern "C" void gpu_prover_set_overlap(gpu_prover *pv, int on)
 {
-    if (pv) pv->overlap = mode;
+    if (pv) pv->overlap = on != 0;
 }
 
 extern "C" void gpu_prover_on_abc_done(gpu_prover *pv, void (*fn)(void *ctx), void *ctx)
@@ -248,7 +241,6 @@ typedef struct classify {
     fr_t one;
     /* out */
     query q[GPU_Q_COUNT];
-    int ran; /* classify_run has been called */
     cuzk_status st;
     cuzk_error err;
     double ms;
@@ -410,7 +402,6 @@ static void decide(query *q, gpu_prove_split mode)
 static void classify_run(classify *cl)
 {
     double t0 = now_ms();
-    cl->ran = 1;
     const r1cs_density *dn = cl->dn;
     size_t nw = (cl->num_aux + 63) / 64;
     fr_set_one(&cl->one);
@@ -759,7 +750,7 @@ static cuzk_status h_msm_end(gpu_prover *pv, h_msm *hm, g1_jac_t *out, gpu_prove
 {
     if (hm->running) pthread_join(hm->thread, NULL);
     hm->running = 0;
-    /* gpu_msm_g1 has returned, so nothing on ctx_side reads the scalars any more. */
+    /* gpu_msm_g1 has returned, so nothing on ctx_h reads the scalars any more. */
     gpu_ntt_h_free(pv->ctx, hm->scalars);
     hm->scalars = NULL;
     gt->msm_h_ms = hm->ms;
@@ -769,14 +760,6 @@ static cuzk_status h_msm_end(gpu_prover *pv, h_msm *hm, g1_jac_t *out, gpu_prove
     }
     *out = hm->out;
     return CUZK_OK;
-}
-
-/* The prover's second stream, created on first use; 0 when it cannot be (the steps then run one after another). */
-static int side_ctx(gpu_prover *pv)
-{
-    cuzk_error e;
-    if (pv->ctx_side == NULL && gpu_ctx_create(&pv->ctx_side, pv->ctx->device, &e) != CUZK_OK) pv->ctx_side = NULL;
-    return pv->ctx_side != NULL;
 }
 
 /* H scalars on the device, then the H MSM started (hm; finished by h_msm_end) or, for the smallest domains,
@@ -837,78 +820,19 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     hm->bases = bases;
     hm->scalars = h_dev;
     hm->n = p->h_len;
-    if (pv->overlap == GPU_OVERLAP_H && side_ctx(pv)) {
-        hm->ctx = pv->ctx_side;
+    if (pv->overlap && pv->ctx_h == NULL) {
+        /* Without a second stream the H MSM simply runs before the other queries. */
+        if (gpu_ctx_create(&pv->ctx_h, pv->ctx->device, err) != CUZK_OK) pv->overlap = 0;
+    }
+    if (pv->overlap) {
+        hm->ctx = pv->ctx_h;
         if (pthread_create(&hm->thread, NULL, h_msm_main, hm) == 0) {
             hm->running = 1;
             return CUZK_OK;
         }
-        hm->ctx = pv->ctx;
     }
     h_msm_main(hm);
     return h_msm_end(pv, hm, out, gt, err);
-}
-
-/* A partition's queries on ctx: B_G2 (with B_G1's selection), then L, A and B_G1, each a batch addition and a tail
- * MSM or one MSM; classified first unless that has been done. Fills gt's query fields only. */
-typedef struct queries {
-    gpu_ctx *ctx;
-    const gpu_params *gp;
-    const groth16_params *params;
-    classify *cl;
-    gpu_prove_timings *gt;
-    g1_jac_t res[GPU_Q_COUNT];
-    g2_jac_t b2;
-    int b2_done;
-    cuzk_status st;
-    cuzk_error err;
-} queries;
-
-static void queries_run(queries *qs)
-{
-    classify *cl = qs->cl;
-    gpu_prove_timings *gt = qs->gt;
-    const gpu_params *gp = qs->gp;
-    cuzk_error *err = &qs->err;
-    cuzk_status st;
-    if (!cl->ran) classify_run(cl);
-    gt->classify_ms = cl->ms;
-    if (cl->st != CUZK_OK) {
-        qs->err = cl->err;
-        qs->st = cl->st;
-        return;
-    }
-    st = CUZK_OK;
-    if (gp->b_g2 != NULL) {
-        GATED(qs->ctx->device, st,
-              run_b_g2(qs->ctx, &cl->q[GPU_Q_B], (const g2_affine_t *)gpu_buf_ptr(gp->b_g2), qs->params->b_g2_len,
-                       &qs->b2, &gt->b_g2_ms, err));
-        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2: ");
-        qs->b2_done = st == CUZK_OK;
-    }
-    const g1_affine_t *qbases[GPU_Q_COUNT] = {(const g1_affine_t *)gpu_buf_ptr(gp->l),
-                                              (const g1_affine_t *)gpu_buf_ptr(gp->a),
-                                              (const g1_affine_t *)gpu_buf_ptr(gp->b_g1)};
-    static const char *const QNAME[GPU_Q_COUNT] = {"L", "A", "B_G1"};
-    for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
-        const fr_t *full = q == GPU_Q_L ? cl->aux : cl->q[q].full;
-        GATED(qs->ctx->device, st,
-              run_query(qs->ctx, &cl->q[q], qbases[q], full, &qs->res[q], &gt->batch_add_ms[q], &gt->tail_ms[q],
-                        err));
-        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: %s: ", QNAME[q]);
-        gt->bases[q] = cl->q[q].nbases;
-        gt->ones[q] = cl->q[q].ones_n;
-        gt->tail[q] = cl->q[q].tail_n;
-        gt->split[q] = cl->q[q].split;
-    }
-    qs->st = st;
-}
-
-static void *queries_main(void *arg)
-{
-    queries *qs = (queries *)arg;
-    queries_run(qs);
-    return NULL;
 }
 
 /* The partition, for both entries (a, b, c given or from a shape). */
@@ -926,6 +850,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     gpu_prove_timings gt;
     memset(&gt, 0, sizeof gt);
 
+    /* The classification runs on a helper thread (fanning out over pool) while this one drives the device. */
     classify *cl = (classify *)calloc(1, sizeof *cl);
     if (cl == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: out of host memory");
     cl->inputs = inputs;
@@ -935,32 +860,44 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     cl->dn = density;
     cl->mode = pv->split;
     cl->pool = pool;
-    queries qs;
-    memset(&qs, 0, sizeof qs);
-    qs.ctx = pv->ctx;
-    qs.gp = gp;
-    qs.params = params;
-    qs.cl = cl;
-    qs.gt = &gt;
-    /* QUERIES: classification and queries on their own thread and stream, beside H. Otherwise the classification
-     * alone runs on a helper thread (fanning out over pool) while this one drives the device. */
     pthread_t th;
-    int side = pv->overlap == GPU_OVERLAP_QUERIES && side_ctx(pv);
-    if (side) qs.ctx = pv->ctx_side;
-    int threaded = pthread_create(&th, NULL, side ? queries_main : classify_main, side ? (void *)&qs : (void *)cl) == 0;
+    int threaded = pthread_create(&th, NULL, classify_main, cl) == 0;
     if (!threaded) classify_run(cl);
 
-    g1_jac_t h;
+    g1_jac_t h, res[GPU_Q_COUNT];
     h_msm hm;
     memset(&hm, 0, sizeof hm);
     st = compute_h(pv, gp, pool, params, &d, num_constraints, src, &h, &hm, &gt, err);
     double t_wait = now_ms();
     if (threaded) pthread_join(th, NULL);
     gt.classify_wait_ms = now_ms() - t_wait;
-    if (!(side && threaded) && st == CUZK_OK) queries_run(&qs);
-    if (st == CUZK_OK && qs.st != CUZK_OK) {
-        *err = qs.err;
-        st = qs.st;
+    gt.classify_ms = cl->ms;
+    if (st == CUZK_OK && cl->st != CUZK_OK) {
+        *err = cl->err;
+        st = cl->st;
+    }
+    const g1_affine_t *qbases[GPU_Q_COUNT] = {(const g1_affine_t *)gpu_buf_ptr(gp->l),
+                                              (const g1_affine_t *)gpu_buf_ptr(gp->a),
+                                              (const g1_affine_t *)gpu_buf_ptr(gp->b_g1)};
+    static const char *const QNAME[GPU_Q_COUNT] = {"L", "A", "B_G1"};
+    /* B_G2 has B_G1's scalars and selection. */
+    int b2_done = st == CUZK_OK && gp->b_g2 != NULL;
+    g2_jac_t b2;
+    if (b2_done) {
+        GATED(pv->ctx->device, st,
+              run_b_g2(pv->ctx, &cl->q[GPU_Q_B], (const g2_affine_t *)gpu_buf_ptr(gp->b_g2), params->b_g2_len, &b2,
+                       &gt.b_g2_ms, err));
+        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2: ");
+    }
+    for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
+        const fr_t *full = q == GPU_Q_L ? aux : cl->q[q].full;
+        GATED(pv->ctx->device, st,
+              run_query(pv->ctx, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err));
+        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: %s: ", QNAME[q]);
+        gt.bases[q] = cl->q[q].nbases;
+        gt.ones[q] = cl->q[q].ones_n;
+        gt.tail[q] = cl->q[q].tail_n;
+        gt.split[q] = cl->q[q].split;
     }
     if (hm.scalars) {
         cuzk_error herr;
@@ -976,8 +913,8 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     if (st != CUZK_OK) return st;
 
     memset(pending, 0, sizeof *pending);
-    pending->b_g2_done = qs.b2_done;
-    if (qs.b2_done) pending->b_g2 = qs.b2;
+    pending->b_g2_done = b2_done;
+    if (b2_done) pending->b_g2 = b2;
     pending->params = params;
     pending->inputs = inputs;
     pending->aux = aux;
@@ -985,9 +922,9 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     pending->num_aux = num_aux;
     pending->density = density;
     pending->h = h;
-    pending->l = qs.res[GPU_Q_L];
-    pending->a = qs.res[GPU_Q_A];
-    pending->b_g1 = qs.res[GPU_Q_B];
+    pending->l = res[GPU_Q_L];
+    pending->a = res[GPU_Q_A];
+    pending->b_g1 = res[GPU_Q_B];
     gt.total_ms = now_ms() - t_begin;
     if (timings) {
         timings->h_ms = gt.abc_upload_ms + gt.abc_eval_ms + gt.ntt_ms;

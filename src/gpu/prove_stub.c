@@ -46,10 +46,10 @@ void gpu_prover_set_split(gpu_prover *pv, gpu_prove_split mode)
     (void)mode;
 }
 
-void gpu_prover_set_overlap(gpu_prover *pv, gpu_prove_overlap mode)
+void gpu_prover_set_overlap(gpu_prover *pv, int on)
 {
     (void)pv;
-    (void)mode;
+    (void)on;
 }
 
 void gpu_prover_on_abc_done(gpu_prover *pv, void (*fn)(void *ctx), void *ctx)

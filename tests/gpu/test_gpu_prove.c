@@ -84,14 +84,11 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
     st = gpu_params_upload(0, params, &gp, &err);
     CHECK_MSG(st == CUZK_OK, "%s: upload: %s", what, err.msg);
     if (st != CUZK_OK) goto out;
-    /* The three split modes with the H MSM overlapping the queries (the default), then auto with no overlap and
-     * with the queries beside the whole of H. */
-    static const char *const MODE[5] = {"auto", "split", "no split", "auto, no overlap", "auto, queries beside H"};
-    static const gpu_prove_overlap OVERLAP[5] = {GPU_OVERLAP_H, GPU_OVERLAP_H, GPU_OVERLAP_H, GPU_OVERLAP_NONE,
-                                                 GPU_OVERLAP_QUERIES};
-    for (int mode = 0; mode < 5; mode++) {
-        gpu_prover_set_split(pv, mode >= 3 ? GPU_SPLIT_AUTO : (gpu_prove_split)mode);
-        gpu_prover_set_overlap(pv, OVERLAP[mode]);
+    /* The three split modes with the H MSM overlapping the queries (the default), then auto without overlap. */
+    static const char *const MODE[4] = {"auto", "split", "no split", "auto, no overlap"};
+    for (int mode = 0; mode < 4; mode++) {
+        gpu_prover_set_split(pv, mode == 3 ? GPU_SPLIT_AUTO : (gpu_prove_split)mode);
+        gpu_prover_set_overlap(pv, mode != 3);
         gpu_prove_timings gt;
         memcpy(scratch, orig, bytes);
         /* Mode 1 reuses a, b, c's memory as soon as the prover lets go of them. */
@@ -119,7 +116,7 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
                    gt.ones[1], gt.tail[1], gt.split[2] ? "split" : "full", gt.ones[2], gt.tail[2]);
     }
     gpu_prover_set_split(pv, GPU_SPLIT_AUTO);
-    gpu_prover_set_overlap(pv, GPU_OVERLAP_H);
+    gpu_prover_set_overlap(pv, 1);
     gpu_params_free(gp);
 out:
     free(scratch);
