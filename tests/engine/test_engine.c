@@ -774,6 +774,89 @@ static int oneshot_matches(const groth16_proof *got, uint64_t tag, uint64_t job,
     return memcmp(e1, e2, sizeof(e1)) == 0;
 }
 
+/* ---- several devices ---- */
+
+/* Records which (worker, device) pairs prove_start sees; a call waits (up to 5 s) until both devices have had one,
+ * so the test does not depend on which idle worker the scheduler wakes. */
+typedef struct dev_log {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int calls[8][2]; /* [worker][index of the device in DEVS] */
+    int bad;         /* a call with a worker or device outside the configuration */
+    int seen[2];
+} dev_log;
+
+static const int DEVS[2] = {4, 9};
+
+static cuzk_status devlog_start(engine_backend *be, int device, unsigned worker, const engine_partition *p,
+                                void **handle, cuzk_error *err)
+{
+    dev_log *dl = be->ctx;
+    int d = device == DEVS[0] ? 0 : device == DEVS[1] ? 1 : -1;
+    pthread_mutex_lock(&dl->mu);
+    if (d < 0 || worker >= 8) {
+        dl->bad++;
+    } else {
+        dl->calls[worker][d]++;
+        dl->seen[d] = 1;
+        pthread_cond_broadcast(&dl->cv);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 5;
+        while (!(dl->seen[0] && dl->seen[1]))
+            if (pthread_cond_timedwait(&dl->cv, &dl->mu, &until) != 0) break;
+    }
+    pthread_mutex_unlock(&dl->mu);
+    return fixed_start(be, device, worker, p, handle, err);
+}
+
+/* Two devices, two prover workers each: worker w proves only on devices[w / 2], both devices prove, and every
+ * proof is the one-shot prover's for its job and partition. */
+static void test_devices(void)
+{
+    cuzk_error err;
+    dev_log dl;
+    memset(&dl, 0, sizeof dl);
+    pthread_mutex_init(&dl.mu, NULL);
+    pthread_cond_init(&dl.cv, NULL);
+    engine_backend be = {.name = "devices", .ctx = &dl, .prove_start = devlog_start, .prove_finish = fixed_finish,
+                         .discard = fixed_discard};
+    /* Three partition workers: with two partitions held by the workers of one device, a third can only go to
+     * the other's. */
+    engine_config cfg = {.backend = &be, .devices = DEVS, .num_devices = 2, .gpu_workers = 2,
+                         .partition_workers = 3};
+    engine *e;
+    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+    uint64_t ids[3];
+    payload pl[3];
+    for (int i = 0; i < 3; i++) {
+        pl[i] = (payload){.tag = 60 + (uint64_t)i, .fail_part = -1};
+        engine_request rq = {.circuit = &g_circuit, .payload = &pl[i], .partitions = 4, .priority = ENGINE_PRIO_NORMAL};
+        CHECK(engine_submit(e, &rq, &ids[i], &err) == CUZK_OK);
+    }
+    for (int i = 0; i < 3; i++) {
+        engine_result res;
+        CHECK_MSG(engine_wait(e, ids[i], &res, &err) == CUZK_OK && res.status == CUZK_OK, "devices: job %d: %s", i,
+                  res.error.msg);
+        CHECK(res.status != CUZK_OK || res.partitions == 4);
+        for (unsigned k = 0; res.status == CUZK_OK && k < res.partitions; k++)
+            CHECK_MSG(oneshot_matches(&res.proofs[k], pl[i].tag, ids[i], k), "devices: job %d partition %u", i, k);
+        engine_result_free(&res);
+    }
+    engine_destroy(e);
+    int total = 0;
+    CHECK_MSG(dl.bad == 0, "devices: %d calls outside the configured workers and devices", dl.bad);
+    for (int w = 0; w < 8; w++)
+        for (int d = 0; d < 2; d++) {
+            total += dl.calls[w][d];
+            if (dl.calls[w][d]) CHECK_MSG(w < 4 && d == w / 2, "devices: worker %d proved on device %d", w, DEVS[d]);
+        }
+    CHECK_MSG(total == 12, "devices: %d prove_start calls for 12 partitions", total);
+    CHECK_MSG(dl.seen[0] && dl.seen[1], "devices: device %d proved nothing", dl.seen[0] ? DEVS[1] : DEVS[0]);
+    pthread_cond_destroy(&dl.cv);
+    pthread_mutex_destroy(&dl.mu);
+}
+
 /* Sets come from the hooks, are reused across partitions and jobs, hold stale data past num_constraints (the
  * hooks' pattern, then an earlier partition's values) without changing a proof, stay accounted while idle, and
  * are all freed by engine_destroy. The same jobs without a cache (abc_cache < 0) give the same proofs. */
@@ -1178,6 +1261,7 @@ int main(void)
     test_abc_fallback();
     test_abc_early_release();
     test_backend_evaluates_abc();
+    test_devices();
     test_residency();
     fixture_free();
     return test_finish("test_engine");

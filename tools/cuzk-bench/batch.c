@@ -395,6 +395,40 @@ static cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, groth
     return st;
 }
 
+/* "0,1,3": distinct device ordinals, each visible; 1 (after a message) when the list is malformed or names a
+ * missing device. */
+#define BATCH_MAX_DEVICES 16
+static int parse_devices(const char *v, int *out, size_t *n)
+{
+    int visible = gpu_device_count();
+    *n = 0;
+    if (v == NULL || *v == '\0') {
+        fprintf(stderr, "batch: --devices needs a list, e.g. 0,1\n");
+        return 1;
+    }
+    for (const char *p = v;;) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || d < 0 || d >= visible || *n == BATCH_MAX_DEVICES) {
+            fprintf(stderr, "batch: --devices %s: '%.*s' is not one of the %d visible devices\n", v,
+                    (int)strcspn(p, ","), p, visible > 0 ? visible : 0);
+            return 1;
+        }
+        for (size_t k = 0; k < *n; k++)
+            if (out[k] == (int)d) {
+                fprintf(stderr, "batch: --devices %s: device %ld twice\n", v, d);
+                return 1;
+            }
+        out[(*n)++] = (int)d;
+        if (*end == '\0') return 0;
+        if (*end != ',') {
+            fprintf(stderr, "batch: --devices %s: expected device numbers separated by commas\n", v);
+            return 1;
+        }
+        p = end + 1;
+    }
+}
+
 /* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
 static uint64_t mem_available_bytes(void)
 {
@@ -649,6 +683,7 @@ static void batch_usage(FILE *f)
             "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
             "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
             "                        [--no-verify] [--abc device|host] [--abc-pinned on|off] [--abc-cache N]\n"
+            "                        [--devices LIST]\n"
             "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
             "                        [--abc device|host] [--abc-pinned on|off]\n"
             "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
@@ -661,6 +696,8 @@ static void batch_usage(FILE *f)
             "a synthetic C1 from `cuzk porep synth-c1`'s generator); a 32GiB sector needs ~110 GiB of memory.\n"
             "--threads: the prover's thread pool (default: all CPUs); synthesis runs on the partition workers' own\n"
             "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
+            "--devices LIST: the GPUs to prove on, e.g. 0,1 (default: every visible one), --gpu-workers on each;\n"
+            "a partition stays on its worker's device; GPU busy is the mean over the devices.\n"
             "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
             "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
             "--abc device|host: where a, b, c are evaluated with the gpu backend: on the device from the circuit's\n"
@@ -689,6 +726,8 @@ int bench_batch(int argc, char **argv)
     uint64_t abc_cache = 0;
     int abc_cache_given = 0;
     int abc_device = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
+    int devices[BATCH_MAX_DEVICES];
+    size_t num_devices = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -743,6 +782,8 @@ int bench_batch(int argc, char **argv)
         } else if (!strcmp(a, "--abc-cache")) {
             bad = bench_parse_u64(v, &abc_cache) || abc_cache > 1024;
             abc_cache_given = 1;
+        } else if (!strcmp(a, "--devices")) {
+            if (parse_devices(v, devices, &num_devices) != 0) return 2;
         } else if (!strcmp(a, "--cpu-reps")) {
             bad = bench_parse_u64(v, &cpu_reps) || cpu_reps > 1000;
         } else {
@@ -770,6 +811,10 @@ int bench_batch(int argc, char **argv)
     }
     if (strcmp(backend, "cpu") != 0 && strcmp(backend, "gpu") != 0) {
         fprintf(stderr, "batch: unknown backend '%s' (cpu or gpu)\n", backend);
+        return 2;
+    }
+    if (num_devices && strcmp(backend, "gpu") != 0) {
+        fprintf(stderr, "batch: --devices needs the gpu backend\n");
         return 2;
     }
     cuzk_error err;
@@ -845,6 +890,9 @@ int bench_batch(int argc, char **argv)
         if (pool_create(&finish_pool, (unsigned)threads, &err) != CUZK_OK) goto fail;
         if (engine_backend_gpu_create(pool, finish_pool, &be, &err) != CUZK_OK) goto fail;
         if (engine_backend_gpu_set_abc_on_device(be, abc_device, &err) != CUZK_OK) goto fail;
+        if (num_devices == 0) /* every visible device */
+            for (; num_devices < BATCH_MAX_DEVICES && (int)num_devices < gpu_device_count(); num_devices++)
+                devices[num_devices] = (int)num_devices;
 #else
         cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "backend gpu: cuzk was built without CUDA");
         goto fail;
@@ -860,7 +908,8 @@ int bench_batch(int argc, char **argv)
         cuzk_error_set(&err, CUZK_ERR_IO, "cannot open %s for writing", tl_path);
         goto fail;
     }
-    engine_config cfg = {.backend = be, .synth_pool = synth_pool, .gpu_workers = (unsigned)gw,
+    engine_config cfg = {.backend = be, .devices = num_devices ? devices : NULL, .num_devices = num_devices,
+                         .synth_pool = synth_pool, .gpu_workers = (unsigned)gw,
                          .partition_workers = (unsigned)pw,
                          .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
                          .timeline_cb = batch_timeline, .timeline_ctx = &b,
@@ -869,12 +918,15 @@ int bench_batch(int argc, char **argv)
     if (engine_create(&b.e, &cfg, &err) != CUZK_OK) goto fail;
     b.partitions = (unsigned)parts;
     b.n = (unsigned)n;
-    char budget_text[32] = "unlimited";
+    char budget_text[32] = "unlimited", devices_text[BATCH_MAX_DEVICES * 4 + 16] = "";
+    for (size_t k = 0; k < num_devices; k++)
+        snprintf(devices_text + strlen(devices_text), sizeof devices_text - strlen(devices_text), "%s%d",
+                 k ? "," : " on devices ", devices[k]);
     if (budget) snprintf(budget_text, sizeof(budget_text), "%.1f MiB", (double)budget / 1048576.0);
     if (!json)
-        fprintf(stderr, "batch: %llu proofs x %llu partitions, -j %llu, backend %s, partition workers %llu, "
+        fprintf(stderr, "batch: %llu proofs x %llu partitions, -j %llu, backend %s%s, partition workers %llu, "
                         "gpu workers %llu, budget %s%s, a/b/c %s\n",
-                (unsigned long long)n, (unsigned long long)parts, (unsigned long long)j, backend,
+                (unsigned long long)n, (unsigned long long)parts, (unsigned long long)j, backend, devices_text,
                 (unsigned long long)pw, (unsigned long long)gw, budget_text, no_verify ? ", no verification" : "",
                 be->evaluates_abc ? "on the device"
                 : (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0 ? "pinned" : "pageable");
