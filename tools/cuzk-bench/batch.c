@@ -368,9 +368,10 @@ static void setup_progress(void *ctx, const char *step)
     fprintf(stderr, "setup: %s (%.2f s)\n", step, (double)(bench_now_ns() - *(const uint64_t *)ctx) / 1e9);
 }
 
-/* Parameters for cs from fresh toxic waste, in memory: the fixed-base multiplications on GPU 0 when want_gpu and
- * a device is visible, else on the pool's threads; a line on stderr per step. */
-static cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, groth16_params *out, cuzk_error *err)
+/* Parameters for cs from fresh toxic waste, in memory: the fixed-base multiplications on GPU `device` when
+ * want_gpu and a device is visible, else on the pool's threads; a line on stderr per step. */
+static cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, int device, groth16_params *out,
+                               cuzk_error *err)
 {
     uint64_t t0 = bench_now_ns();
     groth16_fixed_base fb;
@@ -378,7 +379,7 @@ static cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, groth
     gpu_ctx *ctx = NULL;
     gpu_fixed_base *gfb = NULL;
     if (want_gpu && gpu_device_count() > 0) {
-        cuzk_status st = gpu_ctx_create(&ctx, 0, err);
+        cuzk_status st = gpu_ctx_create(&ctx, device, err);
         if (st == CUZK_OK) st = gpu_fixed_base_create(ctx, &gfb, err);
         if (st != CUZK_OK) {
             gpu_ctx_destroy(ctx);
@@ -483,7 +484,7 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
     if (r1cs_compute_density(&shape, &dn, &err) != CUZK_OK) goto fail;
     if (domain_for_size(&d, shape.num_constraints, &err) != CUZK_OK) goto fail;
     if (fake ? bench_fake_params(pool, &shape, &dn, d.m, &params, &err) != CUZK_OK
-             : bench_setup(pool, &shape, 1, &params, &err) != CUZK_OK)
+             : bench_setup(pool, &shape, 1, 0, &params, &err) != CUZK_OK)
         goto fail;
     double setup_s = (double)(bench_now_ns() - t0) / 1e9;
     /* Page-locked a, b, c go to the device by direct DMA (what the engine's cache gives the GPU backend). */
@@ -858,7 +859,8 @@ int bench_batch(int argc, char **argv)
         if (groth16_params_read(pool, &params, params_path, 0, &err) != CUZK_OK) goto fail;
     } else {
         if (circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
-        if (bench_setup(pool, &shape, !strcmp(backend, "gpu"), &params, &err) != CUZK_OK) goto fail;
+        int setup_device = num_devices ? devices[0] : 0;
+        if (bench_setup(pool, &shape, !strcmp(backend, "gpu"), setup_device, &params, &err) != CUZK_OK) goto fail;
     }
     double setup_s = (double)(bench_now_ns() - t0) / 1e9;
     if (spec.kind == CIRCUIT_POREP) {
