@@ -420,3 +420,156 @@ out:
     free(dens_aux);
     return st;
 }
+
+/* ---- the zkey as a constraint system and bellperson-layout parameters (for the engine) ---- */
+
+/* The circuit's own constraints: those before snarkjs' input rows, which must be the records
+ * A[nc + i] = 1 * signal i (i = 0 .. nPublic) and the only records at nc or above. */
+static cuzk_status zkey_circuit_constraints(const zkey *z, size_t *nc, cuzk_error *err)
+{
+    size_t n_in = (size_t)z->n_public + 1, top = 0;
+    for (size_t i = 0; i < z->n_coefs; i++)
+        if ((size_t)z->coefs[i].constraint + 1 > top) top = (size_t)z->coefs[i].constraint + 1;
+    if (top < n_in) return cuzk_error_set(err, CUZK_ERR_FORMAT, "zkey: no room for the %zu input constraints", n_in);
+    *nc = top - n_in;
+    size_t rows = 0;
+    for (size_t i = 0; i < z->n_coefs; i++) {
+        const zkey_coef *k = &z->coefs[i];
+        if (k->constraint < *nc) continue;
+        if (k->matrix != 0 || k->signal != k->constraint - *nc || !fr_is_one(&k->value))
+            return cuzk_error_set(err, CUZK_ERR_FORMAT,
+                                  "zkey: coefficient %zu (matrix %u, constraint %u, signal %u) is not one of "
+                                  "snarkjs' input constraints A[%zu + i] = 1 * signal i", i, k->matrix,
+                                  k->constraint, k->signal, *nc);
+        rows++;
+    }
+    if (rows != n_in)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "zkey: %zu input constraint records, expected %zu", rows, n_in);
+    if (z->domain_size < *nc + n_in)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "zkey: %zu constraints do not fit the domain of %u",
+                              *nc + n_in, z->domain_size);
+    return CUZK_OK;
+}
+
+cuzk_status zkey_shape(const zkey *z, r1cs *out, cuzk_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t nc;
+    cuzk_status st = zkey_circuit_constraints(z, &nc, err);
+    if (st != CUZK_OK) return st;
+    size_t *start = calloc(nc + 1, sizeof *start);
+    size_t *order = malloc((z->n_coefs ? z->n_coefs : 1) * sizeof *order);
+    r1cs_var *vars = malloc((size_t)z->n_vars * sizeof *vars);
+    r1cs_lc lc[2], none;
+    r1cs_lc_init(&lc[0]);
+    r1cs_lc_init(&lc[1]);
+    r1cs_lc_init(&none);
+    if (!start || !order || !vars) {
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "zkey_shape: %zu constraints, %u variables", nc, z->n_vars);
+        goto out;
+    }
+    /* The records of each constraint together (counting sort, file order kept within a constraint). */
+    for (size_t i = 0; i < z->n_coefs; i++)
+        if (z->coefs[i].constraint < nc) start[z->coefs[i].constraint + 1]++;
+    for (size_t k = 0; k < nc; k++) start[k + 1] += start[k];
+    for (size_t i = 0, *fill = start; i < z->n_coefs; i++)
+        if (z->coefs[i].constraint < nc) order[fill[z->coefs[i].constraint]++] = i;
+    for (size_t k = nc; k > 0; k--) start[k] = start[k - 1];
+    start[0] = 0;
+    if ((st = r1cs_create(out, 0, err)) != CUZK_OK) goto out;
+    vars[0] = r1cs_one();
+    for (uint32_t v = 1; v < z->n_vars && st == CUZK_OK; v++)
+        st = v <= z->n_public ? r1cs_alloc_input(out, NULL, &vars[v], err) : r1cs_alloc_aux(out, NULL, &vars[v], err);
+    for (size_t k = 0; k < nc && st == CUZK_OK; k++) {
+        r1cs_lc_clear(&lc[0]);
+        r1cs_lc_clear(&lc[1]);
+        for (size_t e = start[k]; e < start[k + 1] && st == CUZK_OK; e++) {
+            const zkey_coef *c = &z->coefs[order[e]];
+            st = r1cs_lc_add(&lc[c->matrix ? 1 : 0], vars[c->signal], &c->value, err);
+        }
+        if (st == CUZK_OK) st = r1cs_enforce(out, &lc[0], &lc[1], &none, err);
+    }
+    if (st == CUZK_OK) st = r1cs_finalize(out, err);
+out:
+    r1cs_lc_free(&lc[0]);
+    r1cs_lc_free(&lc[1]);
+    r1cs_lc_free(&none);
+    free(start);
+    free(order);
+    free(vars);
+    if (st != CUZK_OK) {
+        r1cs_free(out);
+        cuzk_error_prefix(err, "zkey_shape: ");
+    }
+    return st;
+}
+
+cuzk_status zkey_witness(const zkey *z, const fr_t *w, size_t n_witness, r1cs *out, cuzk_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n_witness != z->n_vars)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_witness: %zu values, the zkey has %u variables",
+                              n_witness, z->n_vars);
+    if (!fr_is_one(&w[0]))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_witness: value 0 (the constant ONE) is not 1");
+    size_t nc;
+    cuzk_status st = zkey_circuit_constraints(z, &nc, err);
+    if (st != CUZK_OK) return st;
+    r1cs_lc none;
+    r1cs_lc_init(&none);
+    st = r1cs_create_witness_only(out, err);
+    for (uint32_t v = 1; v < z->n_vars && st == CUZK_OK; v++) {
+        r1cs_var var;
+        st = v <= z->n_public ? r1cs_alloc_input(out, &w[v], &var, err) : r1cs_alloc_aux(out, &w[v], &var, err);
+    }
+    for (size_t k = 0; k < nc && st == CUZK_OK; k++) st = r1cs_enforce(out, &none, &none, &none, err);
+    if (st == CUZK_OK) st = r1cs_finalize(out, err);
+    r1cs_lc_free(&none);
+    if (st != CUZK_OK) r1cs_free(out);
+    return st;
+}
+
+/* Copies the points (size bytes each) of src[0 .. n) whose bit is set in mask to dst; returns how many. */
+static size_t select_points(void *dst, const void *src, size_t size, const uint64_t *mask, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((mask[i / 64] >> (i % 64)) & 1) memcpy((char *)dst + o++ * size, (const char *)src + i * size, size);
+    return o;
+}
+
+cuzk_status zkey_params(const zkey *z, const r1cs_density *dn, groth16_params *out, cuzk_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t n_in = (size_t)z->n_public + 1, n_aux = (size_t)z->n_vars - n_in;
+    cuzk_status st = zkey_vk(z, &out->vk, err);
+    if (st != CUZK_OK) return st;
+    out->h_form = H_FORM_SNARKJS;
+    out->h_len = z->domain_size;
+    out->l_len = n_aux;
+    out->a_len = n_in + dn->a_aux_count;
+    out->b_g1_len = out->b_g2_len = dn->b_input_count + dn->b_aux_count;
+    out->h = malloc(out->h_len * sizeof *out->h + 1);
+    out->l = malloc(out->l_len * sizeof *out->l + 1);
+    out->a = malloc(out->a_len * sizeof *out->a + 1);
+    out->b_g1 = malloc(out->b_g1_len * sizeof *out->b_g1 + 1);
+    out->b_g2 = malloc(out->b_g2_len * sizeof *out->b_g2 + 1);
+    if (!out->h || !out->l || !out->a || !out->b_g1 || !out->b_g2) {
+        groth16_params_free(out);
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "zkey_params: bases for %u variables", z->n_vars);
+    }
+    memcpy(out->h, z->h, out->h_len * sizeof *out->h);
+    memcpy(out->l, z->c, out->l_len * sizeof *out->l);
+    /* bellperson's layout: A has every input, then the aux of A's density; B the inputs and aux of B's. */
+    memcpy(out->a, z->a, n_in * sizeof *out->a);
+    size_t na = n_in + select_points(out->a + n_in, z->a + n_in, sizeof *out->a, dn->a_aux, n_aux);
+    size_t nb1 = select_points(out->b_g1, z->b_g1, sizeof *out->b_g1, dn->b_input, n_in);
+    nb1 += select_points(out->b_g1 + nb1, z->b_g1 + n_in, sizeof *out->b_g1, dn->b_aux, n_aux);
+    size_t nb2 = select_points(out->b_g2, z->b_g2, sizeof *out->b_g2, dn->b_input, n_in);
+    nb2 += select_points(out->b_g2 + nb2, z->b_g2 + n_in, sizeof *out->b_g2, dn->b_aux, n_aux);
+    if (na != out->a_len || nb1 != out->b_g1_len || nb2 != out->b_g2_len) {
+        groth16_params_free(out);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_params: the densities do not match their counts");
+    }
+    return CUZK_OK;
+}

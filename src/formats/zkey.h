@@ -38,6 +38,7 @@
 #include "ec/g2.h"
 #include "ff/fr.h"
 #include "groth16/groth16.h"
+#include "r1cs/r1cs.h"
 #include "util/pool.h"
 
 /* One coefficient of the A or B matrix. */
@@ -100,5 +101,18 @@ typedef cuzk_status (*zkey_start_fn)(void *ctx, pool_t *pool, const groth16_para
 cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r,
                             const fr_t *s, zkey_start_fn start, void *start_ctx, groth16_proof *proof,
                             cuzk_error *err);
+
+/* The zkey for the engine, whose a, b, c come from a constraint system and whose parameters have bellperson's
+ * layout:
+ * zkey_shape: a shape-only system with the zkey's A and B over the circuit's own constraints, C empty (H in
+ *   snarkjs' form takes c = a * b and never reads c, as snarkjs' prover does); r1cs_finalize appends the input rows,
+ *   which are snarkjs' (A[nc + i] = 1 * signal i; CUZK_ERR_FORMAT when the records say otherwise).
+ * zkey_witness: a witness-only system of w (n_witness = nVars values, w[0] = 1) for that shape.
+ * zkey_params: parameters (owned; free with groth16_params_free) for dn, the densities of zkey_shape's system:
+ *   H in snarkjs' form, L = the zkey's C, and A, B1, B2 without the bases of variables outside their density
+ *   (snarkjs keeps one, at infinity, for every variable). */
+cuzk_status zkey_shape(const zkey *z, r1cs *out, cuzk_error *err);
+cuzk_status zkey_witness(const zkey *z, const fr_t *w, size_t n_witness, r1cs *out, cuzk_error *err);
+cuzk_status zkey_params(const zkey *z, const r1cs_density *dn, groth16_params *out, cuzk_error *err);
 
 #endif

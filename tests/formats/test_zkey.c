@@ -57,6 +57,58 @@ static int has_value(const zkey *z, uint32_t matrix, const fr_t *v)
     return 0;
 }
 
+/* The zkey as the engine sees it (zkey_shape, zkey_witness, zkey_params; c evaluates to zero and H in snarkjs'
+ * form takes a * b): the same proof bytes as zkey_prove for the same r, s; a witness of the wrong length or
+ * without ONE is refused. */
+static void check_engine_form(const zkey *z, const wtns *w, const fr_t *r, const fr_t *s, const groth16_proof *want)
+{
+    cuzk_error err;
+    r1cs shape, wit;
+    r1cs_density dn;
+    groth16_params params;
+    memset(&dn, 0, sizeof dn);
+    memset(&params, 0, sizeof params);
+    memset(&wit, 0, sizeof wit);
+    fr_t *abc = NULL;
+    cuzk_status st = zkey_shape(z, &shape, &err);
+    CHECK_MSG(st == CUZK_OK, "zkey_shape: %s", err.msg);
+    if (st != CUZK_OK) return;
+    CHECK(shape.num_inputs == (size_t)z->n_public + 1 && shape.num_inputs + shape.num_aux == z->n_vars);
+    CHECK_MSG(shape.num_constraints == 9, "zkey_shape: %zu constraints (6 + 3 input rows expected)",
+              shape.num_constraints);
+    if ((st = r1cs_compute_density(&shape, &dn, &err)) == CUZK_OK) st = zkey_params(z, &dn, &params, &err);
+    CHECK_MSG(st == CUZK_OK, "zkey_params: %s", err.msg);
+    if (st == CUZK_OK) st = zkey_witness(z, w->values, w->n, &wit, &err);
+    CHECK_MSG(st == CUZK_OK, "zkey_witness: %s", err.msg);
+    size_t m = z->domain_size;
+    abc = calloc(3 * m, sizeof *abc);
+    if (st == CUZK_OK && abc) {
+        st = r1cs_check_witness(&shape, &wit, &err);
+        if (st == CUZK_OK) st = r1cs_eval_abc(NULL, &shape, wit.inputs, wit.aux, abc, abc + m, abc + 2 * m, &err);
+        groth16_pending pending;
+        groth16_proof got;
+        if (st == CUZK_OK)
+            st = groth16_prove_start_abc(NULL, &params, shape.num_constraints, abc, abc + m, abc + 2 * m, wit.inputs,
+                                         wit.num_inputs, wit.aux, wit.num_aux, &dn, &pending, NULL, &err);
+        if (st == CUZK_OK) st = groth16_prove_finish(NULL, &pending, r, s, &got, NULL, &err);
+        CHECK_MSG(st == CUZK_OK, "engine form: %s", err.msg);
+        if (st == CUZK_OK) {
+            uint8_t e1[GROTH16_PROOF_BYTES], e2[GROTH16_PROOF_BYTES];
+            groth16_proof_write(e1, want);
+            groth16_proof_write(e2, &got);
+            CHECK_MSG(memcmp(e1, e2, sizeof e1) == 0, "engine form: proof bytes differ from zkey_prove's");
+        }
+    }
+    r1cs bad;
+    CHECK(zkey_witness(z, w->values, w->n - 1, &bad, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(zkey_witness(z, w->values + 1, w->n, &bad, &err) == CUZK_ERR_INVALID_ARG);
+    free(abc);
+    r1cs_free(&wit);
+    groth16_params_free(&params);
+    r1cs_density_free(&dn);
+    r1cs_free(&shape);
+}
+
 static void test_fixture(rng_t *rng)
 {
     cuzk_error err;
@@ -118,6 +170,7 @@ static void test_fixture(rng_t *rng)
     fr_random(&s, rng);
     st = zkey_prove(NULL, &z, w.values, w.n, &r, &s, &proof, &err);
     CHECK_MSG(st == CUZK_OK, "%s", err.msg);
+    if (st == CUZK_OK) check_engine_form(&z, &w, &r, &s, &proof);
     if (st == CUZK_OK && jvk.ic && pub) {
         st = snarkjs_verify(&jvk, &proof, pub, npub, &err);
         CHECK_MSG(st == CUZK_OK, "%s", err.msg);
