@@ -19,6 +19,8 @@
 #include "circuits/porep/synth_c1.h"
 #include "engine/engine.h"
 #include "engine/porep.h"
+#include "formats/wtns.h"
+#include "formats/zkey.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_setup.h"
 #ifdef CUZK_HAVE_GPU
@@ -312,6 +314,33 @@ static cuzk_status synth_synthetic(void *ctx, const void *payload, unsigned part
     (void)partition;
     const synth_ctx *sc = ctx;
     return synthetic_build(sc->pool, sc->k, sc->seed, R1CS_WITNESS, wit, err);
+}
+
+/* SPEC zkey:ZKEY,wtns:WTNS: a snarkjs circuit whose every partition proves the .wtns file's witness. */
+typedef struct zkey_ctx {
+    zkey z;
+    wtns w;
+} zkey_ctx;
+
+static cuzk_status synth_zkey(void *ctx, const void *payload, unsigned partition, r1cs *wit, cuzk_error *err)
+{
+    (void)payload;
+    (void)partition;
+    const zkey_ctx *zc = ctx;
+    return zkey_witness(&zc->z, zc->w.values, zc->w.n, wit, err);
+}
+
+/* The two paths of "zkey:ZKEY,wtns:WTNS" (cap bytes each); 0 when text does not have that form. */
+static int zkey_spec_paths(const char *text, char *zkey_path, char *wtns_path, size_t cap)
+{
+    const char *sep = strstr(text, ",wtns:");
+    if (strncmp(text, "zkey:", 5) != 0 || sep == NULL) return 0;
+    size_t zl = (size_t)(sep - (text + 5)), wl = strlen(sep + 6);
+    if (zl == 0 || wl == 0 || zl >= cap || wl >= cap) return 0;
+    memcpy(zkey_path, text + 5, zl);
+    zkey_path[zl] = '\0';
+    memcpy(wtns_path, sep + 6, wl + 1);
+    return 1;
 }
 
 static void *client_main(void *arg)
@@ -690,7 +719,9 @@ static void batch_usage(FILE *f)
             "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
             "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
             "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
-            "accounted memory. SPEC synthetic:k=K: P partitions (default 2) of the synthetic circuit.\n"
+            "accounted memory. SPEC synthetic:k=K: P partitions (default 2) of the synthetic circuit;\n"
+            "zkey:ZKEY,wtns:WTNS: a snarkjs circuit (BLS12-381 .zkey and .wtns files), each of the P partitions\n"
+            "proving that witness (no --stages).\n"
             "--budget: bytes for the partitions in flight (default: 80%% of the memory available after setup; 0:\n"
             "unlimited).\n"
             "SPEC porep:SIZE (e.g. porep:32GiB): PoRep C2 of one sector, every partition of its C1 (--c1 FILE, else\n"
@@ -820,12 +851,25 @@ int bench_batch(int argc, char **argv)
     }
     cuzk_error err;
     circuit_spec spec;
-    if (circuit_spec_parse(spec_text, &spec, &err) != CUZK_OK) {
+    memset(&spec, 0, sizeof spec);
+    char zkey_path[1024], wtns_path[1024];
+    int is_zkey = strncmp(spec_text, "zkey:", 5) == 0;
+    if (is_zkey && !zkey_spec_paths(spec_text, zkey_path, wtns_path, sizeof zkey_path)) {
+        fprintf(stderr, "batch: circuit spec '%s': expected zkey:ZKEY_FILE,wtns:WTNS_FILE\n", spec_text);
+        return 2;
+    }
+    if (is_zkey && (params_path || c1_path)) {
+        fprintf(stderr, "batch: --params and --c1 do not apply to a zkey circuit (the .zkey holds its parameters)\n");
+        return 2;
+    }
+    if (!is_zkey && circuit_spec_parse(spec_text, &spec, &err) != CUZK_OK) {
         fprintf(stderr, "batch: %s\n", err.msg);
         return 2;
     }
 
     int rc = 1;
+    zkey_ctx zc;
+    memset(&zc, 0, sizeof zc);
     pool_t *pool = NULL, *finish_pool = NULL, *synth_pool = NULL;
     r1cs shape;
     memset(&shape, 0, sizeof(shape));
@@ -846,7 +890,12 @@ int bench_batch(int argc, char **argv)
     unsigned started = 0;
     synth_ctx sc = {spec.k, spec.seed, NULL};
     char spec_canon[128];
-    circuit_spec_format(&spec, spec_canon, sizeof(spec_canon));
+    if (is_zkey) {
+        const char *base = strrchr(zkey_path, '/');
+        snprintf(spec_canon, sizeof spec_canon, "zkey:%.100s", base ? base + 1 : zkey_path);
+    } else {
+        circuit_spec_format(&spec, spec_canon, sizeof(spec_canon));
+    }
 
     /* Synthesis (the parallel parts of a PoRep witness, every a/b/c evaluation) on a pool of its own, so that it
      * does not queue behind the prover's host work. */
@@ -855,7 +904,21 @@ int bench_batch(int argc, char **argv)
         goto fail;
     sc.pool = synth_pool;
     uint64_t t0 = bench_now_ns();
-    if (params_path) {
+    if (is_zkey) {
+        r1cs_density dn;
+        if (zkey_read(pool, &zc.z, zkey_path, 0, &err) != CUZK_OK || wtns_read(&zc.w, wtns_path, &err) != CUZK_OK ||
+            zkey_shape(&zc.z, &shape, &err) != CUZK_OK || r1cs_compute_density(&shape, &dn, &err) != CUZK_OK)
+            goto fail;
+        if (zc.w.n != zc.z.n_vars) {
+            r1cs_density_free(&dn);
+            cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s has %zu values, %s %u variables", wtns_path, zc.w.n,
+                           zkey_path, zc.z.n_vars);
+            goto fail;
+        }
+        cuzk_status st = zkey_params(&zc.z, &dn, &params, &err);
+        r1cs_density_free(&dn);
+        if (st != CUZK_OK) goto fail;
+    } else if (params_path) {
         if (groth16_params_read(pool, &params, params_path, 0, &err) != CUZK_OK) goto fail;
     } else {
         if (circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
@@ -877,13 +940,15 @@ int bench_batch(int argc, char **argv)
         parts = c1.partitions;
     } else {
         if (params_path && circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
-        if (engine_circuit_init(&circuit, spec_canon, &params, &shape, synth_synthetic, &sc, &err) != CUZK_OK)
+        if (engine_circuit_init(&circuit, spec_canon, &params, &shape, is_zkey ? synth_zkey : synth_synthetic,
+                                is_zkey ? (void *)&zc : (void *)&sc, &err) != CUZK_OK)
             goto fail;
         b.circuit = &circuit;
     }
     if (!json)
         fprintf(stderr, "batch: %s: %zu constraints, domain %zu; %s %.2f s, ready after %.2f s\n", spec_canon,
-                b.circuit->shape->num_constraints, b.circuit->m, params_path ? "parameters read in" : "setup in memory",
+                b.circuit->shape->num_constraints, b.circuit->m,
+                params_path || is_zkey ? "parameters read in" : "setup in memory",
                 setup_s, (double)(bench_now_ns() - t0) / 1e9);
     if (!strcmp(backend, "gpu")) {
 #ifdef CUZK_HAVE_GPU
@@ -987,6 +1052,8 @@ done:
     engine_circuit_free(&circuit);
     groth16_params_free(&params);
     r1cs_free(&shape);
+    zkey_free(&zc.z);
+    wtns_free(&zc.w);
     pool_destroy(finish_pool);
     pool_destroy(synth_pool);
     pool_destroy(pool);

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# cuzk-bench batch in-process: a snarkjs circuit (zkey:..,wtns:..) and the synthetic one through the engine, every
+# proof self-verified; bad specs and options refused with exit status 2.
+#   bench_batch.sh CUZK_BENCH_BINARY FIXTURE_DIR
+set -u
+[ $# -eq 2 ] || { echo "usage: $0 CUZK_BENCH_BINARY FIXTURE_DIR" >&2; exit 2; }
+bench=$1
+fx=$2
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+zk="zkey:$fx/circuit.zkey,wtns:$fx/witness.wtns"
+out=$("$bench" batch --circuit "$zk" -n 3 -j 2 --partitions 2 --backend cpu --json) || fail "zkey batch: exit $?"
+echo "$out" | grep -q '"proofs":3,"verified":3,"failed":0' || fail "zkey batch: $out"
+out=$("$bench" batch --circuit synthetic:k=8 -n 2 -j 2 --backend cpu --json) || fail "synthetic batch: exit $?"
+echo "$out" | grep -q '"proofs":2,"verified":2,"failed":0' || fail "synthetic batch: $out"
+
+refuse() {
+    local what=$1
+    shift
+    "$bench" batch "$@" -n 1 -j 1 --backend cpu >/dev/null 2>&1
+    local rc=$?
+    [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2"
+}
+refuse "zkey without wtns" --circuit "zkey:$fx/circuit.zkey"
+refuse "zkey with --params" --circuit "$zk" --params "$fx/circuit.zkey"
+refuse "unknown kind" --circuit "nope:1"
+refuse "--devices on the cpu backend" --circuit synthetic:k=8 --devices 0
+"$bench" batch --circuit "zkey:$fx/missing.zkey,wtns:$fx/witness.wtns" -n 1 -j 1 --backend cpu 2>/dev/null
+[ $? -eq 1 ] || fail "a missing zkey: exit status not 1"
+
+[ $fails -eq 0 ] && echo "bench_batch: all passed" || echo "bench_batch: $fails failed"
+[ $fails -eq 0 ]
