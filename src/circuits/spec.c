@@ -8,6 +8,8 @@
 #include "circuits/stacked/stacked_fast.h"
 #include "circuits/synthetic.h"
 
+#define SPEC_MAX_PARTITIONS 1024
+
 static cuzk_status parse_u64(const char *s, size_t n, uint64_t *out, const char *key, cuzk_error *err)
 {
     char buf[32];
@@ -66,6 +68,14 @@ static cuzk_status synthetic_kv(void *ctx, const char *key, size_t klen, const c
     if (key_is(key, klen, "seed")) {
         if ((st = parse_u64(val, vlen, &v, "seed", err))) return st;
         s->seed = v;
+        return CUZK_OK;
+    }
+    if (key_is(key, klen, "partitions")) {
+        if ((st = parse_u64(val, vlen, &v, "partitions", err))) return st;
+        if (v < 1 || v > SPEC_MAX_PARTITIONS)
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec: partitions must be in 1..%d",
+                                  SPEC_MAX_PARTITIONS);
+        s->partitions = (unsigned)v;
         return CUZK_OK;
     }
     return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': unknown key '%.*s'", text, (int)klen, key);
@@ -137,7 +147,7 @@ cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *
     }
     if (kind_len != strlen("synthetic") || strncmp(text, "synthetic", kind_len) != 0)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                              "circuit spec '%s': unknown kind (known: synthetic:k=K[,seed=S], "
+                              "circuit spec '%s': unknown kind (known: synthetic:k=K[,seed=S][,partitions=P], "
                               "porep:SIZE[,api=A][,kind=K])", text);
     circuit_spec s = {.kind = CIRCUIT_SYNTHETIC, .k = 0, .seed = 1};
     cuzk_status st = spec_each(text, colon ? colon + 1 : text + kind_len, synthetic_kv, &s, err);

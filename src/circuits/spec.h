@@ -1,6 +1,7 @@
 /* Circuit specifications as the command-line tools take them, e.g.
  *   synthetic:k=20            the synthetic PoRep-shaped circuit of 2^20 rows (seed 1)
  *   synthetic:k=20,seed=7
+ *   synthetic:k=20,partitions=10  the same circuit; requests made from the spec have 10 partitions
  *   porep:2KiB                one partition of the StackedDRG PoRep circuit (StackedDrg2KiBV1_1)
  *   porep:32GiB,api=1.2,kind=ni
  * For porep: api 1.0, 1.1 (default) or 1.2; kind interactive (default up to 1.1), synthetic (default for 1.2)
@@ -23,6 +24,8 @@ typedef struct circuit_spec {
     circuit_kind kind;
     unsigned k;    /* synthetic */
     uint64_t seed; /* synthetic */
+    unsigned partitions; /* synthetic: partitions=P, a request's partition count (0: not given); not part of
+                          * the circuit, so circuit_spec_format leaves it out */
     const porep_proof_type *porep; /* porep: an entry of porep_proof_types() */
 } circuit_spec;
 

@@ -863,6 +863,7 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
                         "the C1 in vanilla_proof");
             return NULL;
         }
+        if (!rq->partitions && spec.partitions) partitions = spec.partitions;
         if (partitions > MAX_PARTITIONS) {
             reply_error(reply, RPC_INVALID_ARGUMENT, "partitions: %u is more than %d", partitions, MAX_PARTITIONS);
             return NULL;

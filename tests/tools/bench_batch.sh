@@ -26,6 +26,9 @@ refuse "zkey without wtns" --circuit "zkey:$fx/circuit.zkey"
 refuse "zkey with --params" --circuit "$zk" --params "$fx/circuit.zkey"
 refuse "unknown kind" --circuit "nope:1"
 refuse "--devices on the cpu backend" --circuit synthetic:k=8 --devices 0
+refuse "partitions twice" --circuit synthetic:k=8,partitions=3 --partitions 4
+out=$("$bench" batch --circuit synthetic:k=8,partitions=3 -n 1 -j 1 --backend cpu 2>&1) || fail "partitions in the spec: exit $?"
+echo "$out" | grep -q "1 proofs x 3 partitions" || fail "partitions in the spec: $out"
 "$bench" batch --circuit "zkey:$fx/missing.zkey,wtns:$fx/witness.wtns" -n 1 -j 1 --backend cpu 2>/dev/null
 [ $? -eq 1 ] || fail "a missing zkey: exit status not 1"
 

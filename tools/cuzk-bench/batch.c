@@ -719,7 +719,8 @@ static void batch_usage(FILE *f)
             "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
             "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
             "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
-            "accounted memory. SPEC synthetic:k=K: P partitions (default 2) of the synthetic circuit;\n"
+            "accounted memory. SPEC synthetic:k=K[,partitions=P]: P partitions (default 2, or --partitions P) of\n"
+            "the synthetic circuit;\n"
             "zkey:ZKEY,wtns:WTNS: a snarkjs circuit (BLS12-381 .zkey and .wtns files), each of the P partitions\n"
             "proving that witness (no --stages).\n"
             "--budget: bytes for the partitions in flight (default: 80%% of the memory available after setup; 0:\n"
@@ -752,7 +753,7 @@ int bench_batch(int argc, char **argv)
     const char *spec_text = NULL, *tl_path = NULL, *backend = gpu_device_count() > 0 ? "gpu" : "cpu";
     const char *params_path = NULL, *c1_path = NULL;
     uint64_t n = 0, j = 0, parts = 2, pw = 2, gw = 2, lookahead = 1, budget = 0, threads = 0, stages = 0;
-    int budget_given = 0;
+    int budget_given = 0, parts_given = 0;
     uint64_t cpu_reps = 1;
     int json = 0, no_verify = 0, fake_setup = 0, abc_pinned = 0; /* 0: the engine's default */
     uint64_t abc_cache = 0;
@@ -792,6 +793,7 @@ int bench_batch(int argc, char **argv)
             bad = bench_parse_u64(v, &j);
         } else if (!strcmp(a, "--partitions")) {
             bad = bench_parse_u64(v, &parts);
+            parts_given = 1;
         } else if (!strcmp(a, "--partition-workers")) {
             bad = bench_parse_u64(v, &pw);
         } else if (!strcmp(a, "--gpu-workers")) {
@@ -866,6 +868,12 @@ int bench_batch(int argc, char **argv)
         fprintf(stderr, "batch: %s\n", err.msg);
         return 2;
     }
+    if (spec.partitions && parts_given && spec.partitions != parts) {
+        fprintf(stderr, "batch: the spec says partitions=%u and --partitions %llu\n", spec.partitions,
+                (unsigned long long)parts);
+        return 2;
+    }
+    if (spec.partitions) parts = spec.partitions;
 
     int rc = 1;
     zkey_ctx zc;
