@@ -190,10 +190,11 @@ static cuzk_status ensure_loaded(engine_residency *r, entry *e, cuzk_error *err)
 }
 
 /* Pins a hot set if the pinned tier can hold it, unpinning idle pinned sets (least recently used first)
- * for room. A set that does not get pinned works as well, only its transfers are slower. */
+ * for room. A set that does not get pinned works as well, only its transfers are slower. A memory-mapped set
+ * (groth16_params_map: read-only, shared with the page cache) is never pinned. */
 static void try_pin(engine_residency *r, entry *e)
 {
-    if (!r->opt.pin || e->pinned || e->bytes > r->opt.pinned_budget) return;
+    if (!r->opt.pin || e->pinned || e->params.map || e->bytes > r->opt.pinned_budget) return;
     while (r->pinned_bytes + e->bytes > r->opt.pinned_budget) {
         entry *victim = lru_idle(r, e, 1);
         if (!victim) return;

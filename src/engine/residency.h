@@ -15,9 +15,10 @@
  *   before its memory goes, so that the owner can drop copies of it (e.g. device copies of the bases).
  *
  * Hooks run under the residency's lock: they must not call into the residency. Loads run under the lock
- * too, so a slow load delays other calls. Not yet: an mmap'd warm tier (page cache instead of private
- * copies), and jobs acquiring their parameters through this automatically (an engine_circuit still borrows
- * a groth16_params). Thread-safe. */
+ * too, so a slow load delays other calls. A load hook may return memory-mapped parameters
+ * (groth16_params_load_mapped): warm sets are then mappings backed by the page cache, and such a set is never
+ * pinned. Not yet: jobs acquiring their parameters through this automatically (an engine_circuit still
+ * borrows a groth16_params). Thread-safe. */
 #ifndef CUZK_ENGINE_RESIDENCY_H
 #define CUZK_ENGINE_RESIDENCY_H
 

@@ -47,6 +47,10 @@ typedef struct groth16_params {
     size_t h_len, l_len, a_len, b_g1_len, b_g2_len;
     g1_affine_t *h, *l, *a, *b_g1;
     g2_affine_t *b_g2;
+    /* Non-NULL (groth16_params_map): h .. b_g2 point into this read-only mapping of map_len bytes, which
+     * groth16_params_free unmaps; nothing may write to them. */
+    void *map;
+    size_t map_len;
 } groth16_params;
 
 typedef struct groth16_proof {
@@ -77,6 +81,20 @@ cuzk_status groth16_vk_parse(groth16_vk *out, const uint8_t *buf, size_t len, cu
 cuzk_status groth16_params_read(pool_t *pool, groth16_params *out, const char *path, unsigned flags,
                                 cuzk_error *err);
 cuzk_status groth16_vk_read(groth16_vk *out, const char *path, cuzk_error *err);
+
+/* ---- cuzk's own layout, memory-mapped (the warm tier of parameter residency) ----
+ * groth16_params_native_write: p in a file that is its in-memory image (4 KiB header, page-aligned arrays), stamped
+ * with the size and modification time of source, the bellperson file p was read from; written to path.tmp and
+ * renamed. groth16_params_map: maps such a file read-only and shared (the page cache holds the bases; nothing is
+ * decoded) and checks the header, the file length and the verifying key (not the bases: a cache is trusted);
+ * CUZK_ERR_FORMAT / CUZK_ERR_TRUNCATED for a damaged file. groth16_params_load_mapped: source's parameters
+ * through the cache file: mapped when the cache matches source's stamp, otherwise read from source (flags as for
+ * groth16_params_read), written to cache and mapped (*remade = 1; remade may be NULL). */
+cuzk_status groth16_params_native_write(const groth16_params *p, const char *source, const char *path,
+                                        cuzk_error *err);
+cuzk_status groth16_params_map(groth16_params *out, const char *path, cuzk_error *err);
+cuzk_status groth16_params_load_mapped(pool_t *pool, groth16_params *out, const char *source, const char *cache,
+                                       unsigned flags, int *remade, cuzk_error *err);
 
 /* Write in bellperson's layout (byte-identical to Parameters::write / VerifyingKey::write).
  * Encoding runs in parallel over pool. */

@@ -22,11 +22,15 @@ void groth16_params_free(groth16_params *p)
 {
     if (!p) return;
     groth16_vk_free(&p->vk);
-    free(p->h);
-    free(p->l);
-    free(p->a);
-    free(p->b_g1);
-    free(p->b_g2);
+    if (p->map) {
+        munmap(p->map, p->map_len);
+    } else {
+        free(p->h);
+        free(p->l);
+        free(p->a);
+        free(p->b_g1);
+        free(p->b_g2);
+    }
     memset(p, 0, sizeof(*p));
 }
 
