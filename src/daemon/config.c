@@ -350,6 +350,7 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
     TRY(get_string(r, "srs", "param_cache", cfg->param_cache, sizeof(cfg->param_cache)));
     TRY(get_duration(r, "srs", "idle_evict", &cfg->idle_evict_s));
     TRY(get_size(r, "srs", "pinned_budget", &cfg->pinned_budget, NULL));
+    TRY(get_bool(r, "srs", "mapped", &cfg->srs_mapped));
     deprecated(r, "srs", "preload", "parameters load on first use, or through PreloadSRS");
 
     /* [logging] */

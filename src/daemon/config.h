@@ -59,6 +59,7 @@ typedef struct daemon_config {
     char param_cache[1024];
     uint64_t idle_evict_s;  /* cuzk: free a parameter set unused this long; 0: keep it while the budget allows */
     uint64_t pinned_budget; /* cuzk: bytes of parameters in use kept page-locked (GPU backend); 0: none */
+    int srs_mapped;         /* cuzk: parameters through a memory-mapped cache file beside each .params */
     /* [logging] */
     daemon_log_level log_level;
     char log_format[16]; /* "" (text) or "json" */

@@ -306,16 +306,24 @@ static cuzk_status circuit_load(void *ctx, groth16_params *out, cuzk_error *err)
 static cuzk_status porep_load(void *ctx, groth16_params *out, cuzk_error *err)
 {
     circuit_entry *c = ctx;
-    char path[sizeof(c->svc->cfg.param_cache) + 160];
+    char path[sizeof(c->svc->cfg.param_cache) + 160], cache[sizeof(path) + 16];
     snprintf(path, sizeof(path), "%s/%s.params", c->svc->cfg.param_cache, c->name);
+    snprintf(cache, sizeof(cache), "%s.cuzk-map", path);
     double t0 = now_s();
-    cuzk_status st = groth16_params_read(c->svc->prove_pool, out, path, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
+    int remade = 0, mapped = c->svc->cfg.srs_mapped;
+    cuzk_status st = mapped ? groth16_params_load_mapped(c->svc->prove_pool, out, path, cache,
+                                                         GROTH16_LOAD_SKIP_SUBGROUP_CHECK, &remade, err)
+                            : groth16_params_read(c->svc->prove_pool, out, path, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "srs.param_cache: ");
     c->loads++;
     c->last_load_ms = (now_s() - t0) * 1e3;
     c->bytes = engine_params_bytes(out);
-    LOGI("parameters of %s read from %s: %.1f MiB in %.0f ms", c->name, path, (double)c->bytes / 1048576.0,
-         c->last_load_ms);
+    if (mapped)
+        LOGI("parameters of %s mapped from %s%s: %.1f MiB in %.0f ms", c->name, cache,
+             remade ? " (made from the .params first)" : "", (double)c->bytes / 1048576.0, c->last_load_ms);
+    else
+        LOGI("parameters of %s read from %s: %.1f MiB in %.0f ms", c->name, path, (double)c->bytes / 1048576.0,
+             c->last_load_ms);
     return CUZK_OK;
 }
 

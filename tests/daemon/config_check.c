@@ -209,11 +209,11 @@ static void test_config(const char *example_path)
     CHECK_MSG(w.n == 5, "%d warnings", w.n); /* 3 deprecated, 1 unknown key, 1 unknown section */
 
     /* cuzk's own [srs] keys, without warnings (the pinned budget is used by the GPU backend). */
-    const char *srs = "[srs]\nidle_evict = \"10m\"\npinned_budget = \"2GiB\"\n";
+    const char *srs = "[srs]\nidle_evict = \"10m\"\npinned_budget = \"2GiB\"\nmapped = true\n";
     cfg = def;
     memset(&w, 0, sizeof(w));
     CHECK_MSG(daemon_config_apply_toml(&cfg, srs, strlen(srs), collect, &w, &err) == CUZK_OK, "%s", err.msg);
-    CHECK(cfg.idle_evict_s == 600 && cfg.pinned_budget == 2ull << 30);
+    CHECK(cfg.idle_evict_s == 600 && cfg.pinned_budget == 2ull << 30 && cfg.srs_mapped == 1 && def.srs_mapped == 0);
     CHECK_MSG(w.n == 0, "%d warnings, last: %s", w.n, w.last);
 
     /* Everything set. */
