@@ -52,6 +52,7 @@ max_parallel_synthesis = 2
 [srs]
 preload = ["porep-32g"]   # deprecated: a warning, not an error
 param_cache = "${porep ? path.resolve(porep.params) : work}"
+mapped = ${porep ? 'true' : 'false'}   # PoRep: the memory-mapped cache <param_cache>/porep-2k.params.cuzk-map
 [logging]
 level = "info"
 `);
@@ -391,6 +392,14 @@ async function porepMain() {
 
   let r = await call('PreloadSRS', { circuit_id: 'porep-2k' }, long);
   check(!r.err && r.res.already_loaded === false, `PreloadSRS porep-2k: ${r.err}`);
+  const mapFile = path.join(porep.params, 'porep-2k.params.cuzk-map');
+  check(fs.existsSync(mapFile), 'srs.mapped: the load made porep-2k.params.cuzk-map');
+  const mapTime = fs.existsSync(mapFile) ? fs.statSync(mapFile).mtimeMs : 0;
+  r = await call('EvictSRS', { circuit_id: 'porep-2k' });
+  check(!r.err && r.res.was_loaded === true, `EvictSRS porep-2k after the preload: ${r.err}`);
+  r = await call('PreloadSRS', { circuit_id: 'porep-2k' }, long);
+  check(!r.err && r.res.already_loaded === false, `PreloadSRS porep-2k again: ${r.err}`);
+  check(fs.existsSync(mapFile) && fs.statSync(mapFile).mtimeMs === mapTime, 'the second load mapped the same cache');
   r = await call('GetStatus', {});
   const set = r.res && r.res.loaded_srs.find((x) => x.circuit_id === 'porep-2k');
   check(set && set.tier === 'WARM' && Number(set.size_bytes) > 0, 'GetStatus lists porep-2k, warm');

@@ -28,6 +28,12 @@ if [ -z "$params" ]; then
 fi
 [ -f "$params/porep-2k.params" ] && [ -f "$params/porep-2k.vk" ] ||
   { echo "FAIL: $params has no porep-2k.params and porep-2k.vk" >&2; exit 1; }
+# The daemon runs with srs.mapped, which writes its cache beside the .params: links in the work directory keep
+# a given CUZK_POREP_PARAMS_DIR untouched.
+if [ "$params" != "$work" ]; then
+  mkdir -p "$work/params" && ln -s "$(cd "$params" && pwd)"/porep-2k.{params,vk} "$work/params/" &&
+    params="$work/params" || { echo "FAIL: cannot link the parameters into $work" >&2; exit 1; }
+fi
 "$cuzk" porep seal --sector-size 2KiB --out "$work/c1.json" --seed 7 &&
   "$cuzk" porep seal --sector-size 2KiB --out "$work/c1-envelope.json" --seed 8 --envelope ||
   { echo "FAIL: cuzk porep seal" >&2; exit 1; }
