@@ -445,9 +445,12 @@ static cuzk_status zkey_circuit_constraints(const zkey *z, size_t *nc, cuzk_erro
     }
     if (rows != n_in)
         return cuzk_error_set(err, CUZK_ERR_FORMAT, "zkey: %zu input constraint records, expected %zu", rows, n_in);
-    if (z->domain_size < *nc + n_in)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "zkey: %zu constraints do not fit the domain of %u",
-                              *nc + n_in, z->domain_size);
+    /* The prover sizes its domain from the constraints: it must be the zkey's (H has one base per point). */
+    size_t want = 1;
+    while (want < *nc + n_in) want <<= 1;
+    if (z->domain_size != want)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "zkey: %zu constraints need a domain of %zu, the zkey has %u",
+                              *nc + n_in, want, z->domain_size);
     return CUZK_OK;
 }
 
