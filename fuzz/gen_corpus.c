@@ -11,6 +11,7 @@
 #include "ff/fp.h"
 #include "ff/fp2.h"
 #include "ff/fr.h"
+#include "groth16/groth16.h"
 #include "util/rng.h"
 
 static const char *g_dir;
@@ -200,6 +201,48 @@ static void g2_seeds(rng_t *rng)
     seed(t, "x_not_canonical_u", 1, b, G2_UNCOMPRESSED_BYTES);
 }
 
+/* fuzz_params_native: a small valid parameter cache (random subgroup points, no source stamp) with its file
+ * image as the seed. */
+static void native_seeds(rng_t *rng)
+{
+    enum { N = 3 };
+    g1_affine_t ic[2], g1s[N];
+    g2_affine_t g2s[N];
+    g1_jac_t j1;
+    g2_jac_t j2;
+    for (int i = 0; i < N; i++) {
+        g1_random(&j1, rng);
+        g1_jac_to_affine(&g1s[i], &j1);
+        g2_random(&j2, rng);
+        g2_jac_to_affine(&g2s[i], &j2);
+    }
+    ic[0] = g1s[0];
+    ic[1] = g1s[1];
+    groth16_params p;
+    memset(&p, 0, sizeof p);
+    p.vk.alpha_g1 = g1s[0];
+    p.vk.beta_g1 = g1s[1];
+    p.vk.delta_g1 = g1s[2];
+    p.vk.beta_g2 = g2s[0];
+    p.vk.gamma_g2 = g2s[1];
+    p.vk.delta_g2 = g2s[2];
+    p.vk.ic = ic;
+    p.vk.ic_len = 2;
+    p.h = p.l = p.a = p.b_g1 = g1s;
+    p.h_len = p.l_len = p.a_len = p.b_g1_len = N;
+    p.b_g2 = g2s;
+    p.b_g2_len = N;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fuzz_params_native", g_dir);
+    make_dir(path);
+    snprintf(path, sizeof path, "%s/fuzz_params_native/small", g_dir);
+    cuzk_error err;
+    if (groth16_params_native_write(&p, NULL, path, &err) != CUZK_OK) {
+        fprintf(stderr, "gen_corpus: %s\n", err.msg);
+        g_failed = 1;
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -213,5 +256,6 @@ int main(int argc, char **argv)
     field_seeds(&rng);
     g1_seeds(&rng);
     g2_seeds(&rng);
+    native_seeds(&rng);
     return g_failed;
 }

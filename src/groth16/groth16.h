@@ -93,6 +93,10 @@ cuzk_status groth16_vk_read(groth16_vk *out, const char *path, cuzk_error *err);
 cuzk_status groth16_params_native_write(const groth16_params *p, const char *source, const char *path,
                                         cuzk_error *err);
 cuzk_status groth16_params_map(groth16_params *out, const char *path, cuzk_error *err);
+/* groth16_params_map's checks on a cache image in memory: *out's arrays point into buf (only out->vk needs
+ * freeing: groth16_vk_free, not groth16_params_free). source may be NULL for groth16_params_native_write (no
+ * stamp: size and time 0). */
+cuzk_status groth16_params_native_view(const uint8_t *buf, size_t len, groth16_params *out, cuzk_error *err);
 cuzk_status groth16_params_load_mapped(pool_t *pool, groth16_params *out, const char *source, const char *cache,
                                        unsigned flags, int *remade, cuzk_error *err);
 

@@ -84,7 +84,7 @@ cuzk_status groth16_params_native_write(const groth16_params *p, const char *sou
     hd.version = NATIVE_VERSION;
     hd.byte_order = NATIVE_BYTE_ORDER;
     hd.h_form = (uint32_t)p->h_form;
-    cuzk_status st = source_stamp(source, &hd.source_size, &hd.source_mtime_ns, err);
+    cuzk_status st = source ? source_stamp(source, &hd.source_size, &hd.source_mtime_ns, err) : CUZK_OK;
     if (st != CUZK_OK) return st;
     const uint64_t lens[ARR_N] = {p->vk.ic_len, p->h_len, p->l_len, p->a_len, p->b_g1_len, p->b_g2_len};
     uint64_t off = NATIVE_ALIGN;
@@ -164,40 +164,20 @@ static cuzk_status header_check(const native_header *hd, uint64_t file_len, cons
     return CUZK_OK;
 }
 
-cuzk_status groth16_params_map(groth16_params *out, const char *path, cuzk_error *err)
+cuzk_status groth16_params_native_view(const uint8_t *buf, size_t len, groth16_params *out, cuzk_error *err)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cuzk_error_set(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        close(fd);
-        return cuzk_error_set(err, CUZK_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
-    }
-    uint64_t len = (uint64_t)sb.st_size;
-    if (len < NATIVE_ALIGN) {
-        close(fd);
-        return cuzk_error_set(err, CUZK_ERR_TRUNCATED, "%s: %llu bytes, shorter than the header", path,
-                              (unsigned long long)len);
-    }
-    void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED) return cuzk_error_set(err, CUZK_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
+    if (len < NATIVE_ALIGN)
+        return cuzk_error_set(err, CUZK_ERR_TRUNCATED, "parameter cache: %zu bytes, shorter than the header", len);
     native_header hd;
-    memcpy(&hd, m, sizeof hd);
-    cuzk_status st = header_check(&hd, len, path, err);
-    if (st == CUZK_OK) {
-        out->vk.ic = malloc(hd.len[ARR_IC] * sizeof(g1_affine_t));
-        if (!out->vk.ic) st = cuzk_error_set(err, CUZK_ERR_NOMEM, "%s: ic of %llu points", path,
-                                             (unsigned long long)hd.len[ARR_IC]);
-    }
-    if (st != CUZK_OK) {
-        munmap(m, (size_t)len);
-        memset(out, 0, sizeof *out);
-        return st;
-    }
-    const char *b = m;
-    memcpy(out->vk.ic, b + hd.off[ARR_IC], hd.len[ARR_IC] * sizeof(g1_affine_t));
+    memcpy(&hd, buf, sizeof hd);
+    cuzk_status st = header_check(&hd, len, "parameter cache", err);
+    if (st != CUZK_OK) return st;
+    out->vk.ic = malloc(hd.len[ARR_IC] * sizeof(g1_affine_t));
+    if (!out->vk.ic)
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "parameter cache: ic of %llu points",
+                              (unsigned long long)hd.len[ARR_IC]);
+    memcpy(out->vk.ic, buf + hd.off[ARR_IC], hd.len[ARR_IC] * sizeof(g1_affine_t));
     out->vk.ic_len = hd.len[ARR_IC];
     out->vk.alpha_g1 = hd.alpha_g1;
     out->vk.beta_g1 = hd.beta_g1;
@@ -211,13 +191,39 @@ cuzk_status groth16_params_map(groth16_params *out, const char *path, cuzk_error
     out->a_len = hd.len[ARR_A];
     out->b_g1_len = hd.len[ARR_B_G1];
     out->b_g2_len = hd.len[ARR_B_G2];
-    out->h = (g1_affine_t *)(b + hd.off[ARR_H]);
-    out->l = (g1_affine_t *)(b + hd.off[ARR_L]);
-    out->a = (g1_affine_t *)(b + hd.off[ARR_A]);
-    out->b_g1 = (g1_affine_t *)(b + hd.off[ARR_B_G1]);
-    out->b_g2 = (g2_affine_t *)(b + hd.off[ARR_B_G2]);
+    out->h = (g1_affine_t *)(buf + hd.off[ARR_H]);
+    out->l = (g1_affine_t *)(buf + hd.off[ARR_L]);
+    out->a = (g1_affine_t *)(buf + hd.off[ARR_A]);
+    out->b_g1 = (g1_affine_t *)(buf + hd.off[ARR_B_G1]);
+    out->b_g2 = (g2_affine_t *)(buf + hd.off[ARR_B_G2]);
+    return CUZK_OK;
+}
+
+cuzk_status groth16_params_map(groth16_params *out, const char *path, cuzk_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return cuzk_error_set(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        close(fd);
+        return cuzk_error_set(err, CUZK_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
+    }
+    size_t len = (size_t)sb.st_size;
+    if (len < NATIVE_ALIGN) {
+        close(fd);
+        return cuzk_error_set(err, CUZK_ERR_TRUNCATED, "%s: %zu bytes, shorter than the header", path, len);
+    }
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return cuzk_error_set(err, CUZK_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
+    cuzk_status st = groth16_params_native_view(m, len, out, err);
+    if (st != CUZK_OK) {
+        munmap(m, len);
+        return cuzk_error_prefix(err, "%s: ", path);
+    }
     out->map = m;
-    out->map_len = (size_t)len;
+    out->map_len = len;
     return CUZK_OK;
 }
 
