@@ -16,8 +16,10 @@ uint64_t test_seed(rng_t *rng, const char *test_name)
 
 int test_finish(const char *test_name)
 {
-    printf("%s: %d checks, %d failed\n", test_name, test_checks, test_failures);
-    return test_failures == 0 ? 0 : 1;
+    int checks = __atomic_load_n(&test_checks, __ATOMIC_RELAXED);
+    int failures = __atomic_load_n(&test_failures, __ATOMIC_RELAXED);
+    printf("%s: %d checks, %d failed\n", test_name, checks, failures);
+    return failures == 0 ? 0 : 1;
 }
 
 static int hexval(char c)

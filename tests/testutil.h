@@ -12,21 +12,23 @@
 extern int test_failures;
 extern int test_checks;
 
+/* The counters are updated atomically: backends and hooks under test check from the engine's threads. */
+#define TEST_COUNT_CHECK() __atomic_add_fetch(&test_checks, 1, __ATOMIC_RELAXED)
+#define TEST_COUNT_FAILURE() __atomic_add_fetch(&test_failures, 1, __ATOMIC_RELAXED)
+
 #define CHECK(cond)                                                                     \
     do {                                                                                \
-        test_checks++;                                                                  \
+        TEST_COUNT_CHECK();                                                             \
         if (!(cond)) {                                                                  \
-            test_failures++;                                                            \
-            if (test_failures <= 20) fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            if (TEST_COUNT_FAILURE() <= 20) fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
         }                                                                               \
     } while (0)
 
 #define CHECK_MSG(cond, ...)                                                            \
     do {                                                                                \
-        test_checks++;                                                                  \
+        TEST_COUNT_CHECK();                                                             \
         if (!(cond)) {                                                                  \
-            test_failures++;                                                            \
-            if (test_failures <= 20) {                                                  \
+            if (TEST_COUNT_FAILURE() <= 20) {                                           \
                 fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
                 fprintf(stderr, __VA_ARGS__);                                           \
                 fputc('\n', stderr);                                                    \
