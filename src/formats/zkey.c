@@ -355,19 +355,26 @@ cuzk_status zkey_prove(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witn
     return zkey_prove_with(pool, z, w, n_witness, r, s, NULL, NULL, proof, err);
 }
 
+/* A full witness for z: nVars values, value 0 (the constant ONE) equal to 1. what names the caller. */
+static cuzk_status witness_check(const zkey *z, const fr_t *w, size_t n_witness, const char *what, cuzk_error *err)
+{
+    if (n_witness != z->n_vars)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: witness of %zu values, the zkey has %u variables", what,
+                              n_witness, z->n_vars);
+    if (!fr_is_one(&w[0]))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: witness value 0 (the constant ONE) is not 1", what);
+    return CUZK_OK;
+}
+
 cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r,
                             const fr_t *s, zkey_start_fn start, void *start_ctx, groth16_proof *proof,
                             cuzk_error *err)
 {
     if (!z || !w || !proof) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_prove: NULL argument");
-    if (n_witness != z->n_vars)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_prove: witness of %zu values, the zkey has %u variables",
-                              n_witness, z->n_vars);
-    if (!fr_is_one(&w[0]))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_prove: witness value 0 (the constant ONE) is not 1");
-    domain_t d;
-    cuzk_status st = domain_for_size(&d, z->domain_size, err);
+    cuzk_status st = witness_check(z, w, n_witness, "zkey_prove", err);
     if (st != CUZK_OK) return st;
+    domain_t d;
+    if ((st = domain_for_size(&d, z->domain_size, err)) != CUZK_OK) return st;
     size_t m = d.m;
     size_t n_in = (size_t)z->n_public + 1, n_aux = (size_t)z->n_vars - n_in;
     fr_t *abc = calloc(3 * m, sizeof *abc);
@@ -510,13 +517,9 @@ out:
 cuzk_status zkey_witness(const zkey *z, const fr_t *w, size_t n_witness, r1cs *out, cuzk_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (n_witness != z->n_vars)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_witness: %zu values, the zkey has %u variables",
-                              n_witness, z->n_vars);
-    if (!fr_is_one(&w[0]))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_witness: value 0 (the constant ONE) is not 1");
     size_t nc;
-    cuzk_status st = zkey_circuit_constraints(z, &nc, err);
+    cuzk_status st = witness_check(z, w, n_witness, "zkey_witness", err);
+    if (st == CUZK_OK) st = zkey_circuit_constraints(z, &nc, err);
     if (st != CUZK_OK) return st;
     r1cs_lc none;
     r1cs_lc_init(&none);
