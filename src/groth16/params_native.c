@@ -131,28 +131,30 @@ cuzk_status groth16_params_native_write(const groth16_params *p, const char *sou
     return st;
 }
 
-/* The header's promises against the file's length: CUZK_ERR_FORMAT naming what is wrong. */
-static cuzk_status header_check(const native_header *hd, uint64_t file_len, const char *path, cuzk_error *err)
+/* The header's promises against the file's length: CUZK_ERR_FORMAT (or _TRUNCATED) naming what is wrong. */
+static cuzk_status header_check(const native_header *hd, uint64_t file_len, cuzk_error *err)
 {
     if (memcmp(hd->magic, NATIVE_MAGIC, 8) != 0)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: not a cuzk parameter cache (magic)", path);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "parameter cache: not a cuzk parameter cache (magic)");
     if (hd->version != NATIVE_VERSION || hd->byte_order != NATIVE_BYTE_ORDER)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: cache version %u / byte order %08x, expected %u / %08x", path,
-                              hd->version, hd->byte_order, NATIVE_VERSION, NATIVE_BYTE_ORDER);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT,
+                              "parameter cache: version %u / byte order %08x, expected %u / %08x", hd->version,
+                              hd->byte_order, NATIVE_VERSION, NATIVE_BYTE_ORDER);
     if (hd->h_form != H_FORM_BELLPERSON && hd->h_form != H_FORM_SNARKJS)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: unknown H form %u", path, hd->h_form);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "parameter cache: unknown H form %u", hd->h_form);
     if (hd->file_len != file_len)
-        return cuzk_error_set(err, CUZK_ERR_TRUNCATED, "%s: %llu bytes, the header says %llu", path,
+        return cuzk_error_set(err, CUZK_ERR_TRUNCATED, "parameter cache: %llu bytes, the header says %llu",
                               (unsigned long long)file_len, (unsigned long long)hd->file_len);
     uint64_t end = NATIVE_ALIGN;
     for (int k = 0; k < ARR_N; k++) {
         if (hd->off[k] != end || hd->len[k] > (file_len - end) / elem_size(k))
-            return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: array %s (offset %llu, %llu entries) does not fit", path,
-                                  ARR_NAME[k], (unsigned long long)hd->off[k], (unsigned long long)hd->len[k]);
+            return cuzk_error_set(err, CUZK_ERR_FORMAT,
+                                  "parameter cache: array %s (offset %llu, %llu entries) does not fit", ARR_NAME[k],
+                                  (unsigned long long)hd->off[k], (unsigned long long)hd->len[k]);
         end = align_up(end + hd->len[k] * elem_size(k));
     }
     if (end != file_len || hd->len[ARR_IC] == 0)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: arrays end at %llu of %llu bytes%s", path,
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "parameter cache: arrays end at %llu of %llu bytes%s",
                               (unsigned long long)end, (unsigned long long)file_len,
                               hd->len[ARR_IC] ? "" : " (no ic)");
     const g1_affine_t *g1[3] = {&hd->alpha_g1, &hd->beta_g1, &hd->delta_g1};
@@ -160,7 +162,7 @@ static cuzk_status header_check(const native_header *hd, uint64_t file_len, cons
     for (int i = 0; i < 3; i++)
         if (!g1_affine_is_on_curve(g1[i]) || !g1_affine_in_subgroup(g1[i]) || !g2_affine_is_on_curve(g2[i]) ||
             !g2_affine_in_subgroup(g2[i]))
-            return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: a verifying-key point is not in its group", path);
+            return cuzk_error_set(err, CUZK_ERR_FORMAT, "parameter cache: a verifying-key point is not in its group");
     return CUZK_OK;
 }
 
@@ -171,7 +173,7 @@ cuzk_status groth16_params_native_view(const uint8_t *buf, size_t len, groth16_p
         return cuzk_error_set(err, CUZK_ERR_TRUNCATED, "parameter cache: %zu bytes, shorter than the header", len);
     native_header hd;
     memcpy(&hd, buf, sizeof hd);
-    cuzk_status st = header_check(&hd, len, "parameter cache", err);
+    cuzk_status st = header_check(&hd, len, err);
     if (st != CUZK_OK) return st;
     out->vk.ic = malloc(hd.len[ARR_IC] * sizeof(g1_affine_t));
     if (!out->vk.ic)
