@@ -70,6 +70,36 @@ inline __device__ __noinline__ void fp2_sqr(fp2_d &r, const fp2_d &a)
     mont_dbl<fp_cfg>(r.c1, p);
 }
 
+/* fp2_mul and fp2_sqr inlined, for the batch-affine kernels of g2_sum.cu only: a handful of call sites per kernel,
+ * where the products are most of the work and a call would pass its operands through local memory. */
+MONT_DEV void fp2_mul_i(fp2_d &r, const fp2_d &a, const fp2_d &b)
+{
+    fp_d t0, t1, s, u;
+    mont_mul<fp_cfg>(t0, a.c0, b.c0);
+    mont_mul<fp_cfg>(t1, a.c1, b.c1);
+    mont_add<fp_cfg>(s, a.c0, a.c1);
+    mont_add<fp_cfg>(u, b.c0, b.c1);
+    mont_mul<fp_cfg>(s, s, u);
+    mont_sub<fp_cfg>(s, s, t0);
+    mont_sub<fp_cfg>(r.c1, s, t1);
+    mont_sub<fp_cfg>(r.c0, t0, t1);
+}
+
+MONT_DEV void fp2_sqr_i(fp2_d &r, const fp2_d &a)
+{
+    fp_d s, d, p;
+    mont_add<fp_cfg>(s, a.c0, a.c1);
+    mont_sub<fp_cfg>(d, a.c0, a.c1);
+    mont_mul<fp_cfg>(p, a.c0, a.c1);
+    mont_mul<fp_cfg>(r.c0, s, d);
+    mont_dbl<fp_cfg>(r.c1, p);
+}
+
+MONT_DEV bool fp2_eq(const fp2_d &a, const fp2_d &b)
+{
+    return mont_eq<fp_cfg>(a.c0, b.c0) && mont_eq<fp_cfg>(a.c1, b.c1);
+}
+
 MONT_DEV bool fp2_is_zero(const fp2_d &a)
 {
     return mont_is_zero<fp_cfg>(a.c0) && mont_is_zero<fp_cfg>(a.c1);

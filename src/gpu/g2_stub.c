@@ -24,3 +24,8 @@ cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *b
     (void)n;
     return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu: cuzk was built without CUDA");
 }
+
+int gpu_g2_last_was_affine(void)
+{
+    return 0;
+}

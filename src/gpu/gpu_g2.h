@@ -1,6 +1,8 @@
 /* G2 on the GPU, for B_G2: the sum of the bases selected by a bit mask (the unit scalars) and an MSM (the
- * rest). Same conventions as gpu.h: arrays may be host or device memory of ctx's device; a call returns when
- * the result is on the host; gpu_ctx_last_ms gives its device time. */
+ * rest). Same conventions as gpu.h: arrays may be host or device memory of ctx's device (device arrays of points
+ * 16-byte aligned); a call returns when the result is on the host; gpu_ctx_last_ms gives its device time.
+ * Both sum their points batch-affine (Montgomery's trick) from a size up, in XYZZ below it or when the affine
+ * round lists do not fit in device memory; CUZK_GPU_G2=affine|xyzz forces one path (src/gpu/g2_sum.cu). */
 #ifndef CUZK_GPU_GPU_G2_H
 #define CUZK_GPU_GPU_G2_H
 
@@ -23,6 +25,11 @@ cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bas
  * bases holds nbases points (at least n when idx is NULL); every idx[k] < nbases (CUZK_ERR_INVALID_ARG). */
 cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, size_t nbases,
                                const uint32_t *idx, const fr_t *scalars, size_t n, cuzk_error *err);
+
+/* 1 when the calling thread's last gpu_batch_add_g2 or gpu_msm_g2_indexed summed batch-affine, 0 when in XYZZ
+ * (also after the affine path ran out of memory and the call retried in XYZZ) or when it summed nothing (n = 0).
+ * For tests and benchmarks. */
+int gpu_g2_last_was_affine(void);
 
 #ifdef __cplusplus
 }
