@@ -42,8 +42,15 @@ else
     echo "cuzk-bench has no gpu-msm subcommand (not registered in tools/cuzk-bench/main.c)"
 fi
 
+if "$bench" gpu-g2 --help >/dev/null 2>&1; then
+    "$bench" gpu-g2 --runs 5 --check 2>&1 | tee "$LOGDIR/gpu-g2.log" || status=1
+else
+    echo "cuzk-bench has no gpu-g2 subcommand (not registered in tools/cuzk-bench/main.c)"
+fi
+
 echo
 echo "== gpu-check summary =="
 for t in "${tests[@]}"; do echo "  $t"; done
 [ -f "$LOGDIR/gpu-msm.log" ] && sed -n '/^points/,$p' "$LOGDIR/gpu-msm.log" | sed 's/^/  /'
+[ -f "$LOGDIR/gpu-g2.log" ] && sed -n '/^variant/,$p' "$LOGDIR/gpu-g2.log" | sed 's/^/  /'
 exit $status

@@ -25,6 +25,7 @@ static const bench_command COMMANDS[] = {
     {"timeline", bench_timeline, "the batch statistics recomputed from a saved TIMELINE log"},
     {"gpu-ntt", bench_gpu_ntt, "device NTT and H computation, timed with CUDA events"},
     {"gpu-msm", bench_gpu_msm, "G1 MSM on the GPU, timed with CUDA events"},
+    {"gpu-g2", bench_gpu_g2, "B_G2 on the GPU (G2 batch addition and tail MSM), timed with CUDA events"},
     {"gpu-abc", bench_gpu_abc, "a, b, c evaluated on the GPU from the compiled shape, timed with CUDA events"},
     {"synth", bench_synth, "PoRep partition synthesis: witness and a/b/c evaluation, per thread count"},
     {"single", bench_single, "one proof through a running cuzk-daemon (--addr)"},
