@@ -374,28 +374,70 @@ static void test_msm_edges(void)
     free(ones);
 }
 
+static void check_batch(const char *what, const g1_affine_t *bases, const uint64_t *mask, size_t n)
+{
+    g1_jac_t want, got;
+    cuzk_error err = {0};
+    batch_add_g1(pool, &want, bases, mask, n);
+    memset(&got, 0x5a, sizeof got); /* a result that was never written cannot pass */
+    cuzk_status st = gpu_batch_add_g1(ctx, &got, bases, mask, n, &err);
+    CHECK_MSG(st == CUZK_OK, "batch add %s n=%zu: %s", what, n, err.msg);
+    if (st == CUZK_OK) CHECK_MSG(g1_jac_eq(&got, &want), "batch add %s n=%zu differs from the CPU", what, n);
+}
+
+/* Every case with the XYZZ chunks, the affine rounds (forced, also for a handful of bases) and the default (which
+ * takes the rounds from 2^20 selected bases: the largest case). */
 static void test_batch_add(void)
 {
-    static const size_t sizes[] = {1, 63, 64, 65, 1000, 100003};
-    size_t nmax = 100003;
+    static const size_t sizes[] = {1, 2, 5, 63, 64, 65, 1000, 100003};
+    static const char *const variants[] = {"xyzz", "affine", NULL};
+    size_t nbig = (size_t)5 << 19, nmax = nbig;
     g1_affine_t *bases = malloc(nmax * sizeof *bases);
     uint64_t *mask = malloc((nmax + 63) / 64 * 8);
     CHECK(bases && mask);
     if (bases && mask) {
         make_bases(bases, nmax);
         g1_affine_set_inf(&bases[10]);
-        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-            size_t n = sizes[k];
-            for (size_t w = 0; w < (nmax + 63) / 64; w++) mask[w] = rng_next(&rng);
-            if (k == 0) mask[0] = 1;
-            g1_jac_t want, got;
-            cuzk_error err = {0};
-            batch_add_g1(pool, &want, bases, mask, n);
-            memset(&got, 0x5a, sizeof got);
-            cuzk_status st = gpu_batch_add_g1(ctx, &got, bases, mask, n, &err);
-            CHECK_MSG(st == CUZK_OK, "batch add n=%zu: %s", n, err.msg);
-            if (st == CUZK_OK) CHECK_MSG(g1_jac_eq(&got, &want), "batch add n=%zu differs from the CPU", n);
+        for (int v = 0; v < 3; v++) {
+            if (variants[v])
+                setenv("CUZK_GPU_BATCH", variants[v], 1);
+            else
+                unsetenv("CUZK_GPU_BATCH");
+            const char *name = variants[v] ? variants[v] : "default";
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+                size_t n = sizes[k];
+                for (size_t w = 0; w < (n + 63) / 64; w++) mask[w] = rng_next(&rng);
+                if (k == 0) mask[0] = 1;
+                check_batch(name, bases, mask, n);
+            }
+            /* Empty and full masks; one base repeated (doublings inside the rounds) and P next to -P (infinity
+             * inside the rounds), with the point at infinity among them. */
+            size_t n = 100003;
+            memset(mask, 0, (n + 63) / 64 * 8);
+            check_batch(name, bases, mask, n);
+            memset(mask, 0xff, (n + 63) / 64 * 8);
+            check_batch(name, bases, mask, n);
+            g1_affine_t *rep = malloc(4099 * sizeof *rep);
+            CHECK(rep != NULL);
+            if (rep) {
+                for (size_t i = 0; i < 4099; i++) {
+                    rep[i] = bases[i % 3];
+                    if (i % 7 == 3) fp_neg(&rep[i].y, &rep[i].y);
+                }
+                g1_affine_set_inf(&rep[100]);
+                rep[200] = bases[5];
+                rep[201] = bases[5];
+                fp_neg(&rep[201].y, &rep[201].y);
+                check_batch(name, rep, mask, 4099);
+                for (size_t i = 0; i < 4099; i++) rep[i] = bases[7];
+                check_batch(name, rep, mask, 4099);
+                free(rep);
+            }
+            /* Above the default's switch-over: 2.5 M bases, about half of them selected. */
+            for (size_t w = 0; w < (nbig + 63) / 64; w++) mask[w] = rng_next(&rng);
+            check_batch(name, bases, mask, nbig);
         }
+        unsetenv("CUZK_GPU_BATCH");
     }
     free(bases);
     free(mask);
