@@ -123,6 +123,11 @@ cuzk_status gpu_prove_start_once(int device, pool_t *pool, const groth16_params 
                                  const fr_t *aux, size_t num_aux, const r1cs_density *density,
                                  groth16_pending *pending, cuzk_error *err);
 
+/* Test hook: the next `count` H steps (a, b, c onto the device and the NTTs, under the device gate) of any prover
+ * fail once as if the device had run out of memory after a, b, c were there, so that the step's retry runs.
+ * Returns the count still pending before this call. */
+unsigned gpu_debug_fail_h_steps(unsigned count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,11 @@ static double now_ms(void)
  * first, so a retry is not starved); a thread never holds the gate twice. */
 #define GATE_DEVICES 64
 static pthread_rwlock_t gate[GATE_DEVICES];
+/* The device's turn: provers on one device take turns at the compute of their partitions (after their witness
+ * upload, up to the end of prove_start), so that one's upload and host work overlap another's compute while the
+ * compute itself runs alone (side by side two partitions only slow each other down). Taken outside the gate (a
+ * prover waiting for its turn holds no gate, so an exclusive retry never waits on it). */
+static pthread_mutex_t turn[GATE_DEVICES];
 static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
 
 static void gate_init(void)
@@ -37,7 +42,10 @@ static void gate_init(void)
     pthread_rwlockattr_t attr;
     pthread_rwlockattr_init(&attr);
     pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    for (int i = 0; i < GATE_DEVICES; i++) pthread_rwlock_init(&gate[i], &attr);
+    for (int i = 0; i < GATE_DEVICES; i++) {
+        pthread_rwlock_init(&gate[i], &attr);
+        pthread_mutex_init(&turn[i], NULL);
+    }
     pthread_rwlockattr_destroy(&attr);
 }
 
@@ -147,7 +155,25 @@ struct gpu_prover {
     gpu_prove_split split;
     void *stage[2];        /* pinned, STAGE_BYTES each; allocated on first use */
     cudaEvent_t stage_ev[2]; /* the DMA out of stage[i] has finished */
+    int turns;             /* take the device's turn (CUZK_GPU_TURN=0: no) */
+    int in_turn;           /* this prover holds its device's turn */
 };
+
+static void turn_enter(gpu_prover *pv)
+{
+    int d = pv->ctx->device;
+    if (!pv->turns || d < 0 || d >= GATE_DEVICES) return;
+    pthread_once(&gate_once, gate_init);
+    pthread_mutex_lock(&turn[d]);
+    pv->in_turn = 1;
+}
+
+static void turn_leave(gpu_prover *pv)
+{
+    if (!pv->in_turn) return;
+    pv->in_turn = 0;
+    pthread_mutex_unlock(&turn[pv->ctx->device]);
+}
 
 extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_error *err)
 {
@@ -162,6 +188,8 @@ extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_erro
     }
     const char *ov = getenv("CUZK_GPU_OVERLAP");
     pv->overlap = !(ov && !strcmp(ov, "0"));
+    const char *tu = getenv("CUZK_GPU_TURN");
+    pv->turns = !(tu && !strcmp(tu, "0"));
     *out = pv;
     return CUZK_OK;
 }
@@ -658,62 +686,103 @@ done:
     return st;
 }
 
-/* a, b, c (n elements each) evaluated on the device from src's shape: the witness uploaded as one vector
- * inputs ++ aux (aux through the staging buffers when pageable), then the evaluation kernels. owned[k] = dev[k]:
- * device memory to free. gt gets abc_upload_ms (the witness) and abc_eval_ms. */
-static cuzk_status shape_abc(gpu_prover *pv, pool_t *pool, const abc_src *src, size_t n, const fr_t *dev[3],
-                             void *owned[3], gpu_prove_timings *gt, cuzk_error *err)
+/* The witness inputs ++ aux onto the device (*w, to free with cudaFreeAsync on pv's stream; aux through the
+ * staging buffers when pageable); returns once it is there. gt gets abc_upload_ms. */
+static cuzk_status witness_upload(gpu_prover *pv, pool_t *pool, const abc_src *src, fr_t **w, gpu_prove_timings *gt,
+                                  cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     cudaStream_t stream = pv->ctx->stream;
-    fr_t *w = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
     size_t ni = src->num_inputs, na = src->num_aux;
     float ms = 0;
-    for (int k = 0; k < 3; k++) dev[k] = NULL, owned[k] = NULL;
+    *w = NULL;
     GPU_TRY(cudaEventCreate(&ev[0]));
     GPU_TRY(cudaEventCreate(&ev[1]));
     GPU_TRY(cudaEventRecord(ev[0], stream));
-    GPU_TRY(cudaMallocAsync((void **)&w, (ni + na) * sizeof(fr_t), stream));
-    GPU_TRY(cudaMemcpyAsync(w, src->inputs, ni * sizeof(fr_t), cudaMemcpyDefault, stream));
+    GPU_TRY(cudaMallocAsync((void **)w, (ni + na) * sizeof(fr_t), stream));
+    GPU_TRY(cudaMemcpyAsync(*w, src->inputs, ni * sizeof(fr_t), cudaMemcpyDefault, stream));
     if (wants_staging(src->aux, na * sizeof(fr_t))) {
-        st = upload_staged(pv, pool, w + ni, src->aux, na * sizeof(fr_t), err);
+        st = upload_staged(pv, pool, *w + ni, src->aux, na * sizeof(fr_t), err);
         if (st != CUZK_OK) goto done;
     } else if (na) {
-        GPU_TRY(cudaMemcpyAsync(w + ni, src->aux, na * sizeof(fr_t), cudaMemcpyDefault, stream));
+        GPU_TRY(cudaMemcpyAsync(*w + ni, src->aux, na * sizeof(fr_t), cudaMemcpyDefault, stream));
     }
     GPU_TRY(cudaEventRecord(ev[1], stream));
-    for (int k = 0; k < 3; k++) {
-        GPU_TRY(cudaMallocAsync(&owned[k], n * sizeof(fr_t), stream));
-        dev[k] = (const fr_t *)owned[k];
-    }
     GPU_TRY(cudaEventSynchronize(ev[1]));
     GPU_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
     gt->abc_upload_ms = ms;
-    st = gpu_shape_eval_device(pv->ctx, src->shape, w, (fr_t *)owned[0], (fr_t *)owned[1], (fr_t *)owned[2],
-                               &gt->abc_eval_ms, err);
 done:
-    if (w) cudaFreeAsync(w, stream);
-    if (st != CUZK_OK)
-        for (int k = 0; k < 3; k++)
-            if (owned[k]) cudaFreeAsync(owned[k], stream), owned[k] = NULL;
+    if (st != CUZK_OK && *w) {
+        cudaFreeAsync(*w, stream);
+        *w = NULL;
+    }
     for (int i = 0; i < 2; i++)
         if (ev[i]) cudaEventDestroy(ev[i]);
     return st;
 }
 
+/* a, b, c (n elements each) evaluated on the device from src's shape and the device witness *w (uploaded here
+ * when NULL: a retry after a later step ran out of memory), which is freed (and *w set to NULL) once the
+ * evaluation is queued. owned[k] = dev[k]: device memory to free. gt gets abc_eval_ms. */
+static cuzk_status shape_abc(gpu_prover *pv, pool_t *pool, const abc_src *src, size_t n, fr_t **w,
+                             const fr_t *dev[3], void *owned[3], gpu_prove_timings *gt, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    cudaStream_t stream = pv->ctx->stream;
+    for (int k = 0; k < 3; k++) dev[k] = NULL, owned[k] = NULL;
+    if (*w == NULL) {
+        st = witness_upload(pv, pool, src, w, gt, err);
+        if (st != CUZK_OK) return st;
+    }
+    for (int k = 0; k < 3; k++) {
+        GPU_TRY(cudaMallocAsync(&owned[k], n * sizeof(fr_t), stream));
+        dev[k] = (const fr_t *)owned[k];
+    }
+    st = gpu_shape_eval_device(pv->ctx, src->shape, *w, (fr_t *)owned[0], (fr_t *)owned[1], (fr_t *)owned[2],
+                               &gt->abc_eval_ms, err);
+    if (st == CUZK_OK) {
+        cudaFreeAsync(*w, stream);
+        *w = NULL;
+    }
+done:
+    if (st != CUZK_OK)
+        for (int k = 0; k < 3; k++)
+            if (owned[k]) cudaFreeAsync(owned[k], stream), owned[k] = NULL;
+    return st;
+}
+
+static unsigned debug_fail_h; /* gpu_debug_fail_h_steps */
+
+extern "C" unsigned gpu_debug_fail_h_steps(unsigned count)
+{
+    return __atomic_exchange_n(&debug_fail_h, count, __ATOMIC_SEQ_CST);
+}
+
+/* 1 when this H step is to fail (and one fewer is left). */
+static int debug_fail_h_take(void)
+{
+    unsigned c = __atomic_load_n(&debug_fail_h, __ATOMIC_SEQ_CST);
+    while (c > 0)
+        if (__atomic_compare_exchange_n(&debug_fail_h, &c, c - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return 1;
+    return 0;
+}
+
 /* a, b, c onto the device (staged when pageable, or evaluated there from a shape) and the H scalars computed there
  * (*h_dev, on pv's stream). */
-static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const abc_src *src, size_t n, fr_t **h_dev,
-                             int *staged, gpu_prove_timings *gt, cuzk_error *err)
+static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const abc_src *src, size_t n, fr_t **w,
+                             fr_t **h_dev, int *staged, gpu_prove_timings *gt, cuzk_error *err)
 {
     const fr_t *in[3] = {src->a, src->b, src->c}, *dev[3];
     void *owned[3];
-    cuzk_status st = src->shape ? shape_abc(pv, pool, src, n, dev, owned, gt, err)
+    cuzk_status st = src->shape ? shape_abc(pv, pool, src, n, w, dev, owned, gt, err)
                                 : stage_abc(pv, pool, in, n, dev, owned, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c %s: ", src->shape ? "evaluation" : "upload");
     *staged = !src->shape && owned[0] != NULL;
-    st = gpu_ntt_h_device(pv->plan, form, dev[0], dev[1], dev[2], n, h_dev, err);
+    if (debug_fail_h_take())
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: H step failed as if out of device memory");
+    else
+        st = gpu_ntt_h_device(pv->plan, form, dev[0], dev[1], dev[2], n, h_dev, err);
     for (int k = 0; k < 3; k++)
         if (owned[k]) cudaFreeAsync(owned[k], pv->ctx->stream);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: H: ");
@@ -770,6 +839,13 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
 {
     cuzk_status st;
     const g1_affine_t *bases = (const g1_affine_t *)gpu_buf_ptr(gp->h);
+    fr_t *w = NULL;
+    /* From a shape the witness goes up before the turn (beside another prover's compute). */
+    if (src->shape && d->log_m >= 3) {
+        GATED(pv->ctx->device, st, witness_upload(pv, pool, src, &w, gt, err));
+        if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: witness upload: ");
+    }
+    turn_enter(pv);
     if (d->log_m < 3) {
         fr_t tmp[3][8];
         memset(tmp, 0, sizeof tmp);
@@ -799,21 +875,25 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
         gpu_ntt_plan_destroy(pv->plan);
         pv->plan = NULL;
         st = gpu_ntt_plan_create(pv->ctx, d->log_m, roots, &pv->plan, err);
-        if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: NTT plan for 2^%u: ", d->log_m);
+        if (st != CUZK_OK) {
+            if (w) cudaFreeAsync(w, pv->ctx->stream);
+            return cuzk_error_prefix(err, "gpu prove: NTT plan for 2^%u: ", d->log_m);
+        }
         pv->plan_log = d->log_m;
         pv->plan_roots = roots;
     }
     fr_t *h_dev = NULL;
     int staged = 0;
     double t_stage = now_ms();
-    GATED(pv->ctx->device, st, h_scalars(pv, pool, p->h_form, src, n, &h_dev, &staged, gt, err));
+    GATED(pv->ctx->device, st, h_scalars(pv, pool, p->h_form, src, n, &w, &h_dev, &staged, gt, err));
+    if (w) cudaFreeAsync(w, pv->ctx->stream);
     /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);
     if (st != CUZK_OK) return st;
     double total = 0, compute = 0;
     gpu_ntt_last_ms(pv->plan, &total, &compute);
     /* The staged copies end before the plan's first event: their wall time plus the plan's own copies. (From a
-     * shape, a, b, c were already on the device: the upload is the witness's, timed by shape_abc.) */
+     * shape, a, b, c were already on the device: the upload is the witness's, timed by witness_upload.) */
     if (!src->shape) gt->abc_upload_ms = (staged ? now_ms() - t_stage - total : 0) + total - compute;
     gt->ntt_ms = compute;
     hm->ctx = pv->ctx;
@@ -907,6 +987,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
             *err = herr;
         }
     }
+    turn_leave(pv);
     for (int q = 0; q < GPU_Q_COUNT; q++) query_free(&cl->q[q]);
     free(cl->cnt);
     free(cl);

@@ -235,6 +235,21 @@ static void prove_r1cs(const char *what, const r1cs *cs)
         CHECK_MSG(memcmp(b1, b2, sizeof b1) == 0, "%s (%s): proof bytes differ", what, gpu_abc_variant_name(v));
     }
     unsetenv("CUZK_GPU_ABC");
+    /* The H step fails once after a, b, c were evaluated (as when another prover holds the device's memory):
+     * its retry evaluates them again, from a fresh upload of the witness, and gives the same proof. */
+    if (st == CUZK_OK && n >= 64) { /* domains below 2^3 take the CPU's H, no H step */
+        gpu_debug_fail_h_steps(1);
+        cuzk_status ss = gpu_prove_start_shape(pv, gp, s, pool, &params, cs->inputs, cs->num_inputs, cs->aux,
+                                               cs->num_aux, &dn, &p2, NULL, NULL, &err);
+        CHECK_MSG(gpu_debug_fail_h_steps(0) == 0, "%s: the H step's failure was not injected", what);
+        CHECK_MSG(ss == CUZK_OK, "%s: gpu_prove_start_shape after a failed H step: %s", what, err.msg);
+        if (ss == CUZK_OK) ss = groth16_prove_finish(pool, &p2, &r, &sb, &pr2, NULL, &err);
+        if (ss == CUZK_OK) {
+            groth16_proof_write(b1, &pr1);
+            groth16_proof_write(b2, &pr2);
+            CHECK_MSG(memcmp(b1, b2, sizeof b1) == 0, "%s: proof bytes differ after the H step's retry", what);
+        }
+    }
     gpu_shape_free(s);
     gpu_params_free(gp);
     free(abc);
