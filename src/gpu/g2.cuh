@@ -45,33 +45,8 @@ MONT_DEV void fp2_cneg(fp2_d &r, const fp2_d &a, bool flag)
     mont_cneg<fp_cfg>(r.c1, a.c1, flag);
 }
 
-/* Karatsuba: three base-field products. */
-inline __device__ __noinline__ void fp2_mul(fp2_d &r, const fp2_d &a, const fp2_d &b)
-{
-    fp_d t0, t1, s, u;
-    mont_mul<fp_cfg>(t0, a.c0, b.c0);
-    mont_mul<fp_cfg>(t1, a.c1, b.c1);
-    mont_add<fp_cfg>(s, a.c0, a.c1);
-    mont_add<fp_cfg>(u, b.c0, b.c1);
-    mont_mul<fp_cfg>(s, s, u);
-    mont_sub<fp_cfg>(s, s, t0);
-    mont_sub<fp_cfg>(r.c1, s, t1);
-    mont_sub<fp_cfg>(r.c0, t0, t1);
-}
-
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u. */
-inline __device__ __noinline__ void fp2_sqr(fp2_d &r, const fp2_d &a)
-{
-    fp_d s, d, p;
-    mont_add<fp_cfg>(s, a.c0, a.c1);
-    mont_sub<fp_cfg>(d, a.c0, a.c1);
-    mont_mul<fp_cfg>(p, a.c0, a.c1);
-    mont_mul<fp_cfg>(r.c0, s, d);
-    mont_dbl<fp_cfg>(r.c1, p);
-}
-
-/* fp2_mul and fp2_sqr inlined, for the batch-affine kernels of g2_sum.cu only: a handful of call sites per kernel,
- * where the products are most of the work and a call would pass its operands through local memory. */
+/* Karatsuba: three base-field products. Inlined for the batch-affine kernels of g2_sum.cu (a handful of call sites
+ * per kernel, where the products are most of the work and a call would pass its operands through local memory). */
 MONT_DEV void fp2_mul_i(fp2_d &r, const fp2_d &a, const fp2_d &b)
 {
     fp_d t0, t1, s, u;
@@ -85,6 +60,7 @@ MONT_DEV void fp2_mul_i(fp2_d &r, const fp2_d &a, const fp2_d &b)
     mont_sub<fp_cfg>(r.c0, t0, t1);
 }
 
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u. */
 MONT_DEV void fp2_sqr_i(fp2_d &r, const fp2_d &a)
 {
     fp_d s, d, p;
@@ -93,6 +69,18 @@ MONT_DEV void fp2_sqr_i(fp2_d &r, const fp2_d &a)
     mont_mul<fp_cfg>(p, a.c0, a.c1);
     mont_mul<fp_cfg>(r.c0, s, d);
     mont_dbl<fp_cfg>(r.c1, p);
+}
+
+/* The same products as calls, for the XYZZ formulas (hundreds of call sites: inlined, g2_sum.cu took 10 minutes to
+ * compile). */
+inline __device__ __noinline__ void fp2_mul(fp2_d &r, const fp2_d &a, const fp2_d &b)
+{
+    fp2_mul_i(r, a, b);
+}
+
+inline __device__ __noinline__ void fp2_sqr(fp2_d &r, const fp2_d &a)
+{
+    fp2_sqr_i(r, a);
 }
 
 MONT_DEV bool fp2_eq(const fp2_d &a, const fp2_d &b)
