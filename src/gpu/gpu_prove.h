@@ -127,6 +127,9 @@ cuzk_status gpu_prove_start_once(int device, pool_t *pool, const groth16_params 
  * fail once as if the device had run out of memory after a, b, c were there, so that the step's retry runs.
  * Returns the count still pending before this call. */
 unsigned gpu_debug_fail_h_steps(unsigned count);
+/* Test hook: the next `count` G1 MSMs of the prover over more than 4096 points fail once as if the device were out of
+ * memory, so that they are done in halves. Returns the count still pending before this call. */
+unsigned gpu_debug_fail_msm_pieces(unsigned count);
 
 #ifdef __cplusplus
 }

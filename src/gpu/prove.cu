@@ -80,7 +80,7 @@ static void gate_leave(int device)
 struct gpu_params {
     const groth16_params *params;
     gpu_ctx *ctx; /* owns the buffers (gpu_buf_free waits on its stream) */
-    gpu_buf *h, *l, *a, *b_g1;
+    gpu_buf *h, *l, *a, *b_g1; /* NULL: streamed from the host's copy in chunks (see gpu_params_upload) */
     gpu_buf *b_g2; /* NULL when it did not fit: B_G2 then stays wholly on the CPU */
 };
 
@@ -96,6 +96,10 @@ extern "C" void gpu_params_free(gpu_params *gp)
     free(gp);
 }
 
+/* A G1 base section stays on the host (and is streamed) when the sections before it and it would hold more than
+ * this share of the device's memory: the rest is the proving's scratch (an MSM of 2^27 points alone needs ~30 GB). */
+#define RESIDENT_SHARE 0.75
+
 extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *params, gpu_params **out, cuzk_error *err)
 {
     if (out == NULL || params == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_params_upload: NULL");
@@ -104,11 +108,25 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
     if (gp == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_params_upload: out of host memory");
     gp->params = params;
     const size_t P = sizeof(g1_affine_t);
+    size_t free_b = 0, total_b = 0, used = 0;
+    const char *mode = getenv("CUZK_GPU_BASES");
+    int stream_all = mode != NULL && strcmp(mode, "stream") == 0;
     cuzk_status st = gpu_ctx_create(&gp->ctx, device, err);
-    if (st == CUZK_OK) st = gpu_buf_upload(gp->ctx, &gp->h, params->h, params->h_len * P, err);
-    if (st == CUZK_OK) st = gpu_buf_upload(gp->ctx, &gp->l, params->l, params->l_len * P, err);
-    if (st == CUZK_OK) st = gpu_buf_upload(gp->ctx, &gp->a, params->a, params->a_len * P, err);
-    if (st == CUZK_OK) st = gpu_buf_upload(gp->ctx, &gp->b_g1, params->b_g1, params->b_g1_len * P, err);
+    if (st == CUZK_OK && cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        total_b = 0;
+    }
+    gpu_buf **buf[4] = {&gp->h, &gp->l, &gp->a, &gp->b_g1};
+    const g1_affine_t *host[4] = {params->h, params->l, params->a, params->b_g1};
+    size_t len[4] = {params->h_len, params->l_len, params->a_len, params->b_g1_len};
+    for (int k = 0; k < 4 && st == CUZK_OK; k++) {
+        size_t bytes = len[k] * P;
+        /* Sections that fit the share are uploaded (out of memory then is an error, which lets the caller evict
+         * another parameter set and retry); the others are streamed. */
+        if (stream_all || (double)(used + bytes) > RESIDENT_SHARE * (double)total_b) continue;
+        st = gpu_buf_upload(gp->ctx, buf[k], host[k], bytes, err);
+        used += bytes;
+    }
     if (st != CUZK_OK) {
         gpu_params_free(gp);
         return cuzk_error_prefix(err, "gpu_params_upload (device %d, %zu bytes of bases): ", device,
@@ -509,9 +527,110 @@ __global__ void gather_points(pt96 *out, const pt96 *in, const uint32_t *idx, si
     if (i < n) out[i] = in[idx[i]];
 }
 
-/* out = sum_k scalars[k] * bases[idx[k]], bases resident on the device. */
-static cuzk_status gather_msm(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint32_t *idx,
-                              const fr_t *scalars, size_t n, cuzk_error *err)
+/* ---- test hooks: steps made to fail as if the device were out of memory ---- */
+static unsigned debug_fail_h;   /* gpu_debug_fail_h_steps */
+static unsigned debug_fail_msm; /* gpu_debug_fail_msm_pieces */
+
+extern "C" unsigned gpu_debug_fail_h_steps(unsigned count)
+{
+    return __atomic_exchange_n(&debug_fail_h, count, __ATOMIC_SEQ_CST);
+}
+
+extern "C" unsigned gpu_debug_fail_msm_pieces(unsigned count)
+{
+    return __atomic_exchange_n(&debug_fail_msm, count, __ATOMIC_SEQ_CST);
+}
+
+/* 1 when this step is to fail (and one fewer is left). */
+static int debug_take(unsigned *counter)
+{
+    unsigned c = __atomic_load_n(counter, __ATOMIC_SEQ_CST);
+    while (c > 0)
+        if (__atomic_compare_exchange_n(counter, &c, c - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return 1;
+    return 0;
+}
+
+/* A query's bases: on the device, or the host's copy streamed in chunks. */
+typedef struct bases_ref {
+    const g1_affine_t *p;
+    int resident;
+} bases_ref;
+
+static bases_ref bases_of(const gpu_buf *buf, const g1_affine_t *host)
+{
+    bases_ref b = {(const g1_affine_t *)gpu_buf_ptr(buf), 1};
+    if (b.p == NULL) b = {host, 0};
+    return b;
+}
+
+/* Points per piece when the bases are streamed (CUZK_GPU_STREAM_CHUNK, default 2^24, a multiple of 64), and the
+ * smallest piece a call that runs out of device memory is split down to. */
+#define STREAM_CHUNK_DEFAULT ((size_t)1 << 24)
+#define SPLIT_MIN ((size_t)1 << 12)
+
+static size_t stream_chunk(void)
+{
+    const char *e = getenv("CUZK_GPU_STREAM_CHUNK");
+    size_t c = e ? (size_t)strtoull(e, NULL, 10) : STREAM_CHUNK_DEFAULT;
+    c = c / 64 * 64;
+    return c < 64 ? 64 : c;
+}
+
+/* out = sum_{i<n} scalars[i] * b[i] (scalars on the host or the device): one MSM when the bases are resident,
+ * pieces of stream_chunk() points when they are streamed; a piece (or the whole) that runs out of device memory
+ * is done in halves, down to SPLIT_MIN points. ctx's last_ms: the pieces' sum. */
+static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr_t *scalars, size_t n,
+                              cuzk_error *err)
+{
+    size_t piece = b.resident ? n : stream_chunk();
+    double ms = 0;
+    g1_jac_set_inf(out);
+    for (size_t o = 0; o < n;) {
+        size_t len = n - o < piece ? n - o : piece;
+        g1_jac_t part;
+        cuzk_status st = len > SPLIT_MIN && debug_take(&debug_fail_msm)
+                             ? cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: MSM failed as if out of device memory")
+                             : gpu_msm_g1(ctx, &part, b.p + o, scalars + o, len, err);
+        if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
+            piece = len / 2 / 64 * 64;
+            continue;
+        }
+        if (st != CUZK_OK) return st;
+        ms += gpu_ctx_last_ms(ctx);
+        g1_jac_add(out, out, &part);
+        o += len;
+    }
+    ctx->last_ms = ms;
+    return CUZK_OK;
+}
+
+/* out = sum of b[i] over the set bits i < n of mask (host), in pieces like msm_pieces. */
+static cuzk_status batch_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const uint64_t *mask, size_t n,
+                                cuzk_error *err)
+{
+    size_t piece = b.resident ? n : stream_chunk();
+    double ms = 0;
+    g1_jac_set_inf(out);
+    for (size_t o = 0; o < n;) {
+        size_t len = n - o < piece ? n - o : piece;
+        g1_jac_t part;
+        cuzk_status st = gpu_batch_add_g1(ctx, &part, b.p + o, mask + o / 64, len, err);
+        if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
+            piece = len / 2 / 64 * 64;
+            continue;
+        }
+        if (st != CUZK_OK) return st;
+        ms += gpu_ctx_last_ms(ctx);
+        g1_jac_add(out, out, &part);
+        o += len;
+    }
+    ctx->last_ms = ms;
+    return CUZK_OK;
+}
+
+/* out = sum_k scalars[k] * b[idx[k]]: the bases gathered on the device (resident) or on the host (streamed). */
+static cuzk_status gather_msm(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const uint32_t *idx, const fr_t *scalars,
+                              size_t n, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     uint32_t *d_idx = NULL;
@@ -520,12 +639,20 @@ static cuzk_status gather_msm(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
         g1_jac_set_inf(out);
         return CUZK_OK;
     }
+    if (!b.resident) {
+        g1_affine_t *pts = (g1_affine_t *)malloc(n * sizeof *pts);
+        if (pts == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot gather %zu bases", n);
+        for (size_t k = 0; k < n; k++) pts[k] = b.p[idx[k]];
+        st = msm_pieces(ctx, out, {pts, 0}, scalars, n, err);
+        free(pts);
+        return st;
+    }
     GPU_TRY(cudaMallocAsync((void **)&d_idx, n * sizeof(uint32_t), ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&d_pts, n * sizeof(pt96), ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_idx, idx, n * sizeof(uint32_t), cudaMemcpyHostToDevice, ctx->stream));
-    gather_points<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(d_pts, (const pt96 *)bases, d_idx, n);
+    gather_points<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(d_pts, (const pt96 *)b.p, d_idx, n);
     GPU_LAUNCHED("gather_points");
-    st = gpu_msm_g1(ctx, out, (const g1_affine_t *)d_pts, scalars, n, err);
+    st = msm_pieces(ctx, out, {(const g1_affine_t *)d_pts, 1}, scalars, n, err);
 done:
     if (d_idx) cudaFreeAsync(d_idx, ctx->stream);
     if (d_pts) cudaFreeAsync(d_pts, ctx->stream);
@@ -533,21 +660,21 @@ done:
 }
 
 /* One query's sum: batch addition + tail MSM, or one MSM over every base. */
-static cuzk_status run_query(gpu_ctx *ctx, const query *q, const g1_affine_t *bases, const fr_t *full,
-                             g1_jac_t *out, double *ba_ms, double *tail_ms, cuzk_error *err)
+static cuzk_status run_query(gpu_ctx *ctx, const query *q, bases_ref bases, const fr_t *full, g1_jac_t *out,
+                             double *ba_ms, double *tail_ms, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     *ba_ms = 0;
     double t0 = now_ms();
     if (!q->split) {
-        st = gpu_msm_g1(ctx, out, bases, full, q->nbases, err);
+        st = msm_pieces(ctx, out, bases, full, q->nbases, err);
         *tail_ms = now_ms() - t0;
         return st;
     }
     g1_jac_t ones;
     g1_jac_set_inf(&ones);
     if (q->ones_n) {
-        st = gpu_batch_add_g1(ctx, &ones, bases, q->ones, q->nbases, err);
+        st = batch_pieces(ctx, &ones, bases, q->ones, q->nbases, err);
         if (st != CUZK_OK) return st;
         *ba_ms = gpu_ctx_last_ms(ctx);
     }
@@ -752,22 +879,6 @@ done:
     return st;
 }
 
-static unsigned debug_fail_h; /* gpu_debug_fail_h_steps */
-
-extern "C" unsigned gpu_debug_fail_h_steps(unsigned count)
-{
-    return __atomic_exchange_n(&debug_fail_h, count, __ATOMIC_SEQ_CST);
-}
-
-/* 1 when this H step is to fail (and one fewer is left). */
-static int debug_fail_h_take(void)
-{
-    unsigned c = __atomic_load_n(&debug_fail_h, __ATOMIC_SEQ_CST);
-    while (c > 0)
-        if (__atomic_compare_exchange_n(&debug_fail_h, &c, c - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return 1;
-    return 0;
-}
-
 /* a, b, c onto the device (staged when pageable, or evaluated there from a shape) and the H scalars computed there
  * (*h_dev, on pv's stream). */
 static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const abc_src *src, size_t n, fr_t **w,
@@ -779,7 +890,7 @@ static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const ab
                                 : stage_abc(pv, pool, in, n, dev, owned, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c %s: ", src->shape ? "evaluation" : "upload");
     *staged = !src->shape && owned[0] != NULL;
-    if (debug_fail_h_take())
+    if (debug_take(&debug_fail_h))
         st = cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: H step failed as if out of device memory");
     else
         st = gpu_ntt_h_device(pv->plan, form, dev[0], dev[1], dev[2], n, h_dev, err);
@@ -793,7 +904,7 @@ static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const ab
  * the caller goes on with the other queries (the device runs both). */
 typedef struct h_msm {
     gpu_ctx *ctx;
-    const g1_affine_t *bases;
+    bases_ref bases;
     fr_t *scalars; /* device; allocated on the prover's main context by gpu_ntt_h_device */
     size_t n;
     pthread_t thread;
@@ -809,7 +920,7 @@ static void *h_msm_main(void *arg)
     h_msm *hm = (h_msm *)arg;
     hm->err.code = CUZK_OK;
     hm->err.msg[0] = '\0';
-    GATED(hm->ctx->device, hm->st, gpu_msm_g1(hm->ctx, &hm->out, hm->bases, hm->scalars, hm->n, &hm->err));
+    GATED(hm->ctx->device, hm->st, msm_pieces(hm->ctx, &hm->out, hm->bases, hm->scalars, hm->n, &hm->err));
     hm->ms = gpu_ctx_last_ms(hm->ctx);
     return NULL;
 }
@@ -838,7 +949,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
                              gpu_prove_timings *gt, cuzk_error *err)
 {
     cuzk_status st;
-    const g1_affine_t *bases = (const g1_affine_t *)gpu_buf_ptr(gp->h);
+    bases_ref bases = bases_of(gp->h, p->h);
     fr_t *w = NULL;
     /* From a shape the witness goes up before the turn (beside another prover's compute). */
     if (src->shape && d->log_m >= 3) {
@@ -866,7 +977,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
         st = poly_compute_h(pool, d, p->h_form, tmp[0], tmp[1], tmp[2], n, err);
         gt->ntt_ms = now_ms() - t0;
         if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: ");
-        st = gpu_msm_g1(pv->ctx, out, bases, tmp[0], p->h_len, err);
+        st = msm_pieces(pv->ctx, out, bases, tmp[0], p->h_len, err);
         gt->msm_h_ms = gpu_ctx_last_ms(pv->ctx);
         return st;
     }
@@ -956,9 +1067,8 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
         *err = cl->err;
         st = cl->st;
     }
-    const g1_affine_t *qbases[GPU_Q_COUNT] = {(const g1_affine_t *)gpu_buf_ptr(gp->l),
-                                              (const g1_affine_t *)gpu_buf_ptr(gp->a),
-                                              (const g1_affine_t *)gpu_buf_ptr(gp->b_g1)};
+    const bases_ref qbases[GPU_Q_COUNT] = {bases_of(gp->l, params->l), bases_of(gp->a, params->a),
+                                           bases_of(gp->b_g1, params->b_g1)};
     static const char *const QNAME[GPU_Q_COUNT] = {"L", "A", "B_G1"};
     /* B_G2 has B_G1's scalars and selection. */
     int b2_done = st == CUZK_OK && gp->b_g2 != NULL;

@@ -110,3 +110,9 @@ unsigned gpu_debug_fail_h_steps(unsigned count)
     (void)count;
     return 0;
 }
+
+unsigned gpu_debug_fail_msm_pieces(unsigned count)
+{
+    (void)count;
+    return 0;
+}

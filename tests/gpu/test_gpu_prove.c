@@ -118,6 +118,46 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
     gpu_prover_set_split(pv, GPU_SPLIT_AUTO);
     gpu_prover_set_overlap(pv, 1);
     gpu_params_free(gp);
+    gp = NULL;
+
+    /* Every G1 base section streamed from the host in pieces of 192 points (a device too small for them). */
+    setenv("CUZK_GPU_BASES", "stream", 1);
+    setenv("CUZK_GPU_STREAM_CHUNK", "192", 1);
+    st = gpu_params_upload(0, params, &gp, &err);
+    CHECK_MSG(st == CUZK_OK, "%s (streamed): upload: %s", what, err.msg);
+    if (st == CUZK_OK) {
+        CHECK_MSG(gpu_params_bytes(gp) == params->b_g2_len * sizeof(g2_affine_t),
+                  "%s (streamed): %zu bytes on the device, only B_G2's expected", what, gpu_params_bytes(gp));
+        memcpy(scratch, orig, bytes);
+        st = gpu_prove_start_abc(pv, gp, pool, params, n, scratch, scratch + m, scratch + 2 * m, inputs, n_in, aux,
+                                 n_aux, dn, &pg, NULL, NULL, &err);
+        CHECK_MSG(st == CUZK_OK, "%s (streamed): GPU prover: %s", what, err.msg);
+        if (st == CUZK_OK) st = groth16_prove_finish(pool, &pg, &r, &s, &proof_g, NULL, &err);
+        if (st == CUZK_OK) {
+            groth16_proof_write(bytes_g, &proof_g);
+            CHECK_MSG(memcmp(bytes_c, bytes_g, GROTH16_PROOF_BYTES) == 0, "%s (streamed): proof bytes differ", what);
+        }
+    }
+    unsetenv("CUZK_GPU_BASES");
+    unsetenv("CUZK_GPU_STREAM_CHUNK");
+    gpu_params_free(gp);
+    gp = NULL;
+
+    /* Resident bases, two MSMs over more than 4096 points failing as if out of device memory: done in halves. */
+    if (params->h_len > 4096 && gpu_params_upload(0, params, &gp, &err) == CUZK_OK) {
+        gpu_debug_fail_msm_pieces(2);
+        memcpy(scratch, orig, bytes);
+        st = gpu_prove_start_abc(pv, gp, pool, params, n, scratch, scratch + m, scratch + 2 * m, inputs, n_in, aux,
+                                 n_aux, dn, &pg, NULL, NULL, &err);
+        CHECK_MSG(gpu_debug_fail_msm_pieces(0) == 0, "%s (split MSMs): the failures were not injected", what);
+        CHECK_MSG(st == CUZK_OK, "%s (split MSMs): GPU prover: %s", what, err.msg);
+        if (st == CUZK_OK) st = groth16_prove_finish(pool, &pg, &r, &s, &proof_g, NULL, &err);
+        if (st == CUZK_OK) {
+            groth16_proof_write(bytes_g, &proof_g);
+            CHECK_MSG(memcmp(bytes_c, bytes_g, GROTH16_PROOF_BYTES) == 0, "%s (split MSMs): proof bytes differ", what);
+        }
+    }
+    gpu_params_free(gp);
 out:
     free(scratch);
     free(orig);
@@ -319,7 +359,8 @@ static void test_errors(void)
     gpu_prover *bad = NULL;
     CHECK(gpu_prover_create(gpu_device_count(), &bad, &err) == CUZK_ERR_INVALID_ARG && bad == NULL);
 
-    /* A base section far larger than any device: the upload fails with NOMEM before reading the host array. */
+    /* A base section far larger than any device stays on the host (streamed when proving): nothing of it is
+     * uploaded, and its host array is not read. */
     groth16_params huge;
     memset(&huge, 0, sizeof huge);
     g1_affine_t one_point;
@@ -328,7 +369,10 @@ static void test_errors(void)
     huge.h_len = (size_t)1 << 33; /* 768 GiB */
     gpu_params *gp = NULL;
     cuzk_status st = gpu_params_upload(0, &huge, &gp, &err);
-    CHECK_MSG(st == CUZK_ERR_NOMEM && gp == NULL, "oversized upload gave %s: %s", cuzk_status_name(st), err.msg);
+    CHECK_MSG(st == CUZK_OK && gp != NULL && gpu_params_bytes(gp) == 0, "oversized section: %s (%zu bytes): %s",
+              cuzk_status_name(st), gpu_params_bytes(gp), err.msg);
+    gpu_params_free(gp);
+    gp = NULL;
 
     /* Bases of other params. */
     r1cs cs;
