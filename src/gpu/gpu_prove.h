@@ -44,7 +44,9 @@ extern "C" {
 
 typedef struct gpu_params gpu_params;
 
-/* Uploads params' h, l, a and b_g1 bases to device `device` (CUZK_ERR_NOMEM when they do not fit). */
+/* Uploads params' bases to device `device`: the G1 sections h, l, a, b_g1 in that order while they hold at most 3/4
+ * of the device's memory (the others stay on the host and are streamed in pieces when proving; CUZK_GPU_BASES=stream
+ * keeps all of them there), CUZK_ERR_NOMEM when a section that should fit does not; B_G2's bases when they fit. */
 cuzk_status gpu_params_upload(int device, const groth16_params *params, gpu_params **out, cuzk_error *err);
 /* Frees the device copies. NULL is allowed. No prover may be using them. */
 void gpu_params_free(gpu_params *gp);
