@@ -315,200 +315,6 @@ __global__ void __launch_bounds__(G2_THREADS) g2a_round(g2a_in<FIRST> in, const 
     }
 }
 
-/* Round 1 with the bases gathered by the whole warp (the default; CUZK_GPU_G2_ROUND1=lane: g2a_round<true>).
- * g2a_round<true> has every lane load its own two bases with 16-byte loads: each warp load touches 32 distinct
- * lines. Here, per step of 32 outputs, the warp copies the step's 64 bases (lane L: inputs 2L, 2L + 1, in slots 2L,
- * 2L + 1) into shared memory: lane L takes chunks L + 32 k of the step, so consecutive lanes read consecutive 16
- * bytes of one base. A base is 12 chunks (x: 0-5, y: 6-11), stored part-major ([part][slot]: lanes reading slots 2L
- * meet a 2-way bank conflict at most). The forward pass copies x only; y of the rare kinds (equal x, an x of 0) is
- * loaded by the lane itself; the backward pass copies x and y. Two buffers per warp: the copies of step s + 1
- * (cp.async, no registers held) run while step s computes. The references reach the copying lanes by shuffles
- * (none in shared memory: 4 warps * 2 buffers * 12 KiB = 96 KiB a block; two blocks, as the registers allow, with
- * the 1 KiB reserve of each fit a 196 KiB carveout). All lanes
- * run the same steps; a lane without an output takes part with no references (G2A_NONE: no base has index
- * 2^31 - 1, as fewer than 2^31 bases or entries reach the affine path). */
-#define G2A_NONE 0xffffffffu
-#define G2A_WS_BYTES (12 * 64 * 16) /* one buffer of one warp */
-#define G2A_WS_BLOCK ((size_t)(G2_THREADS / 32) * 2 * G2A_WS_BYTES)
-
-MONT_DEV void g2a_cp16(void *dst, const void *src)
-{
-    uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
-}
-
-/* Starts the copies of parts 0..PARTS-1 of the bases of this step's references (lane L: ra, rb) into buffer ws,
- * as one cp.async group that the caller waits for one step later. Called by all 32 lanes together. */
-template <int PARTS>
-MONT_DEV void g2a_warp_fill(uint4 (*ws)[64], const g2_aff_d *__restrict__ bases, uint32_t ra, uint32_t rb,
-                            uint32_t lane)
-{
-    __syncwarp(); /* every lane is done with the buffer's previous points */
-#pragma unroll 1 /* unrolled by 2, 4 or fully, g2a_round1w spilled 40-544 bytes; rolled 16 (ptxas, sm_90) */
-    for (int k = 0; k < 2 * PARTS; k++) {
-        uint32_t c = lane + 32 * k, slot = c / PARTS, part = c % PARTS;
-        uint32_t sa = __shfl_sync(0xffffffffu, ra, slot >> 1), sb = __shfl_sync(0xffffffffu, rb, slot >> 1);
-        uint32_t ref = slot & 1 ? sb : sa;
-        if (ref != G2A_NONE)
-            g2a_cp16(&ws[part][slot], reinterpret_cast<const uint4 *>(&bases[ref & 0x7fffffffu]) + part);
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-/* Waits until the buffer filled one step earlier has landed (all groups but the latest one), for every lane. */
-MONT_DEV void g2a_warp_wait()
-{
-    asm volatile("cp.async.wait_group 1;" ::: "memory");
-    __syncwarp();
-}
-
-/* r = the Fp2 at parts part0 .. part0 + 5 of slot. */
-MONT_DEV void g2a_ws_get(fp2_d &r, uint4 (*ws)[64], uint32_t slot, int part0)
-{
-#pragma unroll
-    for (int k = 0; k < 6; k++) {
-        uint4 t = ws[part0 + k][slot];
-        fp_d &h = k < 3 ? r.c0 : r.c1;
-        int o = 4 * (k % 3);
-        h.v[o] = t.x;
-        h.v[o + 1] = t.y;
-        h.v[o + 2] = t.z;
-        h.v[o + 3] = t.w;
-    }
-}
-
-/* y of base ref with its sign applied, loaded by the lane. */
-MONT_DEV void g2a_base_y(fp2_d &r, const g2_aff_d *__restrict__ bases, uint32_t ref)
-{
-    const g2_aff_d *p = bases + (ref & 0x7fffffffu);
-    fp2_d t;
-    fp_ldg16(t.c0, &p->y.c0);
-    fp_ldg16(t.c1, &p->y.c1);
-    fp2_cneg(r, t, (ref >> 31) != 0);
-}
-
-/* The references of output j's inputs (rb = G2A_NONE for an odd last input). */
-MONT_DEV void g2a_refs(const uint32_t *__restrict__ vals, const uint32_t *__restrict__ in_off,
-                       const uint32_t *__restrict__ in_len, const uint32_t *__restrict__ out_off,
-                       const uint32_t *__restrict__ map, uint32_t j, uint32_t &ra, uint32_t &rb)
-{
-    uint32_t bb = map[j], l = j - out_off[bb], i = in_off[bb] + 2 * l;
-    ra = __ldg(vals + i);
-    rb = 2 * l + 1 < in_len[bb] ? __ldg(vals + i + 1) : G2A_NONE;
-}
-
-/* The outputs as in g2a_round (lane L of the warp: w0 + L + 32 s); dynamic shared memory G2A_WS_BLOCK. */
-__global__ void __launch_bounds__(G2_THREADS, 2)
-    g2a_round1w(const uint32_t *__restrict__ vals, const g2_aff_d *__restrict__ bases,
-                const uint32_t *__restrict__ in_off, const uint32_t *__restrict__ in_len,
-                const uint32_t *__restrict__ out_off, const uint32_t *__restrict__ map, uint32_t total_out,
-                uint32_t per, uint32_t *__restrict__ out, size_t ostride)
-{
-    extern __shared__ uint4 g2a_dsm[];
-    size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, w0 = (t / 32) * 32 * (size_t)per;
-    uint32_t lane = (uint32_t)(t % 32);
-    if (w0 >= total_out) return; /* the whole warp */
-    char *wbase = reinterpret_cast<char *>(g2a_dsm) + (threadIdx.x / 32) * 2 * G2A_WS_BYTES;
-#define G2A_WS(q) reinterpret_cast<uint4(*)[64]>(wbase + (q) * G2A_WS_BYTES)
-    size_t wend = w0 + 32 * (size_t)per < total_out ? w0 + 32 * (size_t)per : total_out;
-    uint32_t steps = (uint32_t)((wend - w0 + 31) / 32), j0 = (uint32_t)(w0 + lane), cb = 0;
-    uint32_t ra, rb, nra = G2A_NONE, nrb = G2A_NONE;
-    bool act, nact = j0 < wend;
-    fp2_d acc, den;
-    g2_aff_d a, b;
-    fp2_set_one(acc);
-    if (nact) g2a_refs(vals, in_off, in_len, out_off, map, j0, nra, nrb);
-    g2a_warp_fill<6>(G2A_WS(0), bases, nra, nrb, lane);
-    for (uint32_t s = 0; s < steps; s++) {
-        uint32_t j = j0 + 32 * s;
-        act = nact;
-        ra = nra;
-        rb = nrb;
-        if (s + 1 < steps) {
-            nact = j + 32 < wend;
-            nra = nrb = G2A_NONE;
-            if (nact) g2a_refs(vals, in_off, in_len, out_off, map, j + 32, nra, nrb);
-            g2a_warp_fill<6>(G2A_WS(cb ^ 1), bases, nra, nrb, lane);
-        } else {
-            asm volatile("cp.async.commit_group;" ::: "memory");
-        }
-        g2a_warp_wait();
-        uint4(*cw)[64] = G2A_WS(cb);
-        cb ^= 1;
-        if (!act) continue;
-        g2a_st(out, ostride, j, acc);
-        if (rb == G2A_NONE) continue; /* G2A_A */
-        g2a_ws_get(a.x, cw, 2 * lane, 0);
-        g2a_ws_get(b.x, cw, 2 * lane + 1, 0);
-        fp2_sub(den, b.x, a.x);
-        int kind = G2A_ADD;
-        if (fp2_is_zero(den) || fp2_is_zero(a.x) || fp2_is_zero(b.x)) {
-            g2a_base_y(a.y, bases, ra);
-            g2a_base_y(b.y, bases, rb);
-            kind = g2a_kind(den, a, b);
-        }
-        if (kind <= G2A_DBL) fp2_mul_i(acc, acc, den);
-    }
-    fp2_d inv;
-    g2a_inv(inv, acc);
-    {
-        uint32_t j = j0 + 32 * (steps - 1);
-        nact = j < wend;
-        nra = nrb = G2A_NONE;
-        if (nact) g2a_refs(vals, in_off, in_len, out_off, map, j, nra, nrb);
-        g2a_warp_fill<12>(G2A_WS(cb), bases, nra, nrb, lane);
-    }
-    for (uint32_t s = steps; s-- > 0;) {
-        uint32_t j = j0 + 32 * s;
-        act = nact;
-        ra = nra;
-        rb = nrb;
-        if (s > 0) {
-            nact = j - 32 < wend;
-            nra = nrb = G2A_NONE;
-            if (nact) g2a_refs(vals, in_off, in_len, out_off, map, j - 32, nra, nrb);
-            g2a_warp_fill<12>(G2A_WS(cb ^ 1), bases, nra, nrb, lane);
-        } else {
-            asm volatile("cp.async.commit_group;" ::: "memory");
-        }
-        g2a_warp_wait();
-        uint4(*cw)[64] = G2A_WS(cb);
-        cb ^= 1;
-        if (!act) continue;
-        g2_aff_d r;
-        g2a_ws_get(a.x, cw, 2 * lane, 0);
-        g2a_ws_get(a.y, cw, 2 * lane, 6);
-        fp2_cneg(a.y, a.y, (ra >> 31) != 0);
-        int kind = G2A_A;
-        if (rb != G2A_NONE) {
-            g2a_ws_get(b.x, cw, 2 * lane + 1, 0);
-            g2a_ws_get(b.y, cw, 2 * lane + 1, 6);
-            fp2_cneg(b.y, b.y, (rb >> 31) != 0);
-            fp2_sub(den, b.x, a.x);
-            kind = G2A_ADD;
-            if (fp2_is_zero(den) || fp2_is_zero(a.x) || fp2_is_zero(b.x)) kind = g2a_kind(den, a, b);
-        }
-        if (kind == G2A_A) {
-            r = a;
-        } else if (kind == G2A_B) {
-            r = b;
-        } else if (kind == G2A_INF) {
-            fp2_set_zero(r.x);
-            fp2_set_zero(r.y);
-        } else {
-            fp2_d ij, pre;
-            g2a_ld(pre, out, ostride, j);
-            fp2_mul_i(ij, inv, pre);
-            fp2_mul_i(inv, inv, den);
-            g2a_finish(r, a, b, kind, ij);
-        }
-        g2a_st(out, ostride, j, r.x);
-        g2a_st(out + G2A_Y * ostride, ostride, j, r.y);
-    }
-    asm volatile("cp.async.wait_all;" ::: "memory");
-#undef G2A_WS
-}
-
 /* Buckets k < cnt of 1..thr points: buckets[k] = their XYZZ sum (the others are left as they are). */
 template <bool FIRST>
 __global__ void __launch_bounds__(G2_THREADS) g2a_tail(g2a_in<FIRST> in, const uint32_t *in_off,
@@ -586,14 +392,6 @@ done:
     return st;
 }
 
-/* Round 1 by g2a_round1w (warp gathers), or with CUZK_GPU_G2_ROUND1=lane by g2a_round<true> (per-lane loads); read
- * per call, so that both can be timed and tested in one process. */
-static bool g2a_round1_lane(void)
-{
-    const char *e = getenv("CUZK_GPU_G2_ROUND1");
-    return e != NULL && strcmp(e, "lane") == 0;
-}
-
 static unsigned g2a_tail_bits(void)
 {
     const char *e = getenv("CUZK_GPU_G2_TAIL");
@@ -618,7 +416,6 @@ static cuzk_status g2_affine_sums(gpu_ctx *ctx, const uint32_t *vals, const g2_a
     int occ1 = 0, occ = 0;
     uint32_t thr = 1u << g2a_tail_bits();
     g2a_in<true> in0 = {vals, bases, NULL, 0};
-    bool lane1 = g2a_round1_lane();
 
     GPU_TRY(cudaMemsetAsync(buckets, 0, nbk * sizeof(g2_xyzz_d), ctx->stream));
     if (nbk == 0) return CUZK_OK;
@@ -628,13 +425,7 @@ static cuzk_status g2_affine_sums(gpu_ctx *ctx, const uint32_t *vals, const g2_a
     GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved));
     GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrUsedMemCurrent, &used));
     free_b += reserved > used ? (size_t)(reserved - used) : 0;
-    if (lane1) {
-        GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ1, g2a_round<true>, G2_THREADS, 0));
-    } else {
-        /* Above 48 KiB of dynamic shared memory a kernel must opt in. */
-        GPU_TRY(cudaFuncSetAttribute(g2a_round1w, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)G2A_WS_BLOCK));
-        GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ1, g2a_round1w, G2_THREADS, G2A_WS_BLOCK));
-    }
+    GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ1, g2a_round<true>, G2_THREADS, 0));
     GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, g2a_round<false>, G2_THREADS, 0));
     if (occ1 < 1) occ1 = 1;
     if (occ < 1) occ = 1;
@@ -704,10 +495,7 @@ static cuzk_status g2_affine_sums(gpu_ctx *ctx, const uint32_t *vals, const g2_a
             if (per < G2A_PER_MIN) per = G2A_PER_MIN;
             size_t threads = (total_out + per - 1) / per;
             threads = (threads + 31) / 32 * 32; /* a warp takes 32 * per outputs */
-            if (r == 1 && !lane1)
-                g2a_round1w<<<g2_blocks(threads), G2_THREADS, G2A_WS_BLOCK, ctx->stream>>>(
-                    vals, bases, in_off, in_len, offs[o], map, total_out, (uint32_t)per, pts[o], cap[o]);
-            else if (r == 1)
+            if (r == 1)
                 g2a_round<true><<<g2_blocks(threads), G2_THREADS, 0, ctx->stream>>>(
                     in0, in_off, in_len, offs[o], map, total_out, (uint32_t)per, pts[o], cap[o]);
             else

@@ -2,9 +2,8 @@
  * points and scalars, with the cases the formulas and the bucket sums branch on: infinity among the bases, the
  * same point twice (doubling), P then -P (infinity mid-sum), empty and full masks, lengths that are not
  * multiples of 64, scalars 0, 1 and r - 1, one scalar repeated (every entry in one bucket), repeated indices.
- * Every check runs four times: CUZK_GPU_G2=affine, affine again with CUZK_GPU_G2_ROUND1=lane (round 1 by the
- * per-lane kernel instead of the warp gathers), =xyzz (each path forced, and the path taken checked), and unset (the
- * default by size). The batch-affine rounds get lists built so that every round meets the special
+ * Every check runs three times: CUZK_GPU_G2=affine, =xyzz (each path forced, and the path taken checked), and
+ * unset (the default by size). The batch-affine rounds get lists built so that every round meets the special
  * kinds: blocks [P, -P, Q, Q, inf, R, S, T] repeated with signs (+, -, +, +) give P + (-P), Q + Q and infinity in
  * round 1, X + (-X) and X + X (a block's sum X) in round 4, and doublings in every later round.
  * Skips (77) without a GPU. */
@@ -18,25 +17,14 @@
 static rng_t rng;
 static gpu_ctx *ctx;
 static const char *mode; /* "affine", "xyzz" or "default" */
-static const char *round1; /* CUZK_GPU_G2_ROUND1: "lane" or NULL (the warp gathers) */
 
-static void set_mode(const char *m, const char *r1)
+static void set_mode(const char *m)
 {
     mode = m;
-    round1 = r1;
     if (strcmp(m, "default") == 0)
         unsetenv("CUZK_GPU_G2");
     else
         setenv("CUZK_GPU_G2", m, 1);
-    if (r1)
-        setenv("CUZK_GPU_G2_ROUND1", r1, 1);
-    else
-        unsetenv("CUZK_GPU_G2_ROUND1");
-}
-
-static const char *r1_name(void)
-{
-    return round1 ? round1 : "warp";
 }
 
 /* The path the last call took must be the forced one. */
@@ -62,10 +50,9 @@ static void check(const char *what, const g2_affine_t *bases, const uint64_t *ma
     cpu_sum(&want, bases, mask, n);
     memset(&got, 0x5a, sizeof got); /* a result that was never written cannot pass */
     cuzk_status st = gpu_batch_add_g2(ctx, &got, bases, mask, n, &err);
-    CHECK_MSG(st == CUZK_OK, "[%s, round 1 %s] %s n=%zu: %s", mode, r1_name(), what, n, err.msg);
+    CHECK_MSG(st == CUZK_OK, "[%s] %s n=%zu: %s", mode, what, n, err.msg);
     if (st != CUZK_OK) return;
-    CHECK_MSG(g2_jac_eq(&got, &want), "[%s, round 1 %s] %s: n=%zu: GPU G2 sum differs from the CPU", mode, r1_name(),
-              what, n);
+    CHECK_MSG(g2_jac_eq(&got, &want), "[%s] %s: n=%zu: GPU G2 sum differs from the CPU", mode, what, n);
     check_path(what, n);
 }
 
@@ -124,10 +111,9 @@ static void check_msm(const char *what, const g2_affine_t *bases, size_t nbases,
     free(gathered);
     memset(&got, 0x5a, sizeof got);
     cuzk_status st = gpu_msm_g2_indexed(ctx, &got, bases, nbases, idx, scalars, n, &err);
-    CHECK_MSG(st == CUZK_OK, "[%s, round 1 %s] %s n=%zu: %s", mode, r1_name(), what, n, err.msg);
+    CHECK_MSG(st == CUZK_OK, "[%s] %s n=%zu: %s", mode, what, n, err.msg);
     if (st != CUZK_OK) return;
-    CHECK_MSG(g2_jac_eq(&got, &want), "[%s, round 1 %s] %s: n=%zu: GPU G2 MSM differs from the CPU", mode, r1_name(),
-              what, n);
+    CHECK_MSG(g2_jac_eq(&got, &want), "[%s] %s: n=%zu: GPU G2 MSM differs from the CPU", mode, what, n);
     if (n > 0) check_path(what, n);
 }
 
@@ -310,16 +296,15 @@ int main(void)
     if (!b) return test_finish("test_gpu_g2");
     random_points(b, N);
 
-    static const char *const modes[][2] = {{"affine", NULL}, {"affine", "lane"}, {"xyzz", NULL}, {"default", NULL}};
-    for (int m = 0; m < 4; m++) {
-        set_mode(modes[m][0], modes[m][1]);
-        printf("CUZK_GPU_G2=%s CUZK_GPU_G2_ROUND1=%s\n", modes[m][0], modes[m][1] ? modes[m][1] : "(unset)");
+    static const char *const modes[] = {"affine", "xyzz", "default"};
+    for (int m = 0; m < 3; m++) {
+        set_mode(modes[m]);
+        printf("CUZK_GPU_G2=%s\n", modes[m]);
         test_msm(b, N);
         test_batch(b, N);
         test_batch_large(b, N);
     }
     unsetenv("CUZK_GPU_G2");
-    unsetenv("CUZK_GPU_G2_ROUND1");
 
     free(b);
     gpu_ctx_destroy(ctx);
