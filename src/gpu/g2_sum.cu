@@ -550,35 +550,6 @@ static void g2_forget_nomem(cuzk_error *err)
 
 /* ---- Masked sum ---- */
 
-/* cnt[w] = the set bits of mask word w below n (w < nwords), cnt[nwords] = 0. */
-__global__ void g2_mask_count(const uint64_t *mask, size_t n, size_t nwords, uint32_t *cnt)
-{
-    size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (w > nwords) return;
-    if (w == nwords) {
-        cnt[w] = 0;
-        return;
-    }
-    uint64_t word = mask[w];
-    if ((w + 1) * 64 > n) word &= (1ull << (n - w * 64)) - 1;
-    cnt[w] = (uint32_t)__popcll(word);
-}
-
-/* idx[off[w] ...] = the positions of the set bits of word w, in order. */
-__global__ void g2_mask_write(const uint64_t *mask, size_t n, size_t nwords, const uint32_t *off, uint32_t *idx)
-{
-    size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (w >= nwords) return;
-    uint64_t word = mask[w];
-    if ((w + 1) * 64 > n) word &= (1ull << (n - w * 64)) - 1;
-    uint32_t o = off[w];
-    while (word) {
-        int b = __ffsll((long long)word) - 1;
-        word &= word - 1;
-        idx[o++] = (uint32_t)(w * 64 + b);
-    }
-}
-
 /* Bucket k of the masked sum: selected indices [k * G2A_SUB, min(count, (k + 1) * G2A_SUB)). */
 __global__ void g2_mask_ranges(uint32_t count, size_t nbk, uint32_t *off, uint32_t *len)
 {
@@ -614,27 +585,16 @@ static cuzk_status g2_batch_affine(gpu_ctx *ctx, const g2_aff_d *d_bases, const 
                                    g2_xyzz_t *h_res, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
-    size_t nwords = (n + 63) / 64, scan_bytes = 0, nbk = 0;
-    uint32_t *cnt = NULL, *off = NULL, *idx = NULL, *boff = NULL, *blen = NULL, count = 0;
+    size_t nbk = 0;
+    uint32_t *idx = NULL, *boff = NULL, *blen = NULL, count = 0;
     g2_xyzz_d *buckets = NULL, *res = NULL;
-    void *tmp = NULL;
-    GPU_TRY(cudaMallocAsync((void **)&cnt, (nwords + 1) * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&off, (nwords + 1) * 4, ctx->stream));
-    g2_mask_count<<<g2_blocks(nwords + 1), G2_THREADS, 0, ctx->stream>>>(d_mask, n, nwords, cnt);
-    GPU_LAUNCHED("g2_mask_count");
-    GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, cnt, off, (int64_t)(nwords + 1), ctx->stream));
-    GPU_TRY(cudaMallocAsync(&tmp, scan_bytes, ctx->stream));
-    GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, cnt, off, (int64_t)(nwords + 1), ctx->stream));
-    GPU_TRY(cudaMemcpyAsync(&count, off + nwords, 4, cudaMemcpyDeviceToHost, ctx->stream));
-    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+    st = gpu_mask_compact(ctx, d_mask, n, 0, &idx, &count, err);
+    if (st != CUZK_OK) goto done;
     if (count == 0) {
         g2_xyzz_set_inf(h_res);
         goto done;
     }
     nbk = (count + G2A_SUB - 1) / G2A_SUB;
-    GPU_TRY(cudaMallocAsync((void **)&idx, (size_t)count * 4, ctx->stream));
-    g2_mask_write<<<g2_blocks(nwords), G2_THREADS, 0, ctx->stream>>>(d_mask, n, nwords, off, idx);
-    GPU_LAUNCHED("g2_mask_write");
     GPU_TRY(cudaMallocAsync((void **)&boff, nbk * 4, ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&blen, nbk * 4, ctx->stream));
     GPU_TRY(cudaMallocAsync((void **)&buckets, nbk * sizeof(g2_xyzz_d), ctx->stream));
@@ -647,7 +607,7 @@ static cuzk_status g2_batch_affine(gpu_ctx *ctx, const g2_aff_d *d_bases, const 
     GPU_TRY(cudaMemcpyAsync(h_res, res, sizeof *h_res, cudaMemcpyDeviceToHost, ctx->stream));
 done:
     if (res && res != buckets) cudaFreeAsync(res, ctx->stream);
-    void *dev[] = {cnt, off, idx, boff, blen, buckets, tmp};
+    void *dev[] = {idx, boff, blen, buckets};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) cudaFreeAsync(dev[i], ctx->stream);
     return st;

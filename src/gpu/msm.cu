@@ -1400,7 +1400,7 @@ extern "C" cuzk_status gpu_msm_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t
 }
 
 /* cnt[w] = the number of selected bases in mask word w (bits at n and above ignored), cnt[nw] = 0. */
-__global__ void batch_word_counts(const uint64_t *mask, size_t n, size_t nw, uint32_t *cnt)
+__global__ void mask_word_counts(const uint64_t *mask, size_t n, size_t nw, uint32_t *cnt)
 {
     size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (w > nw) return;
@@ -1413,16 +1413,8 @@ __global__ void batch_word_counts(const uint64_t *mask, size_t n, size_t nw, uin
     cnt[w] = (uint32_t)__popcll(word);
 }
 
-/* A single bucket would take log2(selected) rounds, the late ones with a handful of outputs (a launch, a scan and
- * a host sync each, and threads that wait on their products' latency): the selected bases are cut into buckets
- * of BATCH_SEG, halved in log2(BATCH_SEG) - tail rounds that all fill the device, and the bucket sums added by a
- * tree. */
-#define BATCH_SEG 1024
-
-/* The selected indices in order (vals[j] = the j-th selected index; word w's start at off[w]), with key
- * 1 + j / BATCH_SEG (bucket 0, the zero digit's in an MSM, is never read). */
-__global__ void batch_word_indices(const uint64_t *mask, size_t n, size_t nw, const uint32_t *off, uint32_t *keys,
-                                   uint32_t *vals)
+/* idx[off[w] + k] = the position of word w's k-th set bit. */
+__global__ void mask_word_indices(const uint64_t *mask, size_t n, size_t nw, const uint32_t *off, uint32_t *idx)
 {
     size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (w >= nw) return;
@@ -1432,10 +1424,54 @@ __global__ void batch_word_indices(const uint64_t *mask, size_t n, size_t nw, co
     while (word) {
         int b = __ffsll((long long)word) - 1;
         word &= word - 1;
-        keys[o] = 1 + o / BATCH_SEG;
-        vals[o] = (uint32_t)(64 * w + (size_t)b);
-        o++;
+        idx[o++] = (uint32_t)(64 * w + (size_t)b);
     }
+}
+
+cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_t min_count, uint32_t **idx,
+                             uint32_t *count, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    size_t nw = (n + 63) / 64, scan_bytes = 0;
+    uint32_t *cnt = NULL, *off = NULL;
+    void *tmp = NULL;
+    *idx = NULL;
+    *count = 0;
+    GPU_TRY(cudaMallocAsync((void **)&cnt, (nw + 1) * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&off, (nw + 1) * 4, ctx->stream));
+    mask_word_counts<<<blocks_for(nw + 1), THREADS, 0, ctx->stream>>>(mask, n, nw, cnt);
+    GPU_LAUNCHED("mask_word_counts");
+    GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, cnt, off, (int64_t)(nw + 1), ctx->stream));
+    GPU_TRY(cudaMallocAsync(&tmp, scan_bytes, ctx->stream));
+    GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, cnt, off, (int64_t)(nw + 1), ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(count, off + nw, 4, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+    if (*count == 0 || *count < min_count) goto done;
+    GPU_TRY(cudaMallocAsync((void **)idx, (size_t)*count * 4, ctx->stream));
+    mask_word_indices<<<blocks_for(nw), THREADS, 0, ctx->stream>>>(mask, n, nw, off, *idx);
+    GPU_LAUNCHED("mask_word_indices");
+done:
+    if (st != CUZK_OK && *idx) {
+        cudaFreeAsync(*idx, ctx->stream);
+        *idx = NULL;
+    }
+    void *dev[] = {cnt, off, tmp};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        if (dev[i]) cudaFreeAsync(dev[i], ctx->stream);
+    return st;
+}
+
+/* A single bucket would take log2(selected) rounds, the late ones with a handful of outputs (a launch, a scan and
+ * a host sync each, and threads that wait on their products' latency): the selected bases are cut into buckets
+ * of BATCH_SEG, halved in log2(BATCH_SEG) - tail rounds that all fill the device, and the bucket sums added by a
+ * tree. */
+#define BATCH_SEG 1024
+
+/* keys[j] = 1 + j / BATCH_SEG for the j-th selected base (bucket 0, the zero digit's in an MSM, is never read). */
+__global__ void batch_keys(uint32_t count, uint32_t *keys)
+{
+    size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (j < count) keys[j] = 1 + (uint32_t)(j / BATCH_SEG);
 }
 
 /* Batch addition: XYZZ mixed additions in fixed chunks of bases per thread (every base's mask bit read), or the
@@ -1457,30 +1493,19 @@ static cuzk_status batch_add_affine(gpu_ctx *ctx, g1_xyzz_t *res, const g1_aff_d
                                     size_t n, size_t min_sel, bool *done, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
-    size_t nw = (n + 63) / 64, scan_bytes = 0;
-    uint32_t *cnt = NULL, *off = NULL, *keys = NULL, *vals = NULL, sel = 0;
+    uint32_t *keys = NULL, *vals = NULL, sel = 0;
     size_t nbk = 0;
     g1_xyzz_d *buckets = NULL, *sum = NULL;
-    void *tmp = NULL;
     *done = false;
-    GPU_TRY(cudaMallocAsync((void **)&cnt, (nw + 1) * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&off, (nw + 1) * 4, ctx->stream));
-    batch_word_counts<<<blocks_for(nw + 1), THREADS, 0, ctx->stream>>>(mask, n, nw, cnt);
-    GPU_LAUNCHED("batch_word_counts");
-    GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, cnt, off, (int64_t)(nw + 1), ctx->stream));
-    GPU_TRY(cudaMallocAsync(&tmp, scan_bytes, ctx->stream));
-    GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, cnt, off, (int64_t)(nw + 1), ctx->stream));
-    GPU_TRY(cudaMemcpyAsync(&sel, off + nw, 4, cudaMemcpyDeviceToHost, ctx->stream));
-    GPU_TRY(cudaStreamSynchronize(ctx->stream));
-    if (sel < min_sel) goto done;
+    st = gpu_mask_compact(ctx, mask, n, min_sel, &vals, &sel, err);
+    if (st != CUZK_OK || sel < min_sel) goto done;
     nbk = 1 + ((size_t)sel + BATCH_SEG - 1) / BATCH_SEG;
     GPU_TRY(cudaMallocAsync((void **)&buckets, nbk * sizeof(g1_xyzz_d), ctx->stream));
     GPU_TRY(cudaMemsetAsync(buckets, 0, nbk * sizeof(g1_xyzz_d), ctx->stream));
     if (sel > 0) {
         GPU_TRY(cudaMallocAsync((void **)&keys, (size_t)sel * 4, ctx->stream));
-        GPU_TRY(cudaMallocAsync((void **)&vals, (size_t)sel * 4, ctx->stream));
-        batch_word_indices<<<blocks_for(nw), THREADS, 0, ctx->stream>>>(mask, n, nw, off, keys, vals);
-        GPU_LAUNCHED("batch_word_indices");
+        batch_keys<<<blocks_for(sel), THREADS, 0, ctx->stream>>>(sel, keys);
+        GPU_LAUNCHED("batch_keys");
         st = msm_bucket_sums_affine(ctx, keys, vals, bases, sel, nbk, nbk, true, buckets, err);
         if (st != CUZK_OK) goto done;
     }
@@ -1493,7 +1518,7 @@ static cuzk_status batch_add_affine(gpu_ctx *ctx, g1_xyzz_t *res, const g1_aff_d
     GPU_TRY(cudaMemcpyAsync(res, buckets, sizeof *res, cudaMemcpyDeviceToHost, ctx->stream));
     *done = true;
 done:
-    void *dev[] = {cnt, off, keys, vals, buckets, tmp};
+    void *dev[] = {keys, vals, buckets};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) cudaFreeAsync(dev[i], ctx->stream);
     return st;

@@ -576,11 +576,29 @@ static size_t stream_chunk(void)
     return c < 64 ? 64 : c;
 }
 
-/* out = sum_{i<n} scalars[i] * b[i] (scalars on the host or the device): one MSM when the bases are resident,
- * pieces of stream_chunk() points when they are streamed; a piece (or the whole) that runs out of device memory
- * is done in halves, down to SPLIT_MIN points. ctx's last_ms: the pieces' sum. */
-static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr_t *scalars, size_t n,
-                              cuzk_error *err)
+/* One piece's sum over bases[off, off + len) with arg (scalars or a mask) at the same offset. */
+typedef cuzk_status (*piece_fn)(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
+                                size_t len, cuzk_error *err);
+
+static cuzk_status msm_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
+                             size_t len, cuzk_error *err)
+{
+    if (len > SPLIT_MIN && debug_take(&debug_fail_msm))
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: MSM failed as if out of device memory");
+    return gpu_msm_g1(ctx, out, bases + off, (const fr_t *)arg + off, len, err);
+}
+
+static cuzk_status batch_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
+                               size_t len, cuzk_error *err)
+{
+    return gpu_batch_add_g1(ctx, out, bases + off, (const uint64_t *)arg + off / 64, len, err);
+}
+
+/* out = the sum of fn's pieces over n bases: one piece when the bases are resident, pieces of stream_chunk() points
+ * when they are streamed; a piece (or the whole) that runs out of device memory is done in halves (multiples of 64
+ * points, so a mask's pieces start at whole words), down to SPLIT_MIN points. ctx's last_ms: the pieces' sum. */
+static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn fn, const void *arg, size_t n,
+                             cuzk_error *err)
 {
     size_t piece = b.resident ? n : stream_chunk();
     double ms = 0;
@@ -588,9 +606,7 @@ static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr
     for (size_t o = 0; o < n;) {
         size_t len = n - o < piece ? n - o : piece;
         g1_jac_t part;
-        cuzk_status st = len > SPLIT_MIN && debug_take(&debug_fail_msm)
-                             ? cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: MSM failed as if out of device memory")
-                             : gpu_msm_g1(ctx, &part, b.p + o, scalars + o, len, err);
+        cuzk_status st = fn(ctx, &part, b.p, arg, o, len, err);
         if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
             piece = len / 2 / 64 * 64;
             continue;
@@ -604,28 +620,18 @@ static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr
     return CUZK_OK;
 }
 
-/* out = sum of b[i] over the set bits i < n of mask (host), in pieces like msm_pieces. */
+/* out = sum_{i<n} scalars[i] * b[i] (scalars on the host or the device). */
+static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr_t *scalars, size_t n,
+                              cuzk_error *err)
+{
+    return in_pieces(ctx, out, b, msm_piece, scalars, n, err);
+}
+
+/* out = sum of b[i] over the set bits i < n of mask (host). */
 static cuzk_status batch_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const uint64_t *mask, size_t n,
                                 cuzk_error *err)
 {
-    size_t piece = b.resident ? n : stream_chunk();
-    double ms = 0;
-    g1_jac_set_inf(out);
-    for (size_t o = 0; o < n;) {
-        size_t len = n - o < piece ? n - o : piece;
-        g1_jac_t part;
-        cuzk_status st = gpu_batch_add_g1(ctx, &part, b.p + o, mask + o / 64, len, err);
-        if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
-            piece = len / 2 / 64 * 64;
-            continue;
-        }
-        if (st != CUZK_OK) return st;
-        ms += gpu_ctx_last_ms(ctx);
-        g1_jac_add(out, out, &part);
-        o += len;
-    }
-    ctx->last_ms = ms;
-    return CUZK_OK;
+    return in_pieces(ctx, out, b, batch_piece, mask, n, err);
 }
 
 /* out = sum_k scalars[k] * b[idx[k]]: the bases gathered on the device (resident) or on the host (streamed). */
