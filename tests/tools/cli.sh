@@ -24,6 +24,14 @@ expect() { # expected-exit-code description command...
   fi
 }
 
+# flips the low bit of the byte at OFFSET (an xor: writing a fixed byte leaves
+# the file unchanged when the proof already holds that byte)
+flip_bit() { # file offset
+  local byte
+  byte=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')
+  printf "\\$(printf '%03o' $((byte ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
 spec=synthetic:k=8,seed=5
 expect 0 "setup" "$cuzk" setup --circuit "$spec" --params "$work/c.params" --vk "$work/c.vk" --threads 2
 expect 0 "prove" "$cuzk" prove --circuit "$spec" --params "$work/c.params" --proof "$work/p.bin" --public "$work/pub.json"
@@ -32,7 +40,7 @@ expect 0 "verify with the circuit" "$cuzk" verify --vk "$work/c.vk" --proof "$wo
 expect 1 "verify against another witness" "$cuzk" verify --vk "$work/c.vk" --proof "$work/p.bin" --circuit synthetic:k=8,seed=6
 # a flipped bit in C's x coordinate
 cp "$work/p.bin" "$work/flip.bin"
-printf '\x01' | dd of="$work/flip.bin" bs=1 seek=191 conv=notrunc status=none
+flip_bit "$work/flip.bin" 191
 expect 1 "verify a flipped proof" "$cuzk" verify --vk "$work/c.vk" --proof "$work/flip.bin" --public "$work/pub.json"
 head -c 100 "$work/p.bin" >"$work/short.bin"
 expect 2 "verify a truncated proof file" "$cuzk" verify --vk "$work/c.vk" --proof "$work/short.bin" --public "$work/pub.json"
