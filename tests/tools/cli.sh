@@ -5,32 +5,7 @@
 set -u
 cuzk=$1
 fixtures=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-expect() { # expected-exit-code description command...
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$work/out" 2>&1
-  local got=$?
-  if [ "$got" -eq "$want" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $what: exit $got, expected $want"
-    sed 's/^/    /' "$work/out"
-  fi
-}
-
-# flips the low bit of the byte at OFFSET (an xor: writing a fixed byte leaves
-# the file unchanged when the proof already holds that byte)
-flip_bit() { # file offset
-  local byte
-  byte=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')
-  printf "\\$(printf '%03o' $((byte ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
+. "$(dirname "$0")/checks.sh"
 
 spec=synthetic:k=8,seed=5
 expect 0 "setup" "$cuzk" setup --circuit "$spec" --params "$work/c.params" --vk "$work/c.vk" --threads 2
@@ -96,5 +71,4 @@ if ! grep -q "2687921 constraints, 40 inputs" "$work/out"; then
 fi
 expect 2 "circuit-info of an unknown size" "$cuzk" circuit-info --circuit porep:3KiB
 
-echo "cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary cli

@@ -5,42 +5,7 @@
 # Usage: porep_cli.sh CUZK_BINARY
 set -u
 cuzk=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-expect() { # expected-exit-code description command...
-  local want=$1 what=$2
-  shift 2
-  "$@" >"$work/out" 2>&1
-  local got=$?
-  if [ "$got" -eq "$want" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $what: exit $got, expected $want"
-    sed 's/^/    /' "$work/out"
-  fi
-}
-
-# flips the low bit of the byte at OFFSET (an xor: writing a fixed byte leaves
-# the file unchanged when the proof already holds that byte)
-flip_bit() { # file offset
-  local byte
-  byte=$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')
-  printf "\\$(printf '%03o' $((byte ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-
-expect_text() { # description pattern: the last command's output must contain pattern
-  if grep -q -- "$2" "$work/out"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL: $1: output lacks '$2'"
-    sed 's/^/    /' "$work/out"
-  fi
-}
+. "$(dirname "$0")/checks.sh"
 
 expect 0 "seal 2 KiB" "$cuzk" porep seal --sector-size 2KiB --out "$work/c1.json" --seed 11
 expect 0 "seal 2 KiB as an envelope" "$cuzk" porep seal --sector-size 2KiB --out "$work/c1-env.json" --seed 12 \
@@ -110,5 +75,4 @@ else
   echo "porep_cli: setup, prove and verify of 2 KiB skipped (minutes of CPU; CUZK_SLOW_TESTS=1 runs them)"
 fi
 
-echo "porep_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary porep_cli
