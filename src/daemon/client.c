@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_MESSAGE_BYTES (256 * 1024 * 1024) /* the daemon's limit, and Curio's client's */
+#include "daemon/grpc_args.h"
 
 struct rpc_client {
     grpc_channel *ch;
@@ -34,14 +34,7 @@ cuzk_status rpc_client_create(const char *addr, rpc_client **out, cuzk_error *er
     if (!c) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory");
     grpc_init();
     grpc_arg args[2];
-    memset(args, 0, sizeof(args));
-    args[0].type = GRPC_ARG_INTEGER;
-    args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer = MAX_MESSAGE_BYTES;
-    args[1].type = GRPC_ARG_INTEGER;
-    args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
-    args[1].value.integer = MAX_MESSAGE_BYTES;
-    grpc_channel_args ca = {2, args};
+    grpc_channel_args ca = message_limit_args(args);
     grpc_channel_credentials *creds = grpc_insecure_credentials_create();
     c->ch = grpc_channel_create(addr, creds, &ca);
     grpc_channel_credentials_release(creds);

@@ -17,13 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/grpc_args.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
 
-#define MAX_MESSAGE_BYTES (256 * 1024 * 1024) /* as Curio's client: vanilla proofs reach ~200 MB */
-#define REQUESTS_POSTED 16                    /* calls the server is ready to accept at once */
-#define LOOP_TICK_MS 20                       /* AwaitProof timeouts are answered within about this */
-#define SHUTDOWN_GRACE_S 30.0                 /* then calls still open are cancelled */
+#define REQUESTS_POSTED 16    /* calls the server is ready to accept at once */
+#define LOOP_TICK_MS 20       /* AwaitProof timeouts are answered within about this */
+#define SHUTDOWN_GRACE_S 30.0 /* then calls still open are cancelled */
 
 /* Completion-queue tags: the call's address with the operation in the low bits (calloc'd, so aligned). */
 enum { OP_NEW = 0, OP_RECV = 1, OP_CLOSE = 2, OP_SEND = 3 };
@@ -265,14 +265,7 @@ cuzk_status server_run(const daemon_config *cfg, volatile sig_atomic_t *stop, cu
     }
     grpc_init();
     grpc_arg args[2];
-    memset(args, 0, sizeof(args));
-    args[0].type = GRPC_ARG_INTEGER;
-    args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
-    args[0].value.integer = MAX_MESSAGE_BYTES;
-    args[1].type = GRPC_ARG_INTEGER;
-    args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
-    args[1].value.integer = MAX_MESSAGE_BYTES;
-    grpc_channel_args ch = {2, args};
+    grpc_channel_args ch = message_limit_args(args);
     sv.srv = grpc_server_create(&ch, NULL);
     sv.cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(sv.srv, sv.cq, NULL);

@@ -20,6 +20,8 @@ typedef struct sha256_ctx {
 } sha256_ctx;
 
 extern const uint32_t SHA256_IV[8];
+/* The 64 round constants. */
+extern const uint32_t SHA256_K[64];
 
 void sha256_init(sha256_ctx *ctx);
 void sha256_update(sha256_ctx *ctx, const void *data, size_t len);
