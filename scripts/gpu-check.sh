@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds cuzk for the GPU (Release, sm_90), runs the GPU tests and the GPU MSM benchmark, and prints a short
-# table at the end. Run it on a machine with an NVIDIA GPU and nvcc:
+# Builds cuzk for the GPU (Release, sm_90), runs the GPU tests and the GPU benchmarks (MSM, B_G2, Fp products),
+# and prints a short table at the end. Run it on a machine with an NVIDIA GPU and nvcc:
 #   scripts/gpu-check.sh [build-dir] [max log2 size, default 26]
 # Logs go to $OUT (when set, e.g. on the lent device machine) or to the build directory.
 set -u -o pipefail
@@ -48,9 +48,16 @@ else
     echo "cuzk-bench has no gpu-g2 subcommand (not registered in tools/cuzk-bench/main.c)"
 fi
 
+if "$bench" gpu-fp --help >/dev/null 2>&1; then
+    "$bench" gpu-fp --runs 5 2>&1 | tee "$LOGDIR/gpu-fp.log" || status=1
+else
+    echo "cuzk-bench has no gpu-fp subcommand (not registered in tools/cuzk-bench/main.c)"
+fi
+
 echo
 echo "== gpu-check summary =="
 for t in "${tests[@]}"; do echo "  $t"; done
 [ -f "$LOGDIR/gpu-msm.log" ] && sed -n '/^points/,$p' "$LOGDIR/gpu-msm.log" | sed 's/^/  /'
 [ -f "$LOGDIR/gpu-g2.log" ] && sed -n '/^variant/,$p' "$LOGDIR/gpu-g2.log" | sed 's/^/  /'
+[ -f "$LOGDIR/gpu-fp.log" ] && sed -n '/^arith/,$p' "$LOGDIR/gpu-fp.log" | sed 's/^/  /'
 exit $status

@@ -25,6 +25,7 @@ int bench_gpu_ntt(int argc, char **argv);
 int bench_gpu_msm(int argc, char **argv);
 int bench_gpu_g2(int argc, char **argv);
 int bench_gpu_abc(int argc, char **argv);
+int bench_gpu_fp(int argc, char **argv);
 int bench_synth(int argc, char **argv);
 /* Against a daemon (remote.c; `batch --addr` dispatches to bench_remote_batch). */
 int bench_single(int argc, char **argv);

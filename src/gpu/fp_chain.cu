@@ -1,0 +1,78 @@
+/* gpu_fp_chain (gpu.h): chains of Fp Montgomery products by the 32-bit integer arithmetic (mont.cuh), the FP64 one
+ * (fp_dfma.h), or both in one kernel (even warps integer, odd warps FP64). */
+#include "gpu/fp_dfma.h"
+#include "gpu/gpu_impl.cuh"
+#include "gpu/mont.cuh"
+
+#define CHAIN_THREADS 256
+
+__device__ __forceinline__ void chain_int32(fp_d *out, const fp_d *x, const fp_d *y, unsigned iters)
+{
+    fp_d a = *x, b = *y;
+#pragma unroll 1
+    for (unsigned k = 0; k < iters; k++) mont_mul<fp_cfg>(a, a, b);
+    *out = a;
+}
+
+__device__ __forceinline__ void chain_dfma(fp_t *out, const fp_t *x, const fp_t *y, unsigned iters)
+{
+    fpd_t a, b;
+    fpd_from_limbs(&a, x->l);
+    fpd_from_limbs(&b, y->l);
+#pragma unroll 1
+    for (unsigned k = 0; k < iters; k++) fpd_mul(&a, &a, &b);
+    uint64_t l[6];
+    fpd_to_limbs(l, &a);
+#pragma unroll
+    for (int i = 0; i < 6; i++) out->l[i] = l[i];
+}
+
+template <int ARITH> __global__ void chain_kernel(fp_t *out, const fp_t *x, const fp_t *y, size_t n, unsigned iters)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    bool dfma = ARITH == GPU_FP_DFMA || (ARITH == GPU_FP_MIXED && ((threadIdx.x >> 5) & 1));
+    if (dfma) chain_dfma(&out[i], &x[i], &y[i], iters);
+    else chain_int32((fp_d *)&out[i], (const fp_d *)&x[i], (const fp_d *)&y[i], iters);
+}
+
+extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out, const fp_t *x, const fp_t *y,
+                                    size_t n, unsigned iters, double *kernel_ms, cuzk_error *err)
+{
+    if (!ctx || (n && (!out || !x || !y)))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: NULL context or array");
+    if (arith != GPU_FP_INT32 && arith != GPU_FP_DFMA && arith != GPU_FP_MIXED)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: unknown arithmetic %d", (int)arith);
+    if (n >= ((size_t)1 << 31)) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: n >= 2^31");
+    cuzk_status st = gpu_ctx_enter(ctx, err);
+    fp_t *d_out = NULL, *d_x = NULL, *d_y = NULL;
+    if (st != CUZK_OK) return st;
+    if (kernel_ms) *kernel_ms = 0;
+    if (n == 0) return CUZK_OK;
+    size_t bytes = n * sizeof(fp_t);
+    unsigned blocks = (unsigned)((n + CHAIN_THREADS - 1) / CHAIN_THREADS);
+    float ms = 0;
+    GPU_TRY(cudaMallocAsync(&d_out, bytes, ctx->stream));
+    GPU_TRY(cudaMallocAsync(&d_x, bytes, ctx->stream));
+    GPU_TRY(cudaMallocAsync(&d_y, bytes, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(d_x, x, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(d_y, y, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
+    if (arith == GPU_FP_INT32)
+        chain_kernel<GPU_FP_INT32><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
+    else if (arith == GPU_FP_DFMA)
+        chain_kernel<GPU_FP_DFMA><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
+    else
+        chain_kernel<GPU_FP_MIXED><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
+    GPU_LAUNCHED("chain_kernel");
+    GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(out, d_out, bytes, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+    GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
+    if (kernel_ms) *kernel_ms = ms;
+done:
+    if (d_out) cudaFreeAsync(d_out, ctx->stream);
+    if (d_x) cudaFreeAsync(d_x, ctx->stream);
+    if (d_y) cudaFreeAsync(d_y, ctx->stream);
+    return st;
+}

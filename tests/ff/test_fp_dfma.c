@@ -1,0 +1,235 @@
+/* The FP64 Montgomery product (src/gpu/fp_dfma.h) on the CPU against src/ff's fp_mul: random operands,
+ * operands that are sums and differences of products (the lazy additions the contract allows), operands whose
+ * digits sit at the contract's bounds, edges, and long chains. Every output is also checked against the
+ * contract's bounds (integer digits, digits 0..6 within 2^47, |V| < p). */
+#include <math.h>
+#include <string.h>
+
+#include "ff/fp.h"
+#include "gpu/fp_dfma.h"
+#include "testutil.h"
+
+/* V as a 512-bit two's-complement integer (eight 64-bit limbs), from the signed digits. */
+static void value_of(uint64_t v[8], const fpd_t *a)
+{
+    memset(v, 0, 8 * sizeof(uint64_t));
+    for (int k = 0; k < FPD_DIGITS; k++) {
+        int64_t d = (int64_t)a->d[k];
+        int bit = 48 * k, w = bit / 64, off = bit % 64;
+        /* add d * 2^bit: the 128-bit shifted digit, sign-extended over the limbs above */
+        unsigned __int128 part = (unsigned __int128)(__int128)d << off;
+        uint64_t add[8] = {0};
+        add[w] = (uint64_t)part;
+        if (w + 1 < 8) add[w + 1] = (uint64_t)(part >> 64);
+        for (int i = w + 2; i < 8; i++) add[i] = d < 0 ? ~0ULL : 0;
+        unsigned __int128 c = 0;
+        for (int i = 0; i < 8; i++) {
+            c += (unsigned __int128)v[i] + add[i];
+            v[i] = (uint64_t)c;
+            c >>= 64;
+        }
+    }
+}
+
+/* sign of (x - y) for 512-bit two's-complement integers */
+static int cmp512(const uint64_t x[8], const uint64_t y[8])
+{
+    int xn = (int64_t)x[7] < 0, yn = (int64_t)y[7] < 0;
+    if (xn != yn) return xn ? -1 : 1;
+    for (int i = 7; i >= 0; i--)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* Whether -bound_p * p < V < bound_p * p (bound_p a small integer). */
+static int within(const fpd_t *a, unsigned bound_p)
+{
+    uint64_t v[8], hi[8] = {0}, lo[8];
+    value_of(v, a);
+    unsigned __int128 c = 0;
+    for (int i = 0; i < 6; i++) {
+        c += (unsigned __int128)FP_MODULUS[i] * bound_p;
+        hi[i] = (uint64_t)c;
+        c >>= 64;
+    }
+    hi[6] = (uint64_t)c;
+    /* lo = -hi */
+    unsigned __int128 b = 1;
+    for (int i = 0; i < 8; i++) {
+        b += (uint64_t)~hi[i];
+        lo[i] = (uint64_t)b;
+        b >>= 64;
+    }
+    return cmp512(v, hi) < 0 && cmp512(lo, v) < 0;
+}
+
+/* The raw integer V mod p (canonical), computed with the CPU's field: sum d_k * 2^(48k). */
+static void raw_mod_p(uint64_t out[6], const fpd_t *a)
+{
+    fp_t acc, shift, t, base;
+    fp_set_zero(&acc);
+    fp_set_one(&shift);
+    fp_from_u64(&base, 1ULL << 48);
+    for (int k = 0; k < FPD_DIGITS; k++) {
+        int64_t d = (int64_t)a->d[k];
+        fp_from_u64(&t, d < 0 ? (uint64_t)(-d) : (uint64_t)d);
+        if (d < 0) fp_neg(&t, &t);
+        fp_mul(&t, &t, &shift);
+        fp_add(&acc, &acc, &t);
+        fp_mul(&shift, &shift, &base);
+    }
+    fp_from_mont(out, &acc);
+}
+
+/* A raw integer (canonical, below p) as an fp_t whose limbs are that integer. */
+static fp_t raw_fp(const uint64_t raw[6])
+{
+    fp_t r;
+    memcpy(r.l, raw, sizeof(r.l));
+    return r;
+}
+
+/* Checks r = fpd_mul(a, b) against fp_mul of the raw values, and r's bounds. */
+static void check_product(const fpd_t *a, const fpd_t *b, const char *what)
+{
+    fpd_t r;
+    fpd_mul(&r, a, b);
+    uint64_t ra[6], rb[6], got[6], via_sum[6];
+    raw_mod_p(ra, a);
+    raw_mod_p(rb, b);
+    fp_t fa = raw_fp(ra), fb = raw_fp(rb), want;
+    fp_mul(&want, &fa, &fb);
+    fpd_to_limbs(got, &r);
+    raw_mod_p(via_sum, &r);
+    CHECK_MSG(memcmp(got, want.l, sizeof(got)) == 0, "%s: product differs from fp_mul", what);
+    CHECK_MSG(memcmp(via_sum, want.l, sizeof(got)) == 0, "%s: fpd_to_limbs disagrees with the digit sum", what);
+    int digits_ok = 1;
+    for (int k = 0; k < FPD_DIGITS; k++) {
+        if (r.d[k] != floor(r.d[k])) digits_ok = 0;
+        if (k < FPD_DIGITS - 1 && fabs(r.d[k]) > 0x1p47) digits_ok = 0;
+    }
+    CHECK_MSG(digits_ok, "%s: output digits outside [-2^47, 2^47] or not integers", what);
+    CHECK_MSG(within(&r, 1), "%s: |V| >= p", what);
+}
+
+static fpd_t from_fp(const fp_t *a)
+{
+    fpd_t r;
+    fpd_from_limbs(&r, a->l);
+    return r;
+}
+
+static void add_digits(fpd_t *r, const fpd_t *a, const fpd_t *b, double sign)
+{
+    for (int k = 0; k < FPD_DIGITS; k++) r->d[k] = a->d[k] + sign * b->d[k];
+}
+
+/* Digits 0..6 uniform in [-2^48, 2^48] (or all at +-2^48 when extreme is +1 or -1), digit 7 such that |V| <= 2p. */
+static fpd_t bound_digits(rng_t *rng, int extreme)
+{
+    fpd_t r;
+    for (int k = 0; k < FPD_DIGITS - 1; k++) {
+        if (extreme) {
+            r.d[k] = extreme * 0x1p48;
+        } else {
+            int64_t v = (int64_t)(rng_next(rng) % ((1ULL << 49) + 1)) - (1LL << 48);
+            r.d[k] = (double)v;
+        }
+    }
+    /* p's top digit times 2, less 2: the low digits add at most 2^336 * 1.0000... in magnitude */
+    int64_t top = 2 * (int64_t)fpd_p_digit(FPD_DIGITS - 1) - 2;
+    if (extreme) r.d[FPD_DIGITS - 1] = extreme * (double)top;
+    else r.d[FPD_DIGITS - 1] = (double)((int64_t)(rng_next(rng) % (2 * top + 1)) - top);
+    return r;
+}
+
+int main(void)
+{
+    rng_t rng;
+    test_seed(&rng, "test_fp_dfma");
+
+    /* raw limbs survive the digit conversion both ways */
+    for (int i = 0; i < 1000; i++) {
+        fp_t a;
+        fp_random(&a, &rng);
+        fpd_t d = from_fp(&a);
+        uint64_t back[6];
+        fpd_to_limbs(back, &d);
+        CHECK(memcmp(back, a.l, sizeof(back)) == 0);
+    }
+
+    /* random operands below p */
+    for (int i = 0; i < 100000; i++) {
+        fp_t a, b;
+        fp_random(&a, &rng);
+        fp_random(&b, &rng);
+        fpd_t da = from_fp(&a), db = from_fp(&b);
+        check_product(&da, &db, "random");
+    }
+
+    /* edges: 0, raw 1, raw p - 1, Montgomery one, and squares of each */
+    {
+        fp_t e[4];
+        fp_set_zero(&e[0]);
+        memset(&e[1], 0, sizeof(e[1]));
+        e[1].l[0] = 1;
+        memcpy(e[2].l, FP_MODULUS, sizeof(e[2].l));
+        e[2].l[0] -= 1;
+        fp_set_one(&e[3]);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                fpd_t da = from_fp(&e[i]), db = from_fp(&e[j]);
+                check_product(&da, &db, "edge");
+            }
+    }
+
+    /* sums and differences of two outputs as operands (digits up to 2^48, |V| < 2p) */
+    for (int i = 0; i < 20000; i++) {
+        fp_t x[4];
+        fpd_t p[4];
+        for (int k = 0; k < 4; k++) {
+            fp_t y;
+            fp_random(&x[k], &rng);
+            fp_random(&y, &rng);
+            fpd_t dx = from_fp(&x[k]), dy = from_fp(&y);
+            fpd_mul(&p[k], &dx, &dy);
+        }
+        fpd_t a, b;
+        add_digits(&a, &p[0], &p[1], 1.0);
+        add_digits(&b, &p[2], &p[3], -1.0);
+        check_product(&a, &b, "sum times difference");
+        add_digits(&a, &p[0], &p[1], -1.0);
+        check_product(&a, &a, "difference squared");
+    }
+
+    /* digits at the contract's bounds */
+    for (int i = 0; i < 20000; i++) {
+        fpd_t a = bound_digits(&rng, 0), b = bound_digits(&rng, 0);
+        CHECK(within(&a, 2) && within(&b, 2));
+        check_product(&a, &b, "digits up to 2^48");
+    }
+    for (int sa = -1; sa <= 1; sa += 2)
+        for (int sb = -1; sb <= 1; sb += 2) {
+            fpd_t a = bound_digits(&rng, sa), b = bound_digits(&rng, sb);
+            CHECK(within(&a, 2) && within(&b, 2));
+            check_product(&a, &b, "every digit at +-2^48");
+        }
+
+    /* chains: x <- x * y, 2,000 times, against the CPU at every step */
+    for (int c = 0; c < 20; c++) {
+        fp_t x, y;
+        fp_random(&x, &rng);
+        fp_random(&y, &rng);
+        fpd_t dx = from_fp(&x), dy = from_fp(&y);
+        int bad = 0;
+        for (int i = 0; i < 2000; i++) {
+            fpd_mul(&dx, &dx, &dy);
+            fp_mul(&x, &x, &y);
+            uint64_t got[6];
+            fpd_to_limbs(got, &dx);
+            if (memcmp(got, x.l, sizeof(got)) != 0) bad++;
+        }
+        CHECK_MSG(bad == 0, "chain %d: %d of 2000 steps differ", c, bad);
+    }
+    return test_finish("test_fp_dfma");
+}
