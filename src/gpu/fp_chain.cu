@@ -1,5 +1,5 @@
 /* gpu_fp_chain (gpu.h): chains of Fp Montgomery products by the 32-bit integer arithmetic (mont.cuh), the FP64 one
- * (fp_dfma.h), or both in one kernel (even warps integer, odd warps FP64). */
+ * (fp_dfma.h), or both in one kernel (even warps integer and odd warps FP64, or both in every thread). */
 #include "gpu/fp_dfma.h"
 #include "gpu/gpu_impl.cuh"
 #include "gpu/mont.cuh"
@@ -36,12 +36,38 @@ template <int ARITH> __global__ void chain_kernel(fp_t *out, const fp_t *x, cons
     else chain_int32((fp_d *)&out[i], (const fp_d *)&x[i], (const fp_d *)&y[i], iters);
 }
 
+/* Thread t: element 2t by the integer product, element 2t + 1 (when there is one) by the FP64 product, in one loop
+ * so that every warp has work for both pipes. */
+__global__ void chain_paired_kernel(fp_t *out, const fp_t *x, const fp_t *y, size_t n, unsigned iters)
+{
+    size_t i = 2 * (blockIdx.x * (size_t)blockDim.x + threadIdx.x);
+    if (i >= n) return;
+    if (i + 1 == n) {
+        chain_int32((fp_d *)&out[i], (const fp_d *)&x[i], (const fp_d *)&y[i], iters);
+        return;
+    }
+    fp_d a = *(const fp_d *)&x[i], b = *(const fp_d *)&y[i];
+    fpd_t c, d;
+    fpd_from_limbs(&c, x[i + 1].l);
+    fpd_from_limbs(&d, y[i + 1].l);
+#pragma unroll 1
+    for (unsigned k = 0; k < iters; k++) {
+        mont_mul<fp_cfg>(a, a, b);
+        fpd_mul(&c, &c, &d);
+    }
+    *(fp_d *)&out[i] = a;
+    uint64_t l[6];
+    fpd_to_limbs(l, &c);
+#pragma unroll
+    for (int j = 0; j < 6; j++) out[i + 1].l[j] = l[j];
+}
+
 extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out, const fp_t *x, const fp_t *y,
                                     size_t n, unsigned iters, double *kernel_ms, cuzk_error *err)
 {
     if (!ctx || (n && (!out || !x || !y)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: NULL context or array");
-    if (arith != GPU_FP_INT32 && arith != GPU_FP_DFMA && arith != GPU_FP_MIXED)
+    if (arith != GPU_FP_INT32 && arith != GPU_FP_DFMA && arith != GPU_FP_MIXED && arith != GPU_FP_PAIRED)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: unknown arithmetic %d", (int)arith);
     if (n >= ((size_t)1 << 31)) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: n >= 2^31");
     cuzk_status st = gpu_ctx_enter(ctx, err);
@@ -62,8 +88,10 @@ extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out,
         chain_kernel<GPU_FP_INT32><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
     else if (arith == GPU_FP_DFMA)
         chain_kernel<GPU_FP_DFMA><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
-    else
+    else if (arith == GPU_FP_MIXED)
         chain_kernel<GPU_FP_MIXED><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
+    else
+        chain_paired_kernel<<<(blocks + 1) / 2, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
     GPU_LAUNCHED("chain_kernel");
     GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(out, d_out, bytes, cudaMemcpyDeviceToHost, ctx->stream));

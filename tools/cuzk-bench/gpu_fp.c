@@ -1,5 +1,5 @@
 /* cuzk-bench gpu-fp: the device's Fp product by 32-bit integer multiply-adds, by FP64 fused multiply-adds, and by
- * both at once (gpu_fp_chain): N chains of K products each, median kernel time over R runs, products per second.
+ * both at once in two ways (gpu_fp_chain): N chains of K products each, median kernel time over R runs, products per second.
  * Every run's results are checked against the CPU on the first chains. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,8 @@
 
 #define FPB_CHECKED 1024 /* chains recomputed on the CPU after every run */
 
-static const char *const anames[] = {"int32", "dfma", "mixed"};
+static const char *const anames[] = {"int32", "dfma", "mixed", "paired"};
+#define N_ARITH 4
 
 static void usage(FILE *f)
 {
@@ -20,7 +21,8 @@ static void usage(FILE *f)
                "  median kernel ms over R runs (after one warm-up run) and the products per second, per arithmetic\n"
                "  defaults: --n 1048576 --iters 256 --runs 5 --arith all\n"
                "  --arith: int32 (32-bit multiply-adds, as the MSM and NTT), dfma (FP64 fused multiply-adds),\n"
-               "           mixed (even warps int32, odd warps dfma), all (the three in turn)\n"
+               "           mixed (even warps int32, odd warps dfma), paired (every thread one int32 chain and one\n"
+               "           dfma chain), all (the four in turn)\n"
                "  the first %d chains of every run are recomputed on the CPU; exit status 1 when one differs\n",
             FPB_CHECKED);
 }
@@ -39,7 +41,7 @@ static int check_chains(const fp_t *out, const fp_t *x, const fp_t *y, size_t k,
 int bench_gpu_fp(int argc, char **argv)
 {
     uint64_t n = 1u << 20, iters = 256, runs = 5, seed = 1;
-    int alist[3] = {0, 1, 2}, na = 3;
+    int alist[N_ARITH] = {0, 1, 2, 3}, na = N_ARITH;
     for (int i = 1; i < argc; i++) {
         uint64_t *dst = NULL;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -48,11 +50,11 @@ int bench_gpu_fp(int argc, char **argv)
         } else if (strcmp(argv[i], "--arith") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
             na = 0;
-            for (int a = 0; a < 3; a++)
+            for (int a = 0; a < N_ARITH; a++)
                 if (strcmp(v, anames[a]) == 0) alist[na++] = a;
             if (strcmp(v, "all") == 0) {
-                for (int a = 0; a < 3; a++) alist[a] = a;
-                na = 3;
+                for (int a = 0; a < N_ARITH; a++) alist[a] = a;
+                na = N_ARITH;
             }
             if (na == 0) {
                 fprintf(stderr, "gpu-fp: unknown arithmetic '%s'\n", v);
