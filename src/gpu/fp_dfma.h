@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__CUDACC__)
 #define FPD_FN static __host__ __device__ __forceinline__
@@ -36,6 +37,8 @@
 #define FPD_ROUND 0x1.8p100 /* x + FPD_ROUND - FPD_ROUND rounds x (|x| < 2^98) to a multiple of 2^48 */
 #define FPD_SCALE_DOWN 0x1p-48
 #define FPD_MASK48 0xffffffffffffULL
+#define FPD_TWO52 0x1p52      /* its bits plus v (v < 2^52) are the bits of 2^52 + v */
+#define FPD_TWO52_HALF 0x1.8p52 /* d + 1.5 * 2^52 (|d| < 2^51 an integer) has the bits of 1.5 * 2^52 plus d */
 /* -p^-1 mod 2^48 as the signed representative: |n'| < 2^34. */
 #define FPD_NINV (-12885098499.0)
 
@@ -94,6 +97,33 @@ FPD_FN void fpd_mul(fpd_t *r, const fpd_t *a, const fpd_t *b)
     r->d[FPD_DIGITS - 1] = s[2 * FPD_DIGITS - 1];
 }
 
+FPD_FN double fpd_from_bits(uint64_t b)
+{
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double((long long)b);
+#else
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+#endif
+}
+
+FPD_FN uint64_t fpd_bits(double d)
+{
+#if defined(__CUDA_ARCH__)
+    return (uint64_t)__double_as_longlong(d);
+#else
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+#endif
+}
+
+/* v < 2^52 as a double, and an integer-valued d with |d| < 2^51 as an int64, by the bits of one addition: the
+ * device's conversion instructions run at a quarter of the FP64 rate. */
+FPD_FN double fpd_from_u52(uint64_t v) { return fpd_from_bits(fpd_bits(FPD_TWO52) + v) - FPD_TWO52; }
+FPD_FN int64_t fpd_to_i64(double d) { return (int64_t)(fpd_bits(d + FPD_TWO52_HALF) - fpd_bits(FPD_TWO52_HALF)); }
+
 /* The digits of a raw integer below 2^384 in six little-endian 64-bit limbs (a Montgomery-form fp_t's l[]). */
 FPD_FN void fpd_from_limbs(fpd_t *r, const uint64_t l[6])
 {
@@ -102,11 +132,11 @@ FPD_FN void fpd_from_limbs(fpd_t *r, const uint64_t l[6])
         int bit = 48 * k, w = bit / 64, off = bit % 64;
         uint64_t v = l[w] >> off;
         if (off > 16) v |= l[w + 1] << (64 - off);
-        r->d[k] = (double)(v & FPD_MASK48);
+        r->d[k] = fpd_from_u52(v & FPD_MASK48);
     }
 }
 
-/* The canonical raw integer (in [0, p)) of a value with |V| < 2p whose digits are integers below 2^52 in
+/* The canonical raw integer (in [0, p)) of a value with |V| < 2p whose digits are integers below 2^51 in
  * magnitude, as six little-endian 64-bit limbs. */
 FPD_FN void fpd_to_limbs(uint64_t l[6], const fpd_t *a)
 {
@@ -115,7 +145,7 @@ FPD_FN void fpd_to_limbs(uint64_t l[6], const fpd_t *a)
     int64_t carry = 0;
     FPD_UNROLL
     for (int k = 0; k < FPD_DIGITS; k++) {
-        int64_t e = (int64_t)a->d[k] + 2 * (int64_t)fpd_p_digit(k) + carry;
+        int64_t e = fpd_to_i64(a->d[k]) + 2 * (int64_t)fpd_p_digit(k) + carry;
         w[k] = (uint64_t)e & FPD_MASK48;
         carry = (e - (int64_t)w[k]) / ((int64_t)1 << 48);
     }

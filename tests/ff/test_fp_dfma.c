@@ -148,6 +148,19 @@ int main(void)
     rng_t rng;
     test_seed(&rng, "test_fp_dfma");
 
+    /* the conversions by bits: every integer below 2^52 (to double) and within 2^51 (to int64), at the edges and
+     * at random */
+    {
+        const int64_t edge[] = {0, 1, -1, (1LL << 48) - 1, -(1LL << 48), (1LL << 51) - 1, -(1LL << 51) + 1};
+        for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) CHECK(fpd_to_i64((double)edge[i]) == edge[i]);
+        CHECK(fpd_from_u52(0) == 0.0 && fpd_from_u52((1ULL << 52) - 1) == (double)((1ULL << 52) - 1));
+        for (int i = 0; i < 10000; i++) {
+            uint64_t v = rng_next(&rng) >> 12;
+            int64_t s = (int64_t)(rng_next(&rng) >> 13) - (1LL << 50);
+            CHECK(fpd_from_u52(v) == (double)v && fpd_to_i64((double)s) == s);
+        }
+    }
+
     /* raw limbs survive the digit conversion both ways */
     for (int i = 0; i < 1000; i++) {
         fp_t a;
