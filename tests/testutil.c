@@ -50,3 +50,28 @@ void hex_encode(char *out, const uint8_t *in, size_t n)
     }
     out[2 * n] = 0;
 }
+
+void test_r1cs_row(const r1cs *cs, const r1cs_matrix *mx, size_t i, const fr_t *in, const fr_t *aux, fr_t *out)
+{
+    fr_t t;
+    fr_set_zero(out);
+    for (uint64_t k = mx->row_start[i]; k < mx->row_start[i + 1]; k++) {
+        uint32_t j = mx->col[k];
+        const fr_t *x = j < cs->num_inputs ? &in[j] : &aux[j - cs->num_inputs];
+        fr_mul(&t, &cs->coeffs[mx->coeff[k]], x);
+        fr_add(out, out, &t);
+    }
+}
+
+size_t test_r1cs_first_bad(const r1cs *cs, const fr_t *in, const fr_t *aux)
+{
+    for (size_t i = 0; i < cs->num_constraints; i++) {
+        fr_t a, b, c;
+        test_r1cs_row(cs, &cs->A, i, in, aux, &a);
+        test_r1cs_row(cs, &cs->B, i, in, aux, &b);
+        test_r1cs_row(cs, &cs->C, i, in, aux, &c);
+        fr_mul(&a, &a, &b);
+        if (!fr_eq(&a, &c)) return i;
+    }
+    return SIZE_MAX;
+}

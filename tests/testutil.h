@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "r1cs/r1cs.h"
 #include "util/rng.h"
 
 extern int test_failures;
@@ -45,5 +46,11 @@ int test_finish(const char *test_name);
 /* Parses exactly n bytes of hex (no prefix) into out. Returns 0 on success. */
 int hex_decode(uint8_t *out, size_t n, const char *hex);
 void hex_encode(char *out, const uint8_t *in, size_t n);
+
+/* Row i of matrix mx times the assignment (in: the inputs, aux: the rest), summed naively (a check independent of
+ * r1cs_eval). */
+void test_r1cs_row(const r1cs *cs, const r1cs_matrix *mx, size_t i, const fr_t *in, const fr_t *aux, fr_t *out);
+/* The first row where A * B != C by test_r1cs_row, or SIZE_MAX. */
+size_t test_r1cs_first_bad(const r1cs *cs, const fr_t *in, const fr_t *aux);
 
 #endif

@@ -10,31 +10,6 @@
 
 static rng_t rng;
 
-static void naive_row(const r1cs *cs, const r1cs_matrix *mx, size_t i, fr_t *out)
-{
-    fr_t t;
-    fr_set_zero(out);
-    for (uint64_t k = mx->row_start[i]; k < mx->row_start[i + 1]; k++) {
-        uint32_t j = mx->col[k];
-        const fr_t *x = j < cs->num_inputs ? &cs->inputs[j] : &cs->aux[j - cs->num_inputs];
-        fr_mul(&t, &cs->coeffs[mx->coeff[k]], x);
-        fr_add(out, out, &t);
-    }
-}
-
-static size_t naive_first_bad(const r1cs *cs)
-{
-    for (size_t i = 0; i < cs->num_constraints; i++) {
-        fr_t a, b, c;
-        naive_row(cs, &cs->A, i, &a);
-        naive_row(cs, &cs->B, i, &b);
-        naive_row(cs, &cs->C, i, &c);
-        fr_mul(&a, &a, &b);
-        if (!fr_eq(&a, &c)) return i;
-    }
-    return SIZE_MAX;
-}
-
 /* +-1, or a sum of a few of them where a random LC picked one variable twice. */
 static int is_small_unit_sum(const fr_t *c, size_t max_terms)
 {
@@ -61,7 +36,7 @@ static void check_circuit(pool_t *pool, const random_circuit_params *p, const ch
               "%s: sizes", what);
     size_t bad = 0;
     CHECK_MSG(r1cs_is_satisfied(pool, &cs, cs.inputs, cs.aux, &bad), "%s: row %zu", what, bad);
-    CHECK_MSG(naive_first_bad(&cs) == SIZE_MAX, "%s: naive check", what);
+    CHECK_MSG(test_r1cs_first_bad(&cs, cs.inputs, cs.aux) == SIZE_MAX, "%s: naive check", what);
 
     /* Every aux appears somewhere (with a non-zero coefficient: the table holds none) when there are rows. */
     unsigned char *seen = calloc(cs.num_aux + 1, 1);
@@ -99,7 +74,7 @@ static void check_circuit(pool_t *pool, const random_circuit_params *p, const ch
     fr_t saved = *w, delta;
     fr_random(&delta, &rng);
     fr_add(w, w, &delta);
-    size_t expect = naive_first_bad(&cs);
+    size_t expect = test_r1cs_first_bad(&cs, cs.inputs, cs.aux);
     int sat = r1cs_is_satisfied(pool, &cs, cs.inputs, cs.aux, &bad);
     CHECK_MSG(sat == (expect == SIZE_MAX) && (sat || bad == expect), "%s: changed value: %zu vs %zu", what, bad,
               expect);

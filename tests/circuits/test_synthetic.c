@@ -11,31 +11,6 @@
 
 static rng_t rng;
 
-static void naive_row(const r1cs *cs, const r1cs_matrix *mx, size_t i, fr_t *out)
-{
-    fr_t t;
-    fr_set_zero(out);
-    for (uint64_t k = mx->row_start[i]; k < mx->row_start[i + 1]; k++) {
-        uint32_t j = mx->col[k];
-        const fr_t *x = j < cs->num_inputs ? &cs->inputs[j] : &cs->aux[j - cs->num_inputs];
-        fr_mul(&t, &cs->coeffs[mx->coeff[k]], x);
-        fr_add(out, out, &t);
-    }
-}
-
-static size_t naive_first_bad(const r1cs *cs)
-{
-    for (size_t i = 0; i < cs->num_constraints; i++) {
-        fr_t a, b, c;
-        naive_row(cs, &cs->A, i, &a);
-        naive_row(cs, &cs->B, i, &b);
-        naive_row(cs, &cs->C, i, &c);
-        fr_mul(&a, &a, &b);
-        if (!fr_eq(&a, &c)) return i;
-    }
-    return SIZE_MAX;
-}
-
 static int same_matrix(const r1cs_matrix *x, const r1cs_matrix *y)
 {
     if (x->rows != y->rows || memcmp(x->row_start, y->row_start, (x->rows + 1) * sizeof *x->row_start)) return 0;
@@ -68,7 +43,7 @@ static void test_small_k(pool_t *pool, uint64_t seed)
         CHECK(n <= ((size_t)1 << k) && n > ((size_t)1 << (k - 1)));
         size_t bad = 0;
         CHECK_MSG(r1cs_is_satisfied(pool, &cs, cs.inputs, cs.aux, &bad), "k=%u row %zu", k, bad);
-        if (k <= 12) CHECK(naive_first_bad(&cs) == SIZE_MAX);
+        if (k <= 12) CHECK(test_r1cs_first_bad(&cs, cs.inputs, cs.aux) == SIZE_MAX);
         /* The boolean count is what the values say (at least: other values may happen to be 0 or 1). */
         size_t bits = 0, unit = 0;
         for (size_t j = 0; j < cs.num_aux; j++) bits += fr_is_zero(&cs.aux[j]) || fr_is_one(&cs.aux[j]);
@@ -87,7 +62,7 @@ static void test_small_k(pool_t *pool, uint64_t seed)
             fr_t *w = &cs.aux[rng_next(&rng) % cs.num_aux], saved = *w, two;
             fr_from_u64(&two, 2);
             fr_add(w, w, &two);
-            size_t expect = k <= 12 ? naive_first_bad(&cs) : 0;
+            size_t expect = k <= 12 ? test_r1cs_first_bad(&cs, cs.inputs, cs.aux) : 0;
             int sat = r1cs_is_satisfied(pool, &cs, cs.inputs, cs.aux, &bad);
             CHECK_MSG(!sat && (k > 12 || bad == expect), "k=%u: changed aux %zu not caught", k,
                       (size_t)(w - cs.aux));

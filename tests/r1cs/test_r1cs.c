@@ -10,34 +10,8 @@
 
 static rng_t rng;
 
-/* ---- independent helpers ---- */
-
-/* Row i of mx times the witness with a plain multiplication per term (none of the fast paths). */
-static void naive_row(const r1cs *cs, const r1cs_matrix *mx, size_t i, const fr_t *in, const fr_t *aux, fr_t *out)
-{
-    fr_t t;
-    fr_set_zero(out);
-    for (uint64_t k = mx->row_start[i]; k < mx->row_start[i + 1]; k++) {
-        uint32_t j = mx->col[k];
-        const fr_t *x = j < cs->num_inputs ? &in[j] : &aux[j - cs->num_inputs];
-        fr_mul(&t, &cs->coeffs[mx->coeff[k]], x);
-        fr_add(out, out, &t);
-    }
-}
-
-/* First failing row by the naive evaluation, or SIZE_MAX. */
-static size_t naive_first_bad(const r1cs *cs, const fr_t *in, const fr_t *aux)
-{
-    for (size_t i = 0; i < cs->num_constraints; i++) {
-        fr_t a, b, c, ab;
-        naive_row(cs, &cs->A, i, in, aux, &a);
-        naive_row(cs, &cs->B, i, in, aux, &b);
-        naive_row(cs, &cs->C, i, in, aux, &c);
-        fr_mul(&ab, &a, &b);
-        if (!fr_eq(&ab, &c)) return i;
-    }
-    return SIZE_MAX;
-}
+/* ---- independent helpers (and testutil's test_r1cs_row: a plain multiplication per term, none of the fast
+ * paths) ---- */
 
 static void random_value(fr_t *v)
 {
@@ -320,15 +294,15 @@ static void test_eval_threads(pool_t *pool)
         int ok = 1;
         for (size_t i = 0; i < n && ok; i++) {
             fr_t x[3];
-            naive_row(&cs, &cs.A, i, cs.inputs, cs.aux, &x[0]);
-            naive_row(&cs, &cs.B, i, cs.inputs, cs.aux, &x[1]);
-            naive_row(&cs, &cs.C, i, cs.inputs, cs.aux, &x[2]);
+            test_r1cs_row(&cs, &cs.A, i, cs.inputs, cs.aux, &x[0]);
+            test_r1cs_row(&cs, &cs.B, i, cs.inputs, cs.aux, &x[1]);
+            test_r1cs_row(&cs, &cs.C, i, cs.inputs, cs.aux, &x[2]);
             ok = fr_eq(&x[0], &v[i]) && fr_eq(&x[1], &v[n + i]) && fr_eq(&x[2], &v[2 * n + i]);
         }
         CHECK_MSG(ok, "shape %u: fast-path a/b/c differ from plain multiplication", s);
         size_t bad = 0;
         CHECK_MSG(r1cs_is_satisfied(pool, &cs, cs.inputs, cs.aux, &bad) == 1, "shape %u row %zu", s, bad);
-        CHECK(naive_first_bad(&cs, cs.inputs, cs.aux) == SIZE_MAX);
+        CHECK(test_r1cs_first_bad(&cs, cs.inputs, cs.aux) == SIZE_MAX);
         /* Flip one value (an aux when there are some) to something else: the threaded check and the naive
          * one agree on whether and where it fails. */
         for (int rep = 0; rep < 3; rep++) {
@@ -337,7 +311,7 @@ static void test_eval_threads(pool_t *pool)
             fr_t saved = *w, one;
             fr_set_one(&one);
             fr_add(w, w, &one);
-            size_t expect = naive_first_bad(&cs, cs.inputs, cs.aux);
+            size_t expect = test_r1cs_first_bad(&cs, cs.inputs, cs.aux);
             size_t got = 12345;
             int sat = r1cs_is_satisfied(pool, &cs, cs.inputs, cs.aux, &got);
             CHECK_MSG(sat == (expect == SIZE_MAX) && (sat || got == expect), "shape %u: bad row %zu vs %zu", s,
