@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int test_failures = 0;
@@ -74,4 +75,36 @@ size_t test_r1cs_first_bad(const r1cs *cs, const fr_t *in, const fr_t *aux)
         if (!fr_eq(&a, &c)) return i;
     }
     return SIZE_MAX;
+}
+
+uint8_t *test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        return NULL;
+    }
+    uint8_t *b = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0) b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (!b) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return NULL;
+    }
+    b[n] = 0;
+    *len = (size_t)n;
+    return b;
+}
+
+int test_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok ? 0 : -1;
 }

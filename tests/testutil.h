@@ -47,6 +47,12 @@ int test_finish(const char *test_name);
 int hex_decode(uint8_t *out, size_t n, const char *hex);
 void hex_encode(char *out, const uint8_t *in, size_t n);
 
+/* A whole file, with a NUL byte after its *len bytes (so text can be read as a string), or NULL with the reason
+ * on stderr. Free it with free(). */
+uint8_t *test_read_file(const char *path, size_t *len);
+/* Writes len bytes to path (replacing it); 0 on success, -1 on failure. */
+int test_write_file(const char *path, const void *data, size_t len);
+
 /* Row i of matrix mx times the assignment (in: the inputs, aux: the rest), summed naively (a check independent of
  * r1cs_eval). */
 void test_r1cs_row(const r1cs *cs, const r1cs_matrix *mx, size_t i, const fr_t *in, const fr_t *aux, fr_t *out);

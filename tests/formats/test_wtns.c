@@ -13,20 +13,6 @@
 
 static char fixture_path[1024];
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    const uint8_t *m;
-    cuzk_error err;
-    if (snarkjs_map_file(path, &m, len, &err) != CUZK_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    uint8_t *b = malloc(*len ? *len : 1);
-    if (b) memcpy(b, m, *len);
-    snarkjs_unmap_file(m, *len);
-    return b;
-}
-
 /* Signed small integers into Fr. */
 static void fr_from_i64(fr_t *r, int64_t v)
 {
@@ -61,7 +47,7 @@ static void test_fixture(rng_t *rng)
         close(fd);
         size_t l1, l2;
         CHECK(wtns_write(tmp, w.values, w.n, &err) == CUZK_OK);
-        uint8_t *orig = slurp(fixture_path, &l1), *mine = slurp(tmp, &l2);
+        uint8_t *orig = test_read_file(fixture_path, &l1), *mine = test_read_file(tmp, &l2);
         CHECK(orig && mine && l1 == l2 && memcmp(orig, mine, l1) == 0);
         free(orig);
         free(mine);
@@ -82,7 +68,7 @@ static void test_fixture(rng_t *rng)
 static void test_corruption(rng_t *rng)
 {
     size_t len;
-    uint8_t *buf = slurp(fixture_path, &len);
+    uint8_t *buf = test_read_file(fixture_path, &len);
     CHECK(buf != NULL);
     if (!buf) return;
     cuzk_error err;

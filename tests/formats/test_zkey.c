@@ -27,20 +27,6 @@ static const char *fixture(const char *name)
     return path;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    const uint8_t *m;
-    cuzk_error err;
-    if (snarkjs_map_file(path, &m, len, &err) != CUZK_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    uint8_t *b = malloc(*len ? *len : 1);
-    if (b) memcpy(b, m, *len);
-    snarkjs_unmap_file(m, *len);
-    return b;
-}
-
 static int has_coef(const zkey *z, uint32_t matrix, uint32_t constraint, uint32_t signal, const fr_t *v)
 {
     for (size_t i = 0; i < z->n_coefs; i++) {
@@ -236,7 +222,7 @@ static int status_ok_kind(cuzk_status st)
 static void test_truncations_and_flips(rng_t *rng)
 {
     size_t len;
-    uint8_t *buf = slurp(fixture("circuit.zkey"), &len);
+    uint8_t *buf = test_read_file(fixture("circuit.zkey"), &len);
     CHECK(buf != NULL);
     if (!buf) return;
     cuzk_error err;
@@ -292,7 +278,7 @@ static void put32(uint8_t *p, uint32_t v)
 static void test_targeted(rng_t *rng)
 {
     size_t len;
-    uint8_t *buf = slurp(fixture("circuit.zkey"), &len);
+    uint8_t *buf = test_read_file(fixture("circuit.zkey"), &len);
     CHECK(buf != NULL);
     if (!buf) return;
     uint8_t *b = malloc(len + 16);

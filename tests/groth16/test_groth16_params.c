@@ -10,31 +10,6 @@
 static pool_t *pool;
 static char dir[256];
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
-static int spit(const char *path, const uint8_t *b, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    int ok = fwrite(b, 1, len, f) == len;
-    return (fclose(f) == 0 && ok) ? 0 : -1;
-}
-
 static int vk_eq(const groth16_vk *x, const groth16_vk *y)
 {
     if (x->ic_len != y->ic_len) return 0;
@@ -101,7 +76,7 @@ static void test_round_trip(rng_t *rng, groth16_params *p, uint8_t **params_byte
     CHECK(groth16_params_write(pool, p, pp, &err) == CUZK_OK);
     CHECK(groth16_vk_write(&p->vk, vp, &err) == CUZK_OK);
     size_t plen, vlen;
-    uint8_t *pb = slurp(pp, &plen), *vb = slurp(vp, &vlen);
+    uint8_t *pb = test_read_file(pp, &plen), *vb = test_read_file(vp, &vlen);
     CHECK(pb && vb);
     if (!pb || !vb) return;
     CHECK(plen == groth16_params_file_size(p));
@@ -118,7 +93,7 @@ static void test_round_trip(rng_t *rng, groth16_params *p, uint8_t **params_byte
         CHECK(params_eq(p, &q));
         CHECK(groth16_params_write(pool, &q, pp2, &err) == CUZK_OK);
         size_t l2;
-        uint8_t *b2 = slurp(pp2, &l2);
+        uint8_t *b2 = test_read_file(pp2, &l2);
         CHECK(b2 && l2 == plen && memcmp(b2, pb, plen) == 0);
         free(b2);
         groth16_params_free(&q);
@@ -128,7 +103,7 @@ static void test_round_trip(rng_t *rng, groth16_params *p, uint8_t **params_byte
     CHECK(vk_eq(&vk, &p->vk));
     CHECK(groth16_vk_write(&vk, vp2, &err) == CUZK_OK);
     size_t l2;
-    uint8_t *b2 = slurp(vp2, &l2);
+    uint8_t *b2 = test_read_file(vp2, &l2);
     CHECK(b2 && l2 == vlen && memcmp(b2, vb, vlen) == 0);
     free(b2);
     groth16_vk_free(&vk);
@@ -182,7 +157,7 @@ static void test_truncation(rng_t *rng, const uint8_t *b, size_t len, size_t vk_
     snprintf(path, sizeof(path), "%s/trunc.params", dir);
     size_t cuts[4] = {0, 1, vk_len, len - 1};
     for (int i = 0; i < 4; i++) {
-        CHECK(spit(path, b, cuts[i]) == 0);
+        CHECK(test_write_file(path, b, cuts[i]) == 0);
         groth16_params q;
         cuzk_status st = groth16_params_read(pool, &q, path, 0, &err);
         CHECK_MSG(st == CUZK_ERR_TRUNCATED, "file cut at %zu: %s", cuts[i], cuzk_status_name(st));

@@ -35,34 +35,19 @@ static long file_size(const char *path)
     return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
 }
 
-static uint8_t *slurp(const char *path, long *len)
-{
-    FILE *f = fopen(path, "rb");
-    *len = file_size(path);
-    uint8_t *b = *len > 0 ? malloc((size_t)*len) : NULL;
-    if (f && b && fread(b, 1, (size_t)*len, f) != (size_t)*len) {
-        free(b);
-        b = NULL;
-    }
-    if (f) fclose(f);
-    return b;
-}
-
+/* A negative length (a cut before the start) writes an empty file. */
 static void spit(const char *path, const uint8_t *b, long len)
 {
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        if (len > 0) CHECK(fwrite(b, 1, (size_t)len, f) == (size_t)len);
-        fclose(f);
-    }
+    CHECK(test_write_file(path, b, len > 0 ? (size_t)len : 0) == 0);
 }
 
 /* Damaged copies of the cache: truncations, and single-byte changes in the header. Each is refused or, when the
  * change is harmless to the checks (padding, the stamp), mapped; never a crash. */
 static void damaged(rng_t *rng)
 {
-    long len;
-    uint8_t *good = slurp(cache, &len);
+    size_t n = 0;
+    uint8_t *good = test_read_file(cache, &n);
+    long len = (long)n;
     CHECK(good != NULL);
     if (!good) return;
     char bad[700];

@@ -168,23 +168,6 @@ static void test_kinds_and_shapes(rng_t *rng)
     }
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) *len = (size_t)n;
-    return buf;
-}
-
 /* Parse text expecting failure with status want and a message containing needle. */
 static void expect_reject(const char *text, size_t len, cuzk_status want, const char *needle)
 {
@@ -431,7 +414,7 @@ static void test_fixture(void)
     char path[512];
     snprintf(path, sizeof path, "%s/porep/c1-2kib.json", dir ? dir : "tests/data");
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = (char *)test_read_file(path, &len);
     CHECK_MSG(text != NULL, "cannot read %s", path);
     if (!text) return;
     porep_c1 a, b;
