@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cuzk/status.h"
+#include "gpu/gpu.h"
 #include "groth16/groth16.h"
 #include "r1cs/r1cs.h"
 #include "util/pool.h"
@@ -42,6 +43,9 @@ uint64_t bench_now_ns(void);
 double bench_median(double *v, size_t n);
 /* Parses a whole decimal (or 0x-prefixed hex) unsigned number; returns 0 on success, -1 on anything else. */
 int bench_parse_u64(const char *s, uint64_t *out);
+/* Device 0 for the GPU benchmark `name`: 1 with *info and *ctx set; 0 after printing "SKIP name: ..." when there is
+ * no CUDA device (or no CUDA build); -1 after printing the error when the device cannot be opened. */
+int bench_gpu_open(const char *name, gpu_device_info *info, gpu_ctx **ctx);
 /* Parameters of the lengths cs needs (domain m, densities dn), every base tiled from 4096 random points and a
  * random vk (fake_params.c): proving costs what it costs with real parameters, without the setup, and the
  * proofs do not verify. */

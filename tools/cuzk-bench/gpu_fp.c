@@ -76,17 +76,11 @@ int bench_gpu_fp(int argc, char **argv)
         fprintf(stderr, "gpu-fp: need 1 <= n < 2^28, 1..100000 iters, 1..100 runs\n");
         return 2;
     }
-    if (gpu_device_count() == 0) {
-        printf("SKIP gpu-fp: no CUDA device (or built without CUDA)\n");
-        return 0;
-    }
-    cuzk_error err = {0};
     gpu_device_info info;
-    gpu_ctx *ctx = NULL;
-    if (gpu_device_get_info(0, &info, &err) != CUZK_OK || gpu_ctx_create(&ctx, 0, &err) != CUZK_OK) {
-        fprintf(stderr, "gpu-fp: %s\n", err.msg);
-        return 1;
-    }
+    gpu_ctx *ctx;
+    int open = bench_gpu_open("gpu-fp", &info, &ctx);
+    if (open <= 0) return open < 0;
+    cuzk_error err = {0};
     printf("gpu-fp: %s, %d SMs; seed %llu; %llu chains of %llu products\n", info.name, info.sm_count,
            (unsigned long long)seed, (unsigned long long)n, (unsigned long long)iters);
     fp_t *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *out = malloc(n * sizeof *out);

@@ -107,16 +107,13 @@ int bench_gpu_g2(int argc, char **argv)
         fprintf(stderr, "gpu-g2: need 1 <= bases < 2^31, ones <= bases, tail < 2^31, 1..100 runs\n");
         return 2;
     }
-    if (gpu_device_count() == 0) {
-        printf("SKIP gpu-g2: no CUDA device (or built without CUDA)\n");
-        return 0;
-    }
-    cuzk_error err = {0};
     gpu_device_info info;
-    gpu_ctx *ctx = NULL;
+    gpu_ctx *ctx;
+    int open = bench_gpu_open("gpu-g2", &info, &ctx);
+    if (open <= 0) return open < 0;
+    cuzk_error err = {0};
     pool_t *pool = NULL;
-    if (gpu_device_get_info(0, &info, &err) != CUZK_OK || gpu_ctx_create(&ctx, 0, &err) != CUZK_OK ||
-        pool_create(&pool, 0, &err) != CUZK_OK) {
+    if (pool_create(&pool, 0, &err) != CUZK_OK) {
         fprintf(stderr, "gpu-g2: %s\n", err.msg);
         gpu_ctx_destroy(ctx);
         return 1;

@@ -146,16 +146,13 @@ int bench_gpu_msm(int argc, char **argv)
         fprintf(stderr, "gpu-msm: need from <= log <= 30, 1..100 runs, window <= 24, step >= 1\n");
         return 2;
     }
-    if (gpu_device_count() == 0) {
-        printf("SKIP gpu-msm: no CUDA device (or built without CUDA)\n");
-        return 0;
-    }
-    cuzk_error err = {0};
     gpu_device_info info;
-    gpu_ctx *ctx = NULL;
+    gpu_ctx *ctx;
+    int open = bench_gpu_open("gpu-msm", &info, &ctx);
+    if (open <= 0) return open < 0;
+    cuzk_error err = {0};
     pool_t *pool = NULL;
-    if (gpu_device_get_info(0, &info, &err) != CUZK_OK || gpu_ctx_create(&ctx, 0, &err) != CUZK_OK ||
-        pool_create(&pool, 0, &err) != CUZK_OK) {
+    if (pool_create(&pool, 0, &err) != CUZK_OK) {
         fprintf(stderr, "gpu-msm: %s\n", err.msg);
         gpu_ctx_destroy(ctx);
         return 1;

@@ -12,10 +12,6 @@
 #include <string.h>
 
 #include "bench.h"
-
-int bench_gpu_ntt(int argc, char **argv);
-
-#ifdef CUZK_HAVE_GPU
 #include "gpu/gpu_ntt.h"
 
 #define COPY_BW 4.3e12 /* bytes/s, device-to-device copy measured on the H200 (read + write) */
@@ -290,25 +286,22 @@ int bench_gpu_ntt(int argc, char **argv)
         fprintf(stderr, "gpu-ntt: sizes must satisfy 3 <= from <= to <= 28, reps 1..1000\n");
         return 2;
     }
-    if (gpu_device_count() == 0) {
-        fprintf(stderr, "gpu-ntt: no CUDA device\n");
-        return 1;
-    }
-    cuzk_error err = {0};
-    gpu_ctx *ctx = NULL;
-    pool_t *pool = NULL;
     gpu_device_info info;
+    gpu_ctx *ctx;
+    int open = bench_gpu_open("gpu-ntt", &info, &ctx);
+    if (open <= 0) return open < 0;
+    cuzk_error err = {0};
+    pool_t *pool = NULL;
     rng_t rng;
     enum { NSRC = 1 << 16 };
     fr_t *src = malloc(NSRC * sizeof *src);
     int rc = 1;
     double rate = 0;
-    if (src == NULL) return 1;
+    if (src == NULL) goto out;
     if (o.seed == 0) o.seed = rng_fresh_seed();
     rng_seed(&rng, o.seed);
     for (size_t i = 0; i < NSRC; i++) fr_random(&src[i], &rng);
-    if (gpu_device_get_info(0, &info, &err) != CUZK_OK || gpu_ctx_create(&ctx, 0, &err) != CUZK_OK ||
-        pool_create(&pool, 0, &err) != CUZK_OK || gpu_ntt_mul_rate(ctx, &rate, &err) != CUZK_OK) {
+    if (pool_create(&pool, 0, &err) != CUZK_OK || gpu_ntt_mul_rate(ctx, &rate, &err) != CUZK_OK) {
         fprintf(stderr, "gpu-ntt: %s\n", err.msg);
         goto out;
     }
@@ -322,12 +315,3 @@ out:
     free(src);
     return rc;
 }
-#else
-int bench_gpu_ntt(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "gpu-ntt: cuzk was built without CUDA\n");
-    return 1;
-}
-#endif

@@ -81,6 +81,21 @@ double bench_median(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+int bench_gpu_open(const char *name, gpu_device_info *info, gpu_ctx **ctx)
+{
+    *ctx = NULL;
+    if (gpu_device_count() == 0) {
+        printf("SKIP %s: no CUDA device (or built without CUDA)\n", name);
+        return 0;
+    }
+    cuzk_error err = {0};
+    if (gpu_device_get_info(0, info, &err) != CUZK_OK || gpu_ctx_create(ctx, 0, &err) != CUZK_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.msg);
+        return -1;
+    }
+    return 1;
+}
+
 int bench_parse_u64(const char *s, uint64_t *out)
 {
     if (s == NULL) return -1;
