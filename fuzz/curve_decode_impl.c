@@ -20,13 +20,7 @@
 #include "cuzk/status.h"
 #include "ff/fr.h"
 
-#define FUZZ_CHECK(cond)                                                                                           \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "%s:%d: property broken: %s\n", __FILE__, __LINE__, #cond);                          \
-            abort();                                                                                               \
-        }                                                                                                          \
-    } while (0)
+#include "fuzz_check.h"
 
 static cuzk_status fuzz_decode(C_AFF *r, const uint8_t *in, int compressed, int check_subgroup, cuzk_error *err)
 {

@@ -8,6 +8,7 @@
 
 #include "daemon/config.h"
 #include "daemon/toml.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -15,7 +16,7 @@ static void no_warnings(void *ctx, int line, const char *msg)
 {
     (void)ctx;
     (void)line;
-    if (msg == NULL || msg[0] == 0) abort(); /* a warning always says something */
+    FUZZ_CHECK(msg != NULL && msg[0] != 0); /* a warning always says something */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -27,13 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&b, 0, sizeof b);
     err.msg[0] = 0;
     cuzk_status st = toml_parse(text, size, &a, &err);
-    if (st != CUZK_OK && err.msg[0] == 0) abort();
+    FUZZ_CHECK(st == CUZK_OK || err.msg[0] != 0);
     if (st == CUZK_OK) {
-        if (toml_parse(text, size, &b, &err) != CUZK_OK || a.n != b.n || a.n_sections != b.n_sections) abort();
+        FUZZ_CHECK(toml_parse(text, size, &b, &err) == CUZK_OK && a.n == b.n && a.n_sections == b.n_sections);
         for (size_t i = 0; i < a.n; i++)
-            if (strcmp(a.entries[i].section, b.entries[i].section) != 0 ||
-                strcmp(a.entries[i].key, b.entries[i].key) != 0 || a.entries[i].value.type != b.entries[i].value.type)
-                abort();
+            FUZZ_CHECK(strcmp(a.entries[i].section, b.entries[i].section) == 0 &&
+                       strcmp(a.entries[i].key, b.entries[i].key) == 0 &&
+                       a.entries[i].value.type == b.entries[i].value.type);
         toml_free(&b);
     }
     toml_free(&a);
@@ -42,13 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     daemon_config_defaults(&cfg);
     err.msg[0] = 0;
     st = daemon_config_apply_toml(&cfg, text, size, no_warnings, NULL, &err);
-    if (st != CUZK_OK && err.msg[0] == 0) abort();
+    FUZZ_CHECK(st == CUZK_OK || err.msg[0] != 0);
     if (st == CUZK_OK) {
-        if (cfg.n_listen > DAEMON_MAX_LISTEN || cfg.n_devices > DAEMON_MAX_DEVICES) abort();
-        if (memchr(cfg.param_cache, 0, sizeof cfg.param_cache) == NULL) abort();
-        for (size_t i = 0; i < cfg.n_listen; i++)
-            if (memchr(cfg.listen[i], 0, sizeof cfg.listen[i]) == NULL) abort();
-        if (cfg.log_level < LOG_ERROR || cfg.log_level > LOG_TRACE) abort();
+        FUZZ_CHECK(cfg.n_listen <= DAEMON_MAX_LISTEN && cfg.n_devices <= DAEMON_MAX_DEVICES);
+        FUZZ_CHECK(memchr(cfg.param_cache, 0, sizeof cfg.param_cache) != NULL);
+        for (size_t i = 0; i < cfg.n_listen; i++) FUZZ_CHECK(memchr(cfg.listen[i], 0, sizeof cfg.listen[i]) != NULL);
+        FUZZ_CHECK(cfg.log_level >= LOG_ERROR && cfg.log_level <= LOG_TRACE);
     }
 
     /* the size and duration parsers take NUL-terminated text */
@@ -58,9 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s[size] = 0;
     uint64_t v;
     err.msg[0] = 0;
-    if (daemon_parse_size(s, &v, &err) != CUZK_OK && err.msg[0] == 0) abort();
+    FUZZ_CHECK(daemon_parse_size(s, &v, &err) == CUZK_OK || err.msg[0] != 0);
     err.msg[0] = 0;
-    if (daemon_parse_duration(s, &v, &err) != CUZK_OK && err.msg[0] == 0) abort();
+    FUZZ_CHECK(daemon_parse_duration(s, &v, &err) == CUZK_OK || err.msg[0] != 0);
     free(s);
     return 0;
 }

@@ -14,13 +14,7 @@
 #include "ff/fp2.h"
 #include "ff/fr.h"
 
-#define FUZZ_CHECK(cond)                                                                                           \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "%s:%d: property broken: %s\n", __FILE__, __LINE__, #cond);                          \
-            abort();                                                                                               \
-        }                                                                                                          \
-    } while (0)
+#include "fuzz_check.h"
 
 enum { MODE_FP_BE, MODE_FP_LE, MODE_FR_BE, MODE_FR_LE, MODE_FP2, N_MODES };
 

@@ -8,13 +8,7 @@
 
 #include "groth16/groth16.h"
 
-#define FUZZ_CHECK(cond)                                                                                           \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "%s:%d: property broken: %s\n", __FILE__, __LINE__, #cond);                          \
-            abort();                                                                                               \
-        }                                                                                                          \
-    } while (0)
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "circuits/spec.h"
+#include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,15 +21,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     err.msg[0] = 0;
     circuit_spec spec, again;
     if (circuit_spec_parse(text, &spec, &err) != CUZK_OK) {
-        if (err.msg[0] == 0) abort();
+        FUZZ_CHECK(err.msg[0] != 0);
     } else {
         char canon[256], canon2[256];
         circuit_spec_format(&spec, canon, sizeof canon);
-        if (circuit_spec_parse(canon, &again, &err) != CUZK_OK) abort();
+        FUZZ_CHECK(circuit_spec_parse(canon, &again, &err) == CUZK_OK);
         circuit_spec_format(&again, canon2, sizeof canon2);
-        if (strcmp(canon, canon2) != 0 || again.kind != spec.kind) abort();
-        if (spec.kind == CIRCUIT_SYNTHETIC && (again.k != spec.k || again.seed != spec.seed)) abort();
-        if (spec.kind == CIRCUIT_POREP && again.porep != spec.porep) abort();
+        FUZZ_CHECK(strcmp(canon, canon2) == 0 && again.kind == spec.kind);
+        if (spec.kind == CIRCUIT_SYNTHETIC) FUZZ_CHECK(again.k == spec.k && again.seed == spec.seed);
+        if (spec.kind == CIRCUIT_POREP) FUZZ_CHECK(again.porep == spec.porep);
     }
     free(text);
     return 0;
