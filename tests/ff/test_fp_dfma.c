@@ -1,13 +1,15 @@
-/* The FP64 Montgomery product (src/gpu/fp_dfma.h) on the CPU against src/ff's fp_mul: random operands,
- * operands that are sums and differences of products (the lazy additions the contract allows), operands whose
- * digits sit at the contract's bounds, edges, and long chains. Every output is also checked against the
- * contract's bounds (integer digits, digits 0..6 within 2^47, |V| < p). */
+/* The FP64 Montgomery products (src/gpu/fp_dfma.h: fpd_mul, and fpd_mul_ia with integer column sums) on the CPU
+ * against src/ff's fp_mul: random operands, operands that are sums and differences of products (the lazy additions
+ * the contracts allow), operands whose digits sit at the contracts' bounds, edges, and long chains. Every output is
+ * also checked against its contract's bounds (integer digits, the range of digits 0..6, |V|). */
 #include <math.h>
 #include <string.h>
 
 #include "ff/fp.h"
 #include "gpu/fp_dfma.h"
 #include "testutil.h"
+
+static rng_t rng;
 
 /* V as a 512-bit two's-complement integer (eight 64-bit limbs), from the signed digits. */
 static void value_of(uint64_t v[8], const fpd_t *a)
@@ -89,11 +91,27 @@ static fp_t raw_fp(const uint64_t raw[6])
     return r;
 }
 
-/* Checks r = fpd_mul(a, b) against fp_mul of the raw values, and r's bounds. */
-static void check_product(const fpd_t *a, const fpd_t *b, const char *what)
+/* One of the two products and its output contract: digits 0..6 in [digit_lo, digit_hi], |V| < bound_p * p. */
+typedef struct variant {
+    const char *name;
+    void (*mul)(fpd_t *r, const fpd_t *a, const fpd_t *b);
+    double digit_lo, digit_hi;
+    unsigned bound_p;
+} variant;
+
+static void mul_fp(fpd_t *r, const fpd_t *a, const fpd_t *b) { fpd_mul(r, a, b); }
+static void mul_ia(fpd_t *r, const fpd_t *a, const fpd_t *b) { fpd_mul_ia(r, a, b); }
+
+static const variant VARIANTS[] = {
+    {"fpd_mul", mul_fp, -0x1p47, 0x1p47, 1},
+    {"fpd_mul_ia", mul_ia, 0.0, 0x1p48 - 1, 2},
+};
+
+/* Checks r = v->mul(a, b) against fp_mul of the raw values, and r's bounds; returns r. */
+static fpd_t check_product(const variant *v, const fpd_t *a, const fpd_t *b, const char *what)
 {
     fpd_t r;
-    fpd_mul(&r, a, b);
+    v->mul(&r, a, b);
     uint64_t ra[6], rb[6], got[6], via_sum[6];
     raw_mod_p(ra, a);
     raw_mod_p(rb, b);
@@ -101,15 +119,17 @@ static void check_product(const fpd_t *a, const fpd_t *b, const char *what)
     fp_mul(&want, &fa, &fb);
     fpd_to_limbs(got, &r);
     raw_mod_p(via_sum, &r);
-    CHECK_MSG(memcmp(got, want.l, sizeof(got)) == 0, "%s: product differs from fp_mul", what);
-    CHECK_MSG(memcmp(via_sum, want.l, sizeof(got)) == 0, "%s: fpd_to_limbs disagrees with the digit sum", what);
+    CHECK_MSG(memcmp(got, want.l, sizeof(got)) == 0, "%s, %s: product differs from fp_mul", v->name, what);
+    CHECK_MSG(memcmp(via_sum, want.l, sizeof(got)) == 0, "%s, %s: fpd_to_limbs disagrees with the digit sum", v->name,
+              what);
     int digits_ok = 1;
     for (int k = 0; k < FPD_DIGITS; k++) {
         if (r.d[k] != floor(r.d[k])) digits_ok = 0;
-        if (k < FPD_DIGITS - 1 && fabs(r.d[k]) > 0x1p47) digits_ok = 0;
+        if (k < FPD_DIGITS - 1 && (r.d[k] < v->digit_lo || r.d[k] > v->digit_hi)) digits_ok = 0;
     }
-    CHECK_MSG(digits_ok, "%s: output digits outside [-2^47, 2^47] or not integers", what);
-    CHECK_MSG(within(&r, 1), "%s: |V| >= p", what);
+    CHECK_MSG(digits_ok, "%s, %s: output digits out of range or not integers", v->name, what);
+    CHECK_MSG(within(&r, v->bound_p), "%s, %s: |V| >= %u p", v->name, what, v->bound_p);
+    return r;
 }
 
 static fpd_t from_fp(const fp_t *a)
@@ -124,28 +144,114 @@ static void add_digits(fpd_t *r, const fpd_t *a, const fpd_t *b, double sign)
     for (int k = 0; k < FPD_DIGITS; k++) r->d[k] = a->d[k] + sign * b->d[k];
 }
 
-/* Digits 0..6 uniform in [-2^48, 2^48] (or all at +-2^48 when extreme is +1 or -1), digit 7 such that |V| <= 2p. */
-static fpd_t bound_digits(rng_t *rng, int extreme)
+/* Digits 0..6 uniform in [-2^e, 2^e] (or all at +-2^e when extreme is +1 or -1), digit 7 such that |V| <= bound_p * p
+ * (bound_p 2 or 3). */
+static fpd_t bound_digits(rng_t *rng, int e, int extreme, unsigned bound_p)
 {
     fpd_t r;
     for (int k = 0; k < FPD_DIGITS - 1; k++) {
         if (extreme) {
-            r.d[k] = extreme * 0x1p48;
+            r.d[k] = extreme * ldexp(1.0, e);
         } else {
-            int64_t v = (int64_t)(rng_next(rng) % ((1ULL << 49) + 1)) - (1LL << 48);
+            int64_t v = (int64_t)(rng_next(rng) % ((1ULL << (e + 1)) + 1)) - (1LL << e);
             r.d[k] = (double)v;
         }
     }
-    /* p's top digit times 2, less 2: the low digits add at most 2^336 * 1.0000... in magnitude */
-    int64_t top = 2 * (int64_t)fpd_p_digit(FPD_DIGITS - 1) - 2;
+    /* p's top digit times bound_p, less 3: the low digits add at most 2^(e + 288) < 2^336 in magnitude */
+    int64_t top = (int64_t)bound_p * (int64_t)fpd_p_digit(FPD_DIGITS - 1) - 3;
     if (extreme) r.d[FPD_DIGITS - 1] = extreme * (double)top;
-    else r.d[FPD_DIGITS - 1] = (double)((int64_t)(rng_next(rng) % (2 * top + 1)) - top);
+    else r.d[FPD_DIGITS - 1] = (double)((int64_t)(rng_next(rng) % (2 * (uint64_t)top + 1)) - top);
     return r;
+}
+
+static void test_variant(const variant *v)
+{
+    /* random operands below p */
+    for (int i = 0; i < 50000; i++) {
+        fp_t a, b;
+        fp_random(&a, &rng);
+        fp_random(&b, &rng);
+        fpd_t da = from_fp(&a), db = from_fp(&b);
+        check_product(v, &da, &db, "random");
+    }
+
+    /* edges: 0, raw 1, raw p - 1, Montgomery one, and their products */
+    {
+        fp_t e[4];
+        fp_set_zero(&e[0]);
+        memset(&e[1], 0, sizeof(e[1]));
+        e[1].l[0] = 1;
+        memcpy(e[2].l, FP_MODULUS, sizeof(e[2].l));
+        e[2].l[0] -= 1;
+        fp_set_one(&e[3]);
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                fpd_t da = from_fp(&e[i]), db = from_fp(&e[j]);
+                check_product(v, &da, &db, "edge");
+            }
+    }
+
+    /* sums and differences of two outputs of fpd_mul (digits up to 2^48, |V| < 2p); for fpd_mul_ia also an output
+     * of its own plus one of fpd_mul (|V| < 3p) */
+    for (int i = 0; i < 10000; i++) {
+        fpd_t p[4];
+        for (int k = 0; k < 4; k++) {
+            fp_t x, y;
+            fp_random(&x, &rng);
+            fp_random(&y, &rng);
+            fpd_t dx = from_fp(&x), dy = from_fp(&y);
+            fpd_mul(&p[k], &dx, &dy);
+        }
+        fpd_t a, b;
+        add_digits(&a, &p[0], &p[1], 1.0);
+        add_digits(&b, &p[2], &p[3], -1.0);
+        check_product(v, &a, &b, "sum times difference");
+        add_digits(&a, &p[0], &p[1], -1.0);
+        check_product(v, &a, &a, "difference squared");
+        if (v->mul == mul_ia) {
+            fpd_t q;
+            fpd_mul_ia(&q, &p[2], &p[3]);
+            add_digits(&a, &q, &p[0], 1.0);
+            add_digits(&b, &q, &p[1], -1.0);
+            check_product(v, &a, &b, "own output plus or minus another");
+        }
+    }
+
+    /* digits at the contract's bounds: 2^48 and |V| <= 2p; for fpd_mul_ia 2^49 and |V| <= 3p */
+    int e = v->mul == mul_ia ? 49 : 48;
+    unsigned bp = v->mul == mul_ia ? 3 : 2;
+    for (int i = 0; i < 10000; i++) {
+        fpd_t a = bound_digits(&rng, e, 0, bp), b = bound_digits(&rng, e, 0, bp);
+        CHECK(within(&a, bp) && within(&b, bp));
+        check_product(v, &a, &b, "digits at the bound");
+    }
+    for (int sa = -1; sa <= 1; sa += 2)
+        for (int sb = -1; sb <= 1; sb += 2) {
+            fpd_t a = bound_digits(&rng, e, sa, bp), b = bound_digits(&rng, e, sb, bp);
+            CHECK(within(&a, bp) && within(&b, bp));
+            check_product(v, &a, &b, "every digit at the bound");
+        }
+
+    /* chains: x <- x * y, 2,000 times, against the CPU at every step */
+    for (int c = 0; c < 10; c++) {
+        fp_t x, y;
+        fp_random(&x, &rng);
+        fp_random(&y, &rng);
+        fpd_t dx = from_fp(&x), dy = from_fp(&y);
+        int bad = 0;
+        for (int i = 0; i < 2000; i++) {
+            v->mul(&dx, &dx, &dy);
+            fp_mul(&x, &x, &y);
+            uint64_t got[6];
+            fpd_to_limbs(got, &dx);
+            if (memcmp(got, x.l, sizeof(got)) != 0) bad++;
+        }
+        CHECK_MSG(bad == 0, "%s, chain %d: %d of 2000 steps differ", v->name, c, bad);
+    }
 }
 
 int main(void)
 {
-    rng_t rng;
     test_seed(&rng, "test_fp_dfma");
 
     /* the conversions by bits: every integer below 2^52 (to double) and within 2^51 (to int64), at the edges and
@@ -171,78 +277,6 @@ int main(void)
         CHECK(memcmp(back, a.l, sizeof(back)) == 0);
     }
 
-    /* random operands below p */
-    for (int i = 0; i < 100000; i++) {
-        fp_t a, b;
-        fp_random(&a, &rng);
-        fp_random(&b, &rng);
-        fpd_t da = from_fp(&a), db = from_fp(&b);
-        check_product(&da, &db, "random");
-    }
-
-    /* edges: 0, raw 1, raw p - 1, Montgomery one, and squares of each */
-    {
-        fp_t e[4];
-        fp_set_zero(&e[0]);
-        memset(&e[1], 0, sizeof(e[1]));
-        e[1].l[0] = 1;
-        memcpy(e[2].l, FP_MODULUS, sizeof(e[2].l));
-        e[2].l[0] -= 1;
-        fp_set_one(&e[3]);
-        for (int i = 0; i < 4; i++)
-            for (int j = 0; j < 4; j++) {
-                fpd_t da = from_fp(&e[i]), db = from_fp(&e[j]);
-                check_product(&da, &db, "edge");
-            }
-    }
-
-    /* sums and differences of two outputs as operands (digits up to 2^48, |V| < 2p) */
-    for (int i = 0; i < 20000; i++) {
-        fp_t x[4];
-        fpd_t p[4];
-        for (int k = 0; k < 4; k++) {
-            fp_t y;
-            fp_random(&x[k], &rng);
-            fp_random(&y, &rng);
-            fpd_t dx = from_fp(&x[k]), dy = from_fp(&y);
-            fpd_mul(&p[k], &dx, &dy);
-        }
-        fpd_t a, b;
-        add_digits(&a, &p[0], &p[1], 1.0);
-        add_digits(&b, &p[2], &p[3], -1.0);
-        check_product(&a, &b, "sum times difference");
-        add_digits(&a, &p[0], &p[1], -1.0);
-        check_product(&a, &a, "difference squared");
-    }
-
-    /* digits at the contract's bounds */
-    for (int i = 0; i < 20000; i++) {
-        fpd_t a = bound_digits(&rng, 0), b = bound_digits(&rng, 0);
-        CHECK(within(&a, 2) && within(&b, 2));
-        check_product(&a, &b, "digits up to 2^48");
-    }
-    for (int sa = -1; sa <= 1; sa += 2)
-        for (int sb = -1; sb <= 1; sb += 2) {
-            fpd_t a = bound_digits(&rng, sa), b = bound_digits(&rng, sb);
-            CHECK(within(&a, 2) && within(&b, 2));
-            check_product(&a, &b, "every digit at +-2^48");
-        }
-
-    /* chains: x <- x * y, 2,000 times, against the CPU at every step */
-    for (int c = 0; c < 20; c++) {
-        fp_t x, y;
-        fp_random(&x, &rng);
-        fp_random(&y, &rng);
-        fpd_t dx = from_fp(&x), dy = from_fp(&y);
-        int bad = 0;
-        for (int i = 0; i < 2000; i++) {
-            fpd_mul(&dx, &dx, &dy);
-            fp_mul(&x, &x, &y);
-            uint64_t got[6];
-            fpd_to_limbs(got, &dx);
-            if (memcmp(got, x.l, sizeof(got)) != 0) bad++;
-        }
-        CHECK_MSG(bad == 0, "chain %d: %d of 2000 steps differ", c, bad);
-    }
+    for (size_t v = 0; v < sizeof VARIANTS / sizeof VARIANTS[0]; v++) test_variant(&VARIANTS[v]);
     return test_finish("test_fp_dfma");
 }

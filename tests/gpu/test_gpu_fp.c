@@ -1,6 +1,7 @@
 /* gpu_fp_chain: the device's Fp product by 32-bit integer multiply-adds, by FP64 fused multiply-adds
- * (src/gpu/fp_dfma.h on the device) and by both in one kernel (by warps and within threads), against the CPU's fp_mul: random chains of several
- * lengths, edge values (0, 1, p - 1, Montgomery one), sizes that leave a block part-full, bad arguments.
+ * (src/gpu/fp_dfma.h on the device: column sums in doubles or in integers) and by both in one kernel (by warps and
+ * within threads), against the CPU's fp_mul: random chains of several lengths, edge values (0, 1, p - 1, Montgomery
+ * one), sizes that leave a block part-full, bad arguments.
  * Without a GPU it checks that the call refuses cleanly and skips (77). */
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ int main(void)
     test_args(ctx);
     static const unsigned iters[] = {1, 2, 17, 100};
     static const size_t sizes[] = {1, 8, 301, 20000}; /* 301: paired leaves one element to the integer product */
-    for (int a = 0; a < 4; a++)
+    for (int a = GPU_FP_INT32; a <= GPU_FP_DFMA_IA; a++)
         for (int i = 0; i < 4; i++)
             for (int s = 0; s < 4; s++) test_chains(ctx, (gpu_fp_arith)a, sizes[s], iters[i]);
     gpu_ctx_destroy(ctx);
