@@ -1,6 +1,6 @@
 /* gpu_fp_chain (gpu.h): chains of Fp Montgomery products by the 32-bit integer arithmetic (mont.cuh), the FP64 ones
- * (fp_dfma.h: fpd_mul, fpd_mul_ia), or int32 and fpd_mul in one kernel (even warps integer and odd warps FP64, or
- * both in every thread). */
+ * (fp_dfma.h: fpd_mul, fpd_mul_ia), or int32 and an FP64 one in one kernel (even warps integer and odd warps FP64, or
+ * int32 and fpd_mul in every thread). */
 #include "gpu/fp_dfma.h"
 #include "gpu/gpu_impl.cuh"
 #include "gpu/mont.cuh"
@@ -35,8 +35,10 @@ template <int ARITH> __global__ void chain_kernel(fp_t *out, const fp_t *x, cons
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    bool dfma = ARITH == GPU_FP_DFMA || (ARITH == GPU_FP_MIXED && ((threadIdx.x >> 5) & 1));
-    if (ARITH == GPU_FP_DFMA_IA) chain_dfma<true>(&out[i], &x[i], &y[i], iters);
+    bool odd_warp = (threadIdx.x >> 5) & 1;
+    bool ia = ARITH == GPU_FP_DFMA_IA || (ARITH == GPU_FP_MIXED_IA && odd_warp);
+    bool dfma = ARITH == GPU_FP_DFMA || (ARITH == GPU_FP_MIXED && odd_warp);
+    if (ia) chain_dfma<true>(&out[i], &x[i], &y[i], iters);
     else if (dfma) chain_dfma<false>(&out[i], &x[i], &y[i], iters);
     else chain_int32((fp_d *)&out[i], (const fp_d *)&x[i], (const fp_d *)&y[i], iters);
 }
@@ -72,7 +74,7 @@ extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out,
 {
     if (!ctx || (n && (!out || !x || !y)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: NULL context or array");
-    if (arith < GPU_FP_INT32 || arith > GPU_FP_DFMA_IA)
+    if (arith < GPU_FP_INT32 || arith > GPU_FP_MIXED_IA)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: unknown arithmetic %d", (int)arith);
     if (n >= ((size_t)1 << 31)) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_fp_chain: n >= 2^31");
     cuzk_status st = gpu_ctx_enter(ctx, err);
@@ -97,6 +99,8 @@ extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out,
         chain_kernel<GPU_FP_MIXED><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
     else if (arith == GPU_FP_DFMA_IA)
         chain_kernel<GPU_FP_DFMA_IA><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
+    else if (arith == GPU_FP_MIXED_IA)
+        chain_kernel<GPU_FP_MIXED_IA><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
     else
         chain_paired_kernel<<<(blocks + 1) / 2, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
     GPU_LAUNCHED("chain_kernel");

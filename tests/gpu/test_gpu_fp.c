@@ -88,7 +88,7 @@ int main(void)
     test_args(ctx);
     static const unsigned iters[] = {1, 2, 17, 100};
     static const size_t sizes[] = {1, 8, 301, 20000}; /* 301: paired leaves one element to the integer product */
-    for (int a = GPU_FP_INT32; a <= GPU_FP_DFMA_IA; a++)
+    for (int a = GPU_FP_INT32; a <= GPU_FP_MIXED_IA; a++)
         for (int i = 0; i < 4; i++)
             for (int s = 0; s < 4; s++) test_chains(ctx, (gpu_fp_arith)a, sizes[s], iters[i]);
     gpu_ctx_destroy(ctx);

@@ -1,6 +1,6 @@
-/* cuzk-bench gpu-fp: the device's Fp product by 32-bit integer multiply-adds, by FP64 fused multiply-adds, and by
- * both at once in two ways (gpu_fp_chain): N chains of K products each, median kernel time over R runs, products per second.
- * Every run's results are checked against the CPU on the first chains. */
+/* cuzk-bench gpu-fp: the device's Fp product by 32-bit integer multiply-adds, by FP64 fused multiply-adds (two forms),
+ * and by both at once (gpu_fp_chain): N chains of K products each, median kernel time over R runs, products per
+ * second. Every run's results are checked against the CPU on the first chains. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +11,8 @@
 
 #define FPB_CHECKED 1024 /* chains recomputed on the CPU after every run */
 
-static const char *const anames[] = {"int32", "dfma", "mixed", "paired", "dfma-ia"};
-#define N_ARITH 5
+static const char *const anames[] = {"int32", "dfma", "mixed", "paired", "dfma-ia", "mixed-ia"};
+#define N_ARITH 6
 
 static void usage(FILE *f)
 {
@@ -22,7 +22,8 @@ static void usage(FILE *f)
                "  defaults: --n 1048576 --iters 256 --runs 5 --arith all\n"
                "  --arith: int32 (32-bit multiply-adds, as the MSM and NTT), dfma (FP64 fused multiply-adds),\n"
                "           mixed (even warps int32, odd warps dfma), paired (every thread one int32 chain and one\n"
-               "           dfma chain), dfma-ia (FP64 splits summed in 64-bit integers), all (the five in turn)\n"
+               "           dfma chain), dfma-ia (FP64 splits summed in 64-bit integers), mixed-ia (even warps\n"
+               "           int32, odd warps dfma-ia), all (the six in turn)\n"
                "  the first %d chains of every run are recomputed on the CPU; exit status 1 when one differs\n",
             FPB_CHECKED);
 }
@@ -41,7 +42,7 @@ static int check_chains(const fp_t *out, const fp_t *x, const fp_t *y, size_t k,
 int bench_gpu_fp(int argc, char **argv)
 {
     uint64_t n = 1u << 20, iters = 256, runs = 5, seed = 1;
-    int alist[N_ARITH] = {0, 1, 2, 3, 4}, na = N_ARITH;
+    int alist[N_ARITH] = {0, 1, 2, 3, 4, 5}, na = N_ARITH;
     for (int i = 1; i < argc; i++) {
         uint64_t *dst = NULL;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
