@@ -108,3 +108,12 @@ int test_write_file(const char *path, const void *data, size_t len)
     int ok = fwrite(data, 1, len, f) == len;
     return fclose(f) == 0 && ok ? 0 : -1;
 }
+
+void test_fp_edges(fp_t e[TEST_FP_EDGES])
+{
+    memset(e, 0, TEST_FP_EDGES * sizeof(fp_t));
+    e[1].l[0] = 1;
+    memcpy(e[2].l, FP_MODULUS, sizeof(e[2].l));
+    e[2].l[0] -= 1;
+    fp_set_one(&e[3]);
+}

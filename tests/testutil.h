@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ff/fp.h"
 #include "r1cs/r1cs.h"
 #include "util/rng.h"
 
@@ -46,6 +47,10 @@ int test_finish(const char *test_name);
 /* Parses exactly n bytes of hex (no prefix) into out. Returns 0 on success. */
 int hex_decode(uint8_t *out, size_t n, const char *hex);
 void hex_encode(char *out, const uint8_t *in, size_t n);
+
+/* Fp edge values by their raw limbs: 0, 1, p - 1, and Montgomery one (R mod p). */
+#define TEST_FP_EDGES 4
+void test_fp_edges(fp_t e[TEST_FP_EDGES]);
 
 /* A whole file, with a NUL byte after its *len bytes (so text can be read as a string), or NULL with the reason
  * on stderr. Free it with free(). */

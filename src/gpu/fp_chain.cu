@@ -69,6 +69,13 @@ __global__ void chain_paired_kernel(fp_t *out, const fp_t *x, const fp_t *y, siz
     for (int j = 0; j < 6; j++) out[i + 1].l[j] = l[j];
 }
 
+/* chain_kernel by arithmetic (PAIRED has a kernel of its own). */
+typedef void (*chain_kernel_fn)(fp_t *, const fp_t *, const fp_t *, size_t, unsigned);
+static const chain_kernel_fn CHAIN_KERNELS[] = {chain_kernel<GPU_FP_INT32>,  chain_kernel<GPU_FP_DFMA>,
+                                                chain_kernel<GPU_FP_MIXED>,  NULL,
+                                                chain_kernel<GPU_FP_DFMA_IA>, chain_kernel<GPU_FP_MIXED_IA>};
+static_assert(sizeof CHAIN_KERNELS / sizeof CHAIN_KERNELS[0] == GPU_FP_MIXED_IA + 1, "one entry per gpu_fp_arith");
+
 extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out, const fp_t *x, const fp_t *y,
                                     size_t n, unsigned iters, double *kernel_ms, cuzk_error *err)
 {
@@ -91,18 +98,10 @@ extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out,
     GPU_TRY(cudaMemcpyAsync(d_x, x, bytes, cudaMemcpyHostToDevice, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_y, y, bytes, cudaMemcpyHostToDevice, ctx->stream));
     GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
-    if (arith == GPU_FP_INT32)
-        chain_kernel<GPU_FP_INT32><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
-    else if (arith == GPU_FP_DFMA)
-        chain_kernel<GPU_FP_DFMA><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
-    else if (arith == GPU_FP_MIXED)
-        chain_kernel<GPU_FP_MIXED><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
-    else if (arith == GPU_FP_DFMA_IA)
-        chain_kernel<GPU_FP_DFMA_IA><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
-    else if (arith == GPU_FP_MIXED_IA)
-        chain_kernel<GPU_FP_MIXED_IA><<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
-    else
+    if (arith == GPU_FP_PAIRED)
         chain_paired_kernel<<<(blocks + 1) / 2, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
+    else
+        CHAIN_KERNELS[arith]<<<blocks, CHAIN_THREADS, 0, ctx->stream>>>(d_out, d_x, d_y, n, iters);
     GPU_LAUNCHED("chain_kernel");
     GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(out, d_out, bytes, cudaMemcpyDeviceToHost, ctx->stream));

@@ -177,13 +177,8 @@ static void test_variant(const variant *v)
 
     /* edges: 0, raw 1, raw p - 1, Montgomery one, and their products */
     {
-        fp_t e[4];
-        fp_set_zero(&e[0]);
-        memset(&e[1], 0, sizeof(e[1]));
-        e[1].l[0] = 1;
-        memcpy(e[2].l, FP_MODULUS, sizeof(e[2].l));
-        e[2].l[0] -= 1;
-        fp_set_one(&e[3]);
+        fp_t e[TEST_FP_EDGES];
+        test_fp_edges(e);
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) {
                 fpd_t da = from_fp(&e[i]), db = from_fp(&e[j]);

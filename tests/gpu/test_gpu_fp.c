@@ -23,13 +23,8 @@ static void test_chains(gpu_ctx *ctx, gpu_fp_arith arith, size_t n, unsigned ite
     }
     /* edges among the first elements: 0, raw 1, raw p - 1, Montgomery one, each times a random y and squared */
     if (n >= 8) {
-        fp_t e[4];
-        fp_set_zero(&e[0]);
-        memset(&e[1], 0, sizeof(e[1]));
-        e[1].l[0] = 1;
-        memcpy(e[2].l, FP_MODULUS, sizeof(e[2].l));
-        e[2].l[0] -= 1;
-        fp_set_one(&e[3]);
+        fp_t e[TEST_FP_EDGES];
+        test_fp_edges(e);
         for (int k = 0; k < 4; k++) {
             x[k] = e[k];
             x[4 + k] = e[k];
