@@ -10,6 +10,7 @@
 extern "C" {
 #include "gpu/gpu_abc.h"
 #include "gpu/gpu_g2.h"
+#include "gpu/gpu_host.h"
 #include "gpu/gpu_ntt.h"
 #include "gpu/gpu_prove.h"
 }
@@ -82,7 +83,58 @@ struct gpu_params {
     gpu_ctx *ctx; /* owns the buffers (gpu_buf_free waits on its stream) */
     gpu_buf *h, *l, *a, *b_g1; /* NULL: streamed from the host's copy in chunks (see gpu_params_upload) */
     gpu_buf *b_g2; /* NULL when it did not fit: B_G2 then stays wholly on the CPU */
+    void *pinned[4]; /* streamed sections that gpu_params_upload page-locked (and gpu_params_free unlocks) */
 };
+
+/* Streamed sections cross the bus at every MSM: page-locked, the DMA reads them directly (pageable memory goes
+ * through the driver's staging copies at a fraction of the speed). CUZK_GPU_PIN_STREAMED=0 leaves them pageable. */
+static int pin_streamed(void)
+{
+    const char *e = getenv("CUZK_GPU_PIN_STREAMED");
+    return e == NULL || strcmp(e, "0") != 0;
+}
+
+/* Streamed sections this file page-locked, counted by the gpu_params using them (the same parameters uploaded to
+ * several devices share one lock, released when the last of them is freed). */
+#define PINS_MAX 64
+static struct {
+    void *p;
+    int refs;
+} pins[PINS_MAX];
+static pthread_mutex_t pins_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Page-locks a streamed section (or takes a reference on this file's lock of it); returns it, or NULL when it stays
+ * as it is: page-locked by its owner (e.g. the daemon's residency), or the lock failed (a read-only mapping, a
+ * locked-memory limit): it then streams from pageable memory, slower. */
+static void *pin_section(const void *p, size_t bytes)
+{
+    void *q = (void *)p, *got = NULL;
+    pthread_mutex_lock(&pins_mu);
+    int k, free_k = -1;
+    for (k = 0; k < PINS_MAX && pins[k].p != q; k++)
+        if (pins[k].p == NULL && free_k < 0) free_k = k;
+    if (k < PINS_MAX) {
+        pins[k].refs++;
+        got = q;
+    } else if (free_k >= 0 && !gpu_host_is_registered(p) && gpu_host_register(q, bytes, NULL) == CUZK_OK) {
+        pins[free_k].p = q;
+        pins[free_k].refs = 1;
+        got = q;
+    }
+    pthread_mutex_unlock(&pins_mu);
+    return got;
+}
+
+static void unpin_section(void *p)
+{
+    pthread_mutex_lock(&pins_mu);
+    for (int k = 0; k < PINS_MAX; k++)
+        if (pins[k].p == p && --pins[k].refs == 0) {
+            gpu_host_unregister(p, NULL);
+            pins[k].p = NULL;
+        }
+    pthread_mutex_unlock(&pins_mu);
+}
 
 extern "C" void gpu_params_free(gpu_params *gp)
 {
@@ -92,6 +144,8 @@ extern "C" void gpu_params_free(gpu_params *gp)
     gpu_buf_free(gp->a);
     gpu_buf_free(gp->b_g1);
     gpu_buf_free(gp->b_g2);
+    for (int k = 0; k < 4; k++)
+        if (gp->pinned[k]) unpin_section(gp->pinned[k]);
     gpu_ctx_destroy(gp->ctx);
     free(gp);
 }
@@ -127,6 +181,9 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
         st = gpu_buf_upload(gp->ctx, buf[k], host[k], bytes, err);
         used += bytes;
     }
+    for (int k = 0; k < 4 && st == CUZK_OK; k++)
+        if (*buf[k] == NULL && host[k] != NULL && len[k] != 0 && pin_streamed())
+            gp->pinned[k] = pin_section(host[k], len[k] * P);
     if (st != CUZK_OK) {
         gpu_params_free(gp);
         return cuzk_error_prefix(err, "gpu_params_upload (device %d, %zu bytes of bases): ", device,
