@@ -118,25 +118,12 @@ cuzk_status gpu_debug_fr_mul(gpu_ctx *ctx, fr_t *out, const fr_t *a, const fr_t 
 cuzk_status gpu_debug_g1_add(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *a, const g1_affine_t *b, size_t n,
                              cuzk_error *err);
 
-/* The device's Fp product two ways, for their benchmark and its check: each of n elements runs iters Montgomery
- * products x <- x * y / 2^384 (out[i] = x[i] * y[i]^iters / 2^(384 iters) mod p) by the 32-bit integer
- * multiply-adds of the MSM and NTT (INT32), by FP64 fused multiply-adds (DFMA, src/gpu/fp_dfma.h's fpd_mul), by FP64
- * splits summed in 64-bit integers (DFMA_IA, fpd_mul_ia: the FP64 and integer ALU pipes), or by int32 and dfma at once
- * (MIXED: even warps integer, odd warps FP64, so that both pipes work side by side; PAIRED: every thread runs an
- * integer chain for element 2t and an FP64 chain for element 2t + 1 in one loop; MIXED_IA: even warps integer, odd
- * warps dfma_ia). x, y and out are host arrays of
- * raw integers below p (fp_t limbs, as in Montgomery form); *kernel_ms (may be NULL) is the kernel's device time.
- * n < 2^31. */
-typedef enum gpu_fp_arith {
-    GPU_FP_INT32 = 0,
-    GPU_FP_DFMA = 1,
-    GPU_FP_MIXED = 2,
-    GPU_FP_PAIRED = 3,
-    GPU_FP_DFMA_IA = 4,
-    GPU_FP_MIXED_IA = 5
-} gpu_fp_arith;
-cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out, const fp_t *x, const fp_t *y, size_t n,
-                         unsigned iters, double *kernel_ms, cuzk_error *err);
+/* The device's Fp product rate, for its benchmark (cuzk-bench gpu-fp) and its check: each of n elements runs iters
+ * Montgomery products x <- x * y / 2^384 (out[i] = x[i] * y[i]^iters / 2^(384 iters) mod p) by the 32-bit integer
+ * multiply-adds of the MSM and NTT (mont.cuh), one chain a thread. x, y and out are host arrays of raw integers below
+ * p (fp_t limbs, as in Montgomery form); *kernel_ms (may be NULL) is the kernel's device time. n < 2^31. */
+cuzk_status gpu_fp_chain(gpu_ctx *ctx, fp_t *out, const fp_t *x, const fp_t *y, size_t n, unsigned iters,
+                         double *kernel_ms, cuzk_error *err);
 
 #ifdef __cplusplus
 }

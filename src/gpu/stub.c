@@ -174,11 +174,10 @@ cuzk_status gpu_debug_g1_add(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *a, 
     return NO_CUDA(err);
 }
 
-cuzk_status gpu_fp_chain(gpu_ctx *ctx, gpu_fp_arith arith, fp_t *out, const fp_t *x, const fp_t *y, size_t n,
-                         unsigned iters, double *kernel_ms, cuzk_error *err)
+cuzk_status gpu_fp_chain(gpu_ctx *ctx, fp_t *out, const fp_t *x, const fp_t *y, size_t n, unsigned iters,
+                         double *kernel_ms, cuzk_error *err)
 {
     (void)ctx;
-    (void)arith;
     (void)out;
     (void)x;
     (void)y;

@@ -1,6 +1,6 @@
-/* cuzk-bench gpu-fp: the device's Fp product by 32-bit integer multiply-adds, by FP64 fused multiply-adds (two forms),
- * and by both at once (gpu_fp_chain): N chains of K products each, median kernel time over R runs, products per
- * second. Every run's results are checked against the CPU on the first chains. */
+/* cuzk-bench gpu-fp: the device's Fp product rate by the 32-bit integer multiply-adds of the MSM and NTT
+ * (gpu_fp_chain): N chains of K products each, median kernel time over R runs, products per second. Every run's
+ * results are checked against the CPU on the first chains. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +11,13 @@
 
 #define FPB_CHECKED 1024 /* chains recomputed on the CPU after every run */
 
-static const char *const anames[] = {"int32", "dfma", "mixed", "paired", "dfma-ia", "mixed-ia"};
-#define N_ARITH 6
-
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk-bench gpu-fp [--n N] [--iters K] [--runs R] [--arith A] [--seed S]\n"
-               "  times N independent chains of K Montgomery products in Fp (x <- x * y) on device 0 and prints the\n"
-               "  median kernel ms over R runs (after one warm-up run) and the products per second, per arithmetic\n"
-               "  defaults: --n 1048576 --iters 256 --runs 5 --arith all\n"
-               "  --arith: int32 (32-bit multiply-adds, as the MSM and NTT), dfma (FP64 fused multiply-adds),\n"
-               "           mixed (even warps int32, odd warps dfma), paired (every thread one int32 chain and one\n"
-               "           dfma chain), dfma-ia (FP64 splits summed in 64-bit integers), mixed-ia (even warps\n"
-               "           int32, odd warps dfma-ia), all (the six in turn)\n"
+    fprintf(f, "usage: cuzk-bench gpu-fp [--n N] [--iters K] [--runs R] [--seed S]\n"
+               "  times N independent chains of K Montgomery products in Fp (x <- x * y) on device 0, by the 32-bit\n"
+               "  integer multiply-adds of the MSM and NTT, and prints the median kernel ms over R runs (after one\n"
+               "  warm-up run) and the products per second\n"
+               "  defaults: --n 1048576 --iters 256 --runs 5 --seed 1\n"
                "  the first %d chains of every run are recomputed on the CPU; exit status 1 when one differs\n",
             FPB_CHECKED);
 }
@@ -42,27 +36,11 @@ static int check_chains(const fp_t *out, const fp_t *x, const fp_t *y, size_t k,
 int bench_gpu_fp(int argc, char **argv)
 {
     uint64_t n = 1u << 20, iters = 256, runs = 5, seed = 1;
-    int alist[N_ARITH] = {0, 1, 2, 3, 4, 5}, na = N_ARITH;
     for (int i = 1; i < argc; i++) {
         uint64_t *dst = NULL;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(argv[i], "--arith") == 0 && i + 1 < argc) {
-            const char *v = argv[++i];
-            na = 0;
-            for (int a = 0; a < N_ARITH; a++)
-                if (strcmp(v, anames[a]) == 0) alist[na++] = a;
-            if (strcmp(v, "all") == 0) {
-                for (int a = 0; a < N_ARITH; a++) alist[a] = a;
-                na = N_ARITH;
-            }
-            if (na == 0) {
-                fprintf(stderr, "gpu-fp: unknown arithmetic '%s'\n", v);
-                usage(stderr);
-                return 2;
-            }
-            continue;
         } else if (strcmp(argv[i], "--n") == 0) dst = &n;
         else if (strcmp(argv[i], "--iters") == 0) dst = &iters;
         else if (strcmp(argv[i], "--runs") == 0) dst = &runs;
@@ -99,25 +77,21 @@ int bench_gpu_fp(int argc, char **argv)
         fp_random(&y[i], &rng);
     }
     size_t checked = n < FPB_CHECKED ? (size_t)n : FPB_CHECKED;
-    printf("%-8s %12s %16s %8s\n", "arith", "median ms", "products/s", "checked");
-    for (int v = 0; v < na; v++) {
-        gpu_fp_arith a = (gpu_fp_arith)alist[v];
-        int ok = 1;
-        for (uint64_t r = 0; r <= runs; r++) { /* run 0 warms up */
-            double t = 0;
-            if (gpu_fp_chain(ctx, a, out, x, y, (size_t)n, (unsigned)iters, &t, &err) != CUZK_OK) {
-                fprintf(stderr, "gpu-fp: %s: %s\n", anames[a], err.msg);
-                rc = 1;
-                goto out;
-            }
-            if (r > 0) ms[r - 1] = t;
-            if (!check_chains(out, x, y, checked, (unsigned)iters)) ok = 0;
+    int ok = 1;
+    for (uint64_t r = 0; r <= runs; r++) { /* run 0 warms up */
+        double t = 0;
+        if (gpu_fp_chain(ctx, out, x, y, (size_t)n, (unsigned)iters, &t, &err) != CUZK_OK) {
+            fprintf(stderr, "gpu-fp: %s\n", err.msg);
+            rc = 1;
+            goto out;
         }
-        double med = bench_median(ms, runs);
-        printf("%-8s %12.3f %16.4g %8s\n", anames[a], med, (double)n * (double)iters / (med * 1e-3),
-               ok ? "ok" : "WRONG");
-        if (!ok) rc = 1;
+        if (r > 0) ms[r - 1] = t;
+        if (!check_chains(out, x, y, checked, (unsigned)iters)) ok = 0;
     }
+    double med = bench_median(ms, runs);
+    printf("%-8s %12s %16s %8s\n", "arith", "median ms", "products/s", "checked");
+    printf("%-8s %12.3f %16.4g %8s\n", "int32", med, (double)n * (double)iters / (med * 1e-3), ok ? "ok" : "WRONG");
+    if (!ok) rc = 1;
 out:
     free(x);
     free(y);

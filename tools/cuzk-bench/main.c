@@ -26,7 +26,7 @@ static const bench_command COMMANDS[] = {
     {"gpu-ntt", bench_gpu_ntt, "device NTT and H computation, timed with CUDA events"},
     {"gpu-msm", bench_gpu_msm, "G1 MSM on the GPU, timed with CUDA events"},
     {"gpu-g2", bench_gpu_g2, "B_G2 on the GPU (G2 batch addition and tail MSM), timed with CUDA events"},
-    {"gpu-fp", bench_gpu_fp, "Fp products on the GPU by 32-bit integer and by FP64 arithmetic, and both at once"},
+    {"gpu-fp", bench_gpu_fp, "Fp products per second on the GPU (32-bit integer Montgomery chains)"},
     {"gpu-abc", bench_gpu_abc, "a, b, c evaluated on the GPU from the compiled shape, timed with CUDA events"},
     {"synth", bench_synth, "PoRep partition synthesis: witness and a/b/c evaluation, per thread count"},
     {"single", bench_single, "one proof through a running cuzk-daemon (--addr)"},
