@@ -8,14 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "circuits/porep/c1.h"
-#include "circuits/porep/geometry.h"
-#include "circuits/spec.h"
-#include "circuits/synthetic.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon/log.h"
 #include "engine/engine.h"
-#include "engine/porep.h"
+#include "engine/kind.h"
 #include "engine/residency.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_host.h"
@@ -23,67 +19,32 @@
 
 #define MAX_ACTIVE_JOBS 4096    /* jobs not yet ended; beyond that SubmitProof answers RESOURCE_EXHAUSTED */
 #define MAX_FINISHED_JOBS 1024  /* ended jobs kept for AwaitProof; the oldest are forgotten first */
-#define MAX_PARTITIONS 256
+#define MAX_KINDS 16            /* entries of engine_kinds() the counters have room for */
 #define MAX_REQUEST_ID 256
 
 #define METHOD_PREFIX "/cuzk.v1.ProvingEngine/"
 
-/* The proof kinds of cuzk.v1.ProofKind, in one table: label for GetStatus queues, metric label. */
-enum { KIND_POREP = 1, KIND_SNAP = 2, KIND_WPOST = 3, KIND_WINNING = 4, KIND_CIRCUIT = 100 };
-static const struct {
-    int kind;
-    const char *label, *metric, *what;
-} KINDS[] = {
-    {KIND_POREP, "porep-c2", "porep_c2", "PoRep C2 (POREP_SEAL_COMMIT)"},
-    {KIND_SNAP, "snap-update", "snap_update", "SnapDeals update (SNAP_DEALS_UPDATE)"},
-    {KIND_WPOST, "window-post", "window_post", "WindowPoSt (WINDOW_POST_PARTITION)"},
-    {KIND_WINNING, "winning-post", "winning_post", "WinningPoSt (WINNING_POST)"},
-    {KIND_CIRCUIT, "circuit", "circuit", "circuit (CIRCUIT_SPEC)"},
-};
-#define NKINDS (sizeof(KINDS) / sizeof(KINDS[0]))
+/* ---- the registry: parameter sets (held by the residency) and the circuits over them ---- */
 
-static int kind_index(int kind)
-{
-    for (size_t i = 0; i < NKINDS; i++)
-        if (KINDS[i].kind == kind) return (int)i;
-    return -1;
-}
+/* A kind's circuit over a set, for one variant (e.g. a PoRep proof type over its size's parameters). */
+typedef struct set_circuit {
+    char variant[ENGINE_KIND_VARIANT_MAX];
+    void *circuit;  /* the kind's (circuit_create) */
+    unsigned loads; /* the load of the set it was created over */
+    struct set_circuit *next;
+} set_circuit;
 
-/* Circuit-id names of the Rust daemon's parameter sets that cuzk cannot prove yet (PreloadSRS / EvictSRS).
- * PoRep sets are named porep-<size>[-ni] (porep_set_name). */
-static const char *const FILECOIN_SRS[] = {"wpost-32g", "winning-32g", "snap-32g", "snap-64g"};
-
-/* ---- circuits: one entry per canonical spec or PoRep parameter set, parameters held by the residency ---- */
-
-/* A PoRep entry's circuit for one proof type (the engine's PoRep circuit checks the C1's API version and kind
- * against it, so each registered proof type of the set's size gets its own, over the same parameters). */
-typedef struct porep_variant {
-    const porep_proof_type *type;
-    engine_porep_circuit *pc;
-    unsigned loads; /* the parameter load pc was created with */
-    struct porep_variant *next;
-} porep_variant;
-
-typedef struct circuit_entry {
-    char name[128];
-    /* PoRep: the parameters are <srs.param_cache>/<name>.params; interactive and synthetic PoRep of a size share
-     * them ("porep-32g"), non-interactive has its own ("porep-32g-ni"). */
-    const porep_geometry *geometry; /* NULL: a circuit spec */
-    int ni;
-    porep_variant *variants;
-    circuit_spec spec;
-    r1cs shape;
-    int shape_built;
-    engine_circuit circuit;
-    const groth16_params *circuit_params; /* the params circuit was initialised with, NULL if not */
-    unsigned active;                      /* jobs holding a residency reference */
-    uint64_t bytes;                       /* of the parameters when last loaded */
+typedef struct set_entry {
+    char id[ENGINE_KIND_SET_MAX]; /* the canonical id, the residency's key */
+    const engine_kind *kind;
+    set_circuit *circuits;
+    unsigned active;  /* jobs holding a residency reference */
+    uint64_t bytes;   /* of the parameters when last loaded */
     double last_load_ms;
-    unsigned loads; /* parameter loads so far; a new load (fresh setup) needs a new engine circuit */
-    unsigned circuit_loads; /* the load the engine circuit was initialised with */
+    unsigned loads;   /* parameter loads so far; a new load (fresh setup) needs new circuits */
     struct daemon_service *svc;
-    struct circuit_entry *next;
-} circuit_entry;
+    struct set_entry *next;
+} set_entry;
 
 /* ---- jobs and waiters ---- */
 
@@ -91,17 +52,15 @@ typedef enum job_state { JOB_PREPARING, JOB_QUEUED, JOB_DONE } job_state;
 
 typedef struct job {
     char id[MAX_REQUEST_ID + 1];
-    int kind;
+    const engine_kind *kind;
+    unsigned ki; /* its index in the table (the counters) */
     job_state state;
     int started; /* the engine began synthesis of a partition */
     int submitted, cancel_requested;
     uint64_t engine_id;
     struct daemon_service *svc;
-    circuit_spec spec;
-    uint8_t *input;       /* PoRep: the C1 as received, until the job thread parsed it */
-    size_t input_len;
-    uint64_t sector_size; /* PoRep: the request's sector_size (0: not given) */
-    circuit_entry *entry; /* set by the job thread */
+    engine_kind_input in; /* a copy of the request's fields, until the job thread is done with them */
+    int have_in;
     unsigned partitions;
     engine_priority prio;
     double t_submit, t_end;
@@ -159,16 +118,18 @@ struct daemon_service {
     unsigned threads;
     int shutting_down;
     uint64_t next_anon;
-    uint64_t completed[NKINDS], failed[NKINDS], cancelled[NKINDS];
-    double duration_sum[NKINDS];
+    const engine_kind *const *kinds; /* engine_kinds() */
+    size_t n_kinds;
+    uint64_t completed[MAX_KINDS], failed[MAX_KINDS], cancelled[MAX_KINDS];
+    double duration_sum[MAX_KINDS];
     srs_snap srs[MAX_SRS_SNAP]; /* the last listing GetStatus could take */
     size_t n_srs;
     int sweeping;      /* a residency sweep runs on a helper thread */
     engine_residency_stats res_stats; /* the last the server loop could take (residency_stats) */
     double next_sweep; /* when service_tick starts the next one */
 
-    pthread_mutex_t reg_mu; /* circuits; held while preparing one (setup may take a while) */
-    circuit_entry *circuits;
+    pthread_mutex_t reg_mu; /* sets and their circuits; held while preparing one (setup may take a while) */
+    set_entry *sets;
 
     pthread_mutex_t tl_mu; /* the engine ids whose synthesis has started (timeline events) */
     uint64_t *started_ids;
@@ -274,56 +235,20 @@ static int started_take(daemon_service *s, uint64_t id, int remove)
     return found;
 }
 
-/* ---- circuits ---- */
+/* ---- the registry ---- */
 
-static cuzk_status circuit_synth(void *ctx, const void *payload, unsigned partition, r1cs *wit, cuzk_error *err)
+/* The residency's load of a set: the kind's set_load under srs.param_cache (srs.mapped). */
+static cuzk_status set_load_cb(void *ctx, groth16_params *out, cuzk_error *err)
 {
-    (void)payload;
-    (void)partition;
-    const circuit_entry *c = ctx;
-    /* Every partition proves the same statement: the synthetic witness is fixed by (k, seed). */
-    return synthetic_build(NULL, c->spec.k, c->spec.seed, R1CS_WITNESS, wit, err);
-}
-
-static cuzk_status circuit_load(void *ctx, groth16_params *out, cuzk_error *err)
-{
-    circuit_entry *c = ctx;
+    set_entry *e = ctx;
+    daemon_service *s = e->svc;
     double t0 = now_s();
-    cuzk_status st = groth16_setup(c->svc->prove_pool, &c->shape, out, err);
-    if (st == CUZK_OK) c->loads++;
-    c->last_load_ms = (now_s() - t0) * 1e3;
-    if (st == CUZK_OK) {
-        c->bytes = engine_params_bytes(out);
-        LOGI("parameters of %s set up in memory: %.1f MiB in %.0f ms", c->name, (double)c->bytes / 1048576.0,
-             c->last_load_ms);
-    }
-    return st;
-}
-
-/* A PoRep set's parameters from <srs.param_cache>/<name>.params (bellperson layout, e.g. written by
- * `cuzk setup --circuit porep:2KiB`). Trusted local files: the subgroup checks of the bases are skipped (they
- * dominate the load time of 32 GiB parameters); the verifying key is checked in full. */
-static cuzk_status porep_load(void *ctx, groth16_params *out, cuzk_error *err)
-{
-    circuit_entry *c = ctx;
-    char path[sizeof(c->svc->cfg.param_cache) + 160], cache[sizeof(path) + 16];
-    snprintf(path, sizeof(path), "%s/%s.params", c->svc->cfg.param_cache, c->name);
-    snprintf(cache, sizeof(cache), "%s.cuzk-map", path);
-    double t0 = now_s();
-    int remade = 0, mapped = c->svc->cfg.srs_mapped;
-    cuzk_status st = mapped ? groth16_params_load_mapped(c->svc->prove_pool, out, path, cache,
-                                                         GROTH16_LOAD_SKIP_SUBGROUP_CHECK, &remade, err)
-                            : groth16_params_read(c->svc->prove_pool, out, path, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
-    if (st != CUZK_OK) return cuzk_error_prefix(err, "srs.param_cache: ");
-    c->loads++;
-    c->last_load_ms = (now_s() - t0) * 1e3;
-    c->bytes = engine_params_bytes(out);
-    if (mapped)
-        LOGI("parameters of %s mapped from %s%s: %.1f MiB in %.0f ms", c->name, cache,
-             remade ? " (made from the .params first)" : "", (double)c->bytes / 1048576.0, c->last_load_ms);
-    else
-        LOGI("parameters of %s read from %s: %.1f MiB in %.0f ms", c->name, path, (double)c->bytes / 1048576.0,
-             c->last_load_ms);
+    cuzk_status st = e->kind->set_load(e->id, s->cfg.param_cache, s->cfg.srs_mapped, s->prove_pool, out, err);
+    if (st != CUZK_OK) return st == CUZK_ERR_IO ? cuzk_error_prefix(err, "srs.param_cache: ") : st;
+    e->loads++;
+    e->last_load_ms = (now_s() - t0) * 1e3;
+    e->bytes = engine_params_bytes(out);
+    LOGI("parameters of %s loaded: %.1f MiB in %.0f ms", e->id, (double)e->bytes / 1048576.0, e->last_load_ms);
     return CUZK_OK;
 }
 
@@ -373,155 +298,90 @@ static int host_registration_works(cuzk_error *err)
     return st == CUZK_OK;
 }
 
-/* The parameter-set name of a PoRep size: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g (the Rust
- * daemon's ids for the published sizes), with -ni for non-interactive PoRep. */
-static void porep_set_name(const porep_geometry *g, int ni, char *out, size_t n)
+/* Finds or registers the set of canonical id `id` of kind k. Under reg_mu. */
+static cuzk_status set_get(daemon_service *s, const engine_kind *k, const char *id, set_entry **out, cuzk_error *err)
 {
-    uint64_t b = g->sector_size;
-    if (b % (1ull << 30) == 0)
-        snprintf(out, n, "porep-%" PRIu64 "g%s", b >> 30, ni ? "-ni" : "");
-    else if (b % (1ull << 20) == 0)
-        snprintf(out, n, "porep-%" PRIu64 "m%s", b >> 20, ni ? "-ni" : "");
-    else
-        snprintf(out, n, "porep-%" PRIu64 "k%s", b >> 10, ni ? "-ni" : "");
-}
-
-/* The size of a PoRep set name, or NULL when id names none. */
-static const porep_geometry *porep_set_parse(const char *id, int *ni)
-{
-    size_t count;
-    const porep_geometry *gs = porep_geometries(&count);
-    for (size_t i = 0; i < count; i++) {
-        for (int k = 0; k < 2; k++) {
-            char name[64];
-            porep_set_name(&gs[i], k, name, sizeof(name));
-            if (!strcmp(name, id)) {
-                *ni = k;
-                return &gs[i];
-            }
-        }
-    }
-    return NULL;
-}
-
-/* Finds or registers the entry of a PoRep parameter set. Under reg_mu. */
-static cuzk_status porep_get(daemon_service *s, const porep_geometry *g, int ni, circuit_entry **out, cuzk_error *err)
-{
-    char name[64];
-    porep_set_name(g, ni, name, sizeof(name));
-    circuit_entry *c = s->circuits;
-    while (c && strcmp(c->name, name)) c = c->next;
-    if (!c) {
-        c = calloc(1, sizeof(*c));
-        if (!c) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", name);
-        snprintf(c->name, sizeof(c->name), "%s", name);
-        c->geometry = g;
-        c->ni = ni;
-        c->svc = s;
-        cuzk_status st = engine_residency_add(s->res, c->name, porep_load, c, err);
+    set_entry *e = s->sets;
+    while (e && strcmp(e->id, id)) e = e->next;
+    if (!e) {
+        e = calloc(1, sizeof(*e));
+        if (!e) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", id);
+        snprintf(e->id, sizeof(e->id), "%s", id);
+        e->kind = k;
+        e->svc = s;
+        cuzk_status st = engine_residency_add(s->res, e->id, set_load_cb, e, err);
         if (st != CUZK_OK) {
-            free(c);
+            free(e);
             return st;
         }
-        c->next = s->circuits;
-        s->circuits = c;
+        e->next = s->sets;
+        s->sets = e;
     }
-    *out = c;
+    *out = e;
     return CUZK_OK;
 }
 
-/* Finds or registers the entry of a canonical spec and builds its shape. Under reg_mu. */
-static cuzk_status circuit_get(daemon_service *s, const circuit_spec *spec, circuit_entry **out, cuzk_error *err)
-{
-    char name[128];
-    circuit_spec_format(spec, name, sizeof(name));
-    circuit_entry *c = s->circuits;
-    while (c && strcmp(c->name, name)) c = c->next;
-    if (!c) {
-        c = calloc(1, sizeof(*c));
-        if (!c) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", name);
-        snprintf(c->name, sizeof(c->name), "%s", name);
-        c->spec = *spec;
-        c->svc = s;
-        cuzk_status st = engine_residency_add(s->res, c->name, circuit_load, c, err);
-        if (st != CUZK_OK) {
-            free(c);
-            return st;
-        }
-        c->next = s->circuits;
-        s->circuits = c;
-    }
-    if (!c->shape_built) {
-        double t0 = now_s();
-        cuzk_status st = circuit_spec_build(s->prove_pool, spec, R1CS_MATRICES, &c->shape, err);
-        if (st != CUZK_OK) return cuzk_error_prefix(err, "%s: ", name);
-        c->shape_built = 1;
-        LOGI("circuit %s built: %zu constraints in %.0f ms", name, c->shape.num_constraints, (now_s() - t0) * 1e3);
-    }
-    *out = c;
-    return CUZK_OK;
-}
-
-/* Takes a residency reference and makes sure the engine circuit matches the parameters in memory (a set
- * evicted and loaded again is a new set, maybe at the same address; it can only change while no job uses it).
- * A PoRep entry gives the circuit of proof type `type` in *pc. Under reg_mu. */
-static cuzk_status circuit_acquire(daemon_service *s, circuit_entry *c, const porep_proof_type *type,
-                                   engine_porep_circuit **pc, cuzk_error *err)
+/* Takes a residency reference on the job's set and gives the circuit of its variant over the parameters in memory
+ * (a set evicted and loaded again is a new set, maybe at the same address: its circuits are made again; a set can
+ * only change while no job uses it). Under reg_mu. */
+static cuzk_status circuit_acquire(daemon_service *s, set_entry *e, const engine_kind_plan *plan, const void *kjob,
+                                   void **circuit, cuzk_error *err)
 {
     const groth16_params *params;
-    cuzk_status st = engine_residency_acquire(s->res, c->name, &params, err);
+    cuzk_status st = engine_residency_acquire(s->res, e->id, &params, err);
     if (st != CUZK_OK) return st;
-    if (c->geometry) {
-        porep_variant *v = c->variants;
-        while (v && v->type != type) v = v->next;
-        if (!v) {
-            v = calloc(1, sizeof(*v));
-            if (!v) {
-                engine_residency_release(s->res, c->name);
-                return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", type->name);
-            }
-            v->type = type;
-            v->next = c->variants;
-            c->variants = v;
+    set_circuit *c = e->circuits;
+    while (c && strcmp(c->variant, plan->variant)) c = c->next;
+    if (!c) {
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+            engine_residency_release(s->res, e->id);
+            return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", plan->variant);
         }
-        if (!v->pc || v->loads != c->loads) {
-            engine_porep_circuit_free(v->pc);
-            v->pc = NULL;
-            double t0 = now_s();
-            st = engine_porep_circuit_create(type, params, s->prove_pool, &v->pc, err);
-            if (st != CUZK_OK) {
-                engine_residency_release(s->res, c->name);
-                return cuzk_error_prefix(err, "%s (%s): ", c->name, type->name);
-            }
-            v->loads = c->loads;
-            LOGI("circuit %s compiled for %s in %.0f ms", type->name, c->name, (now_s() - t0) * 1e3);
-        }
-        c->circuit_params = params;
-        c->active++;
-        *pc = v->pc;
-        return CUZK_OK;
+        snprintf(c->variant, sizeof(c->variant), "%s", plan->variant);
+        c->next = e->circuits;
+        e->circuits = c;
     }
-    if (c->circuit_params != params || c->circuit_loads != c->loads) {
-        if (c->circuit_params) engine_circuit_free(&c->circuit);
-        c->circuit_params = NULL;
-        st = engine_circuit_init(&c->circuit, c->name, params, &c->shape, circuit_synth, c, err);
+    if (!c->circuit || c->loads != e->loads) {
+        if (c->circuit && e->kind->circuit_free) e->kind->circuit_free(c->circuit);
+        c->circuit = NULL;
+        double t0 = now_s();
+        st = e->kind->circuit_create(kjob, plan, params, s->prove_pool, &c->circuit, err);
         if (st != CUZK_OK) {
-            engine_residency_release(s->res, c->name);
+            c->circuit = NULL;
+            engine_residency_release(s->res, e->id);
             return st;
         }
-        c->circuit_params = params;
-        c->circuit_loads = c->loads;
+        c->loads = e->loads;
+        LOGI("circuit %s%s%s compiled in %.0f ms", e->id, plan->variant[0] ? " " : "", plan->variant,
+             (now_s() - t0) * 1e3);
     }
-    c->active++;
+    e->active++;
+    *circuit = c->circuit;
     return CUZK_OK;
 }
 
-static void circuit_release(daemon_service *s, circuit_entry *c)
+static void circuit_release(daemon_service *s, set_entry *e)
 {
     pthread_mutex_lock(&s->reg_mu);
-    c->active--;
-    engine_residency_release(s->res, c->name);
+    e->active--;
+    engine_residency_release(s->res, e->id);
     pthread_mutex_unlock(&s->reg_mu);
+}
+
+static void sets_free(daemon_service *s)
+{
+    while (s->sets) {
+        set_entry *e = s->sets;
+        s->sets = e->next;
+        while (e->circuits) {
+            set_circuit *c = e->circuits;
+            e->circuits = c->next;
+            if (c->circuit && e->kind->circuit_free) e->kind->circuit_free(c->circuit);
+            free(c);
+        }
+        free(e);
+    }
 }
 
 /* ---- job table (under mu) ---- */
@@ -535,7 +395,7 @@ static job *job_find(daemon_service *s, const char *id)
 
 static void job_free(job *j)
 {
-    free(j->input);
+    if (j->have_in) engine_kind_input_free(&j->in);
     free(j->proof);
     free(j);
 }
@@ -611,7 +471,7 @@ static void job_end_locked(daemon_service *s, job *j, int status, const char *er
     if (error) snprintf(j->error, sizeof(j->error), "%s", error);
     j->t_end = now_s();
     j->total_ms = ms_of(j->t_end - j->t_submit);
-    int ki = kind_index(j->kind);
+    unsigned ki = j->ki;
     if (status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED) {
         s->completed[ki]++;
         s->duration_sum[ki] += j->t_end - j->t_submit;
@@ -659,59 +519,42 @@ static void thread_done(daemon_service *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* ---- the job thread (CIRCUIT_SPEC) ---- */
+/* ---- the job thread: parse, parameters and circuit, engine, result ---- */
 
 static void *job_main(void *arg)
 {
     job *j = arg;
     daemon_service *s = j->svc;
+    const engine_kind *k = j->kind;
     cuzk_error err;
     memset(&err, 0, sizeof(err));
     int status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED;
     engine_result res;
     memset(&res, 0, sizeof(res));
-    int have_res = 0, acquired = 0;
+    int have_res = 0;
     double t_prep = now_s();
-    porep_c1 c1;
-    memset(&c1, 0, sizeof(c1));
-    int have_c1 = 0;
-    cuzk_status st = CUZK_OK;
-    engine_request rq = {.partitions = j->partitions, .priority = j->prio};
+    engine_request rq;
+    memset(&rq, 0, sizeof(rq));
+    engine_kind_plan plan;
+    void *kjob = NULL;
+    set_entry *set = NULL;
 
-    if (j->kind == KIND_POREP) {
-        /* The C1 is parsed here, not in the handler: 50 MB of JSON must not hold up the server loop. */
-        st = porep_c1_parse(&c1, (const char *)j->input, j->input_len, NULL, &err);
-        if (st != CUZK_OK) {
-            cuzk_error_prefix(&err, "invalid C1 (vanilla_proof): ");
-        } else {
-            have_c1 = 1;
-            if (j->sector_size && j->sector_size != c1.type->sector_size)
-                st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG,
-                                    "sector_size %" PRIu64 " does not match the C1's proof type %s (%" PRIu64 " bytes)",
-                                    j->sector_size, c1.type->name, c1.type->sector_size);
-        }
-        pthread_mutex_lock(&s->mu);
-        free(j->input);
-        j->input = NULL;
-        if (have_c1) j->partitions = c1.partitions;
-        pthread_mutex_unlock(&s->mu);
-    }
+    /* Parsed here, not in the handler: a 50 MB C1 or a 58 MB WindowPoSt request must not hold up the server
+     * loop. */
+    cuzk_status st = k->parse(&j->in, &kjob, &plan, &err);
     if (st == CUZK_OK) {
-        engine_porep_circuit *pc = NULL;
+        LOGI("job %s: %s", j->id, plan.summary);
+        pthread_mutex_lock(&s->mu);
+        j->partitions = plan.partitions;
+        pthread_mutex_unlock(&s->mu);
+        void *circuit = NULL;
         pthread_mutex_lock(&s->reg_mu);
-        if (have_c1)
-            st = porep_get(s, c1.geometry, c1.type->kind == POREP_NON_INTERACTIVE, &j->entry, &err);
-        else
-            st = circuit_get(s, &j->spec, &j->entry, &err);
-        if (st == CUZK_OK) {
-            st = circuit_acquire(s, j->entry, have_c1 ? c1.type : NULL, &pc, &err);
-            acquired = st == CUZK_OK;
-        }
+        set_entry *e = NULL;
+        st = set_get(s, k, plan.set, &e, &err);
+        if (st == CUZK_OK) st = circuit_acquire(s, e, &plan, kjob, &circuit, &err);
+        if (st == CUZK_OK) set = e;
         pthread_mutex_unlock(&s->reg_mu);
-        if (st == CUZK_OK && have_c1)
-            st = engine_porep_request(pc, &c1, j->prio, &rq, &err);
-        else if (st == CUZK_OK)
-            rq.circuit = &j->entry->circuit;
+        if (st == CUZK_OK) st = k->request(circuit, kjob, j->prio, &rq, &err);
     }
     j->srs_ms = ms_of(now_s() - t_prep);
 
@@ -738,8 +581,13 @@ static void *job_main(void *arg)
             }
         }
     }
-    if (acquired) circuit_release(s, j->entry);
-    if (have_c1) porep_c1_free(&c1);
+    if (set) circuit_release(s, set);
+    if (kjob && k->job_free) k->job_free(kjob);
+    /* The request's bytes go with the parse (the job may have borrowed from them until now). */
+    pthread_mutex_lock(&s->mu);
+    engine_kind_input_free(&j->in);
+    j->have_in = 0;
+    pthread_mutex_unlock(&s->mu);
 
     uint8_t *proof = NULL;
     size_t proof_len = 0;
@@ -814,14 +662,41 @@ static int valid_request_id(const char *id)
     return 1;
 }
 
-static engine_priority priority_of(int kind, int prio)
+static engine_priority priority_of(const engine_kind *k, int prio)
 {
     if (prio >= 1 && prio <= 4) return (engine_priority)prio;
-    if (prio == 0) {
-        if (kind == KIND_WINNING) return ENGINE_PRIO_CRITICAL;
-        if (kind == KIND_WPOST) return ENGINE_PRIO_HIGH;
-    }
+    if (prio == 0) return k->default_priority;
     return ENGINE_PRIO_NORMAL; /* unknown values too, as the Rust daemon */
+}
+
+/* The request's fields as a kind reads them, borrowed from the message (vanilla_proofs: *store, malloc'd). */
+static cuzk_status kind_input_of(const Cuzk__V1__SubmitProofRequest *rq, engine_kind_input *in, engine_bytes **store,
+                                 cuzk_error *err)
+{
+    memset(in, 0, sizeof(*in));
+    *store = NULL;
+    in->sector_size = rq->sector_size;
+    in->registered_proof = rq->registered_proof;
+    in->sector_number = rq->sector_number;
+    in->miner_id = rq->miner_id;
+    in->partition_index = rq->partition_index;
+    in->vanilla_proof = (engine_bytes){rq->vanilla_proof.data, rq->vanilla_proof.len};
+    if (rq->n_vanilla_proofs) {
+        engine_bytes *v = calloc(rq->n_vanilla_proofs, sizeof(*v));
+        if (!v) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory reading the request");
+        for (size_t i = 0; i < rq->n_vanilla_proofs; i++)
+            v[i] = (engine_bytes){rq->vanilla_proofs[i].data, rq->vanilla_proofs[i].len};
+        in->vanilla_proofs = v;
+        in->n_vanilla_proofs = rq->n_vanilla_proofs;
+        *store = v;
+    }
+    in->randomness = (engine_bytes){rq->randomness.data, rq->randomness.len};
+    in->comm_r_old = (engine_bytes){rq->comm_r_old.data, rq->comm_r_old.len};
+    in->comm_r_new = (engine_bytes){rq->comm_r_new.data, rq->comm_r_new.len};
+    in->comm_d_new = (engine_bytes){rq->comm_d_new.data, rq->comm_d_new.len};
+    in->circuit = rq->circuit;
+    in->partitions = rq->partitions;
+    return CUZK_OK;
 }
 
 /* Jobs not started ahead of a job of priority prio (under mu). */
@@ -835,16 +710,23 @@ static uint32_t queue_position(daemon_service *s, const job *self)
     return pos;
 }
 
+/* The table index of a kind (its counters). */
+static unsigned kind_slot(const daemon_service *s, const engine_kind *k)
+{
+    for (size_t i = 0; i < s->n_kinds; i++)
+        if (s->kinds[i] == k) return (unsigned)i;
+    return 0; /* not reached: every kind comes from the table */
+}
+
 /* Creates (or finds) the job of a SubmitProofRequest. Returns the job under mu (locked on success), or
  * fills *reply with an error and returns NULL with mu unlocked. */
 static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest *rq, service_reply *reply,
                           int *is_new)
 {
     *is_new = 0;
-    int kind = (int)rq->proof_kind;
-    int ki = kind_index(kind);
-    if (ki < 0) {
-        reply_error(reply, RPC_INVALID_ARGUMENT, "invalid proof_kind: %d", kind);
+    const engine_kind *k = engine_kind_find((int)rq->proof_kind);
+    if (!k) {
+        reply_error(reply, RPC_INVALID_ARGUMENT, "invalid proof_kind: %d", (int)rq->proof_kind);
         return NULL;
     }
     if (!valid_request_id(rq->request_id)) {
@@ -852,35 +734,24 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
                     MAX_REQUEST_ID);
         return NULL;
     }
-    circuit_spec spec;
-    memset(&spec, 0, sizeof(spec));
-    unsigned partitions = rq->partitions ? rq->partitions : 1;
-    if (kind == KIND_CIRCUIT) {
-        cuzk_error err;
-        if (!rq->circuit[0]) {
-            reply_error(reply, RPC_INVALID_ARGUMENT, "CIRCUIT_SPEC needs the circuit field, e.g. \"synthetic:k=8\"");
-            return NULL;
-        }
-        if (circuit_spec_parse(rq->circuit, &spec, &err) != CUZK_OK) {
-            reply_error(reply, RPC_INVALID_ARGUMENT, "circuit: %s", err.msg);
-            return NULL;
-        }
-        if (spec.kind != CIRCUIT_SYNTHETIC) {
-            reply_error(reply, RPC_INVALID_ARGUMENT,
-                        "circuit: CIRCUIT_SPEC proves synthetic:k=N circuits; a PoRep C2 is POREP_SEAL_COMMIT with "
-                        "the C1 in vanilla_proof");
-            return NULL;
-        }
-        if (!rq->partitions && spec.partitions) partitions = spec.partitions;
-        if (partitions > MAX_PARTITIONS) {
-            reply_error(reply, RPC_INVALID_ARGUMENT, "partitions: %u is more than %d", partitions, MAX_PARTITIONS);
-            return NULL;
-        }
+    engine_kind_input in;
+    engine_bytes *store;
+    cuzk_error err;
+    if (kind_input_of(rq, &in, &store, &err) != CUZK_OK) {
+        reply_error(reply, RPC_RESOURCE_EXHAUSTED, "%s", err.msg);
+        return NULL;
+    }
+    /* The kind's cheap checks answer at once; the whole parse runs on the job's thread. */
+    if (engine_kind_implemented(k) && k->check && k->check(&in, &err) != CUZK_OK) {
+        free(store);
+        reply_error(reply, RPC_INVALID_ARGUMENT, "%s", err.msg);
+        return NULL;
     }
 
     pthread_mutex_lock(&s->mu);
     if (s->shutting_down) {
         pthread_mutex_unlock(&s->mu);
+        free(store);
         reply_error(reply, RPC_UNAVAILABLE, "cuzk-daemon is shutting down");
         return NULL;
     }
@@ -892,6 +763,7 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
             for (waiter *w = s->waiters; w && !waited; w = w->next) waited = w->j == old;
             if (!retry || waited) {
                 LOGD("SubmitProof %s: already known, same job", old->id);
+                free(store);
                 return old;
             }
             job_unlink(s, old);
@@ -901,12 +773,14 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
     }
     if (s->n_active >= MAX_ACTIVE_JOBS) {
         pthread_mutex_unlock(&s->mu);
+        free(store);
         reply_error(reply, RPC_RESOURCE_EXHAUSTED, "%d jobs are already queued or running", MAX_ACTIVE_JOBS);
         return NULL;
     }
     job *j = calloc(1, sizeof(*j));
     if (!j) {
         pthread_mutex_unlock(&s->mu);
+        free(store);
         reply_error(reply, RPC_RESOURCE_EXHAUSTED, "out of memory creating the job");
         return NULL;
     }
@@ -914,9 +788,10 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
         snprintf(j->id, sizeof(j->id), "%s", rq->request_id);
     else
         snprintf(j->id, sizeof(j->id), "cuzk-%" PRIu64 "-%" PRIu64, (uint64_t)time(NULL), ++s->next_anon);
-    j->kind = kind;
-    j->partitions = partitions;
-    j->prio = priority_of(kind, (int)rq->priority);
+    j->kind = k;
+    j->ki = kind_slot(s, k);
+    j->partitions = rq->partitions ? rq->partitions : 1; /* until the parse says */
+    j->prio = priority_of(k, (int)rq->priority);
     j->t_submit = now_s();
     j->state = JOB_PREPARING;
     j->next = s->jobs;
@@ -924,46 +799,36 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
     s->n_active++;
     *is_new = 1;
 
-    if (kind == KIND_POREP) {
-        /* A copy: the request message is freed when the handler returns; the job thread parses it. */
-        j->input = malloc(rq->vanilla_proof.len ? rq->vanilla_proof.len : 1);
-        if (!j->input) {
-            pending_delivery *d;
-            size_t nd;
-            job_end_locked(s, j, CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED, "out of memory copying the C1", &d,
-                           &nd);
-            free(d);
-            return j;
-        }
-        if (rq->vanilla_proof.len) memcpy(j->input, rq->vanilla_proof.data, rq->vanilla_proof.len);
-        j->input_len = rq->vanilla_proof.len;
-        j->sector_size = rq->sector_size;
-    } else if (kind != KIND_CIRCUIT) {
-        char msg[256];
+    const char *failure = NULL;
+    char msg[sizeof(err.msg) + 64];
+    if (!engine_kind_implemented(k)) {
         snprintf(msg, sizeof(msg),
                  "%s proofs are not implemented yet in cuzk (their circuits are still being written); "
                  "POREP_SEAL_COMMIT and CIRCUIT_SPEC are the kinds cuzk proves today",
-                 KINDS[ki].what);
-        pending_delivery *d;
-        size_t nd;
-        job_end_locked(s, j, CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED, msg, &d, &nd);
-        free(d); /* a new job has no waiters */
+                 k->what);
+        failure = msg;
         LOGI("job %s: %s", j->id, msg);
-        return j;
+    } else if (engine_kind_input_copy(&in, &j->in, &err) != CUZK_OK) {
+        /* A copy: the request message is freed when the handler returns; the job thread parses it. */
+        snprintf(msg, sizeof(msg), "%s", err.msg);
+        failure = msg;
+    } else {
+        j->have_in = 1;
+        j->svc = s;
+        if (spawn_detached(s, job_main, j)) failure = "cannot start the job's thread";
     }
-    j->svc = s;
-    j->spec = spec;
-    if (spawn_detached(s, job_main, j)) {
+    free(store);
+    if (failure) {
         pending_delivery *d;
         size_t nd;
-        job_end_locked(s, j, CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED, "cannot start the job's thread", &d, &nd);
-        free(d);
+        job_end_locked(s, j, CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED, failure, &d, &nd);
+        free(d); /* a new job has no waiters */
         return j;
     }
-    if (kind == KIND_POREP)
-        LOGI("job %s queued: PoRep C2, C1 of %zu bytes, priority %d", j->id, j->input_len, (int)j->prio);
-    else
-        LOGI("job %s queued: %s, %u partition(s), priority %d", j->id, rq->circuit, partitions, (int)j->prio);
+    size_t bytes = rq->vanilla_proof.len;
+    for (size_t i = 0; i < rq->n_vanilla_proofs; i++) bytes += rq->vanilla_proofs[i].len;
+    LOGI("job %s queued: %s, %zu bytes of vanilla proofs%s%s, priority %d", j->id, k->what, bytes,
+         rq->circuit[0] ? ", circuit " : "", rq->circuit, (int)j->prio);
     return j;
 }
 
@@ -1106,11 +971,11 @@ static void handle_status(daemon_service *s, service_reply *reply)
     size_t n_fresh = 0;
     int have_fresh = 0;
     if (pthread_mutex_trylock(&s->reg_mu) == 0) {
-        for (circuit_entry *c = s->circuits; c && n_fresh < MAX_SRS_SNAP; c = c->next) {
-            engine_residency_state st = engine_residency_state_of(s->res, c->name);
+        for (set_entry *c = s->sets; c && n_fresh < MAX_SRS_SNAP; c = c->next) {
+            engine_residency_state st = engine_residency_state_of(s->res, c->id);
             if (st != ENGINE_PARAMS_HOT && st != ENGINE_PARAMS_WARM) continue;
             srs_snap *e = &fresh[n_fresh++];
-            snprintf(e->name, sizeof(e->name), "%s", c->name);
+            snprintf(e->name, sizeof(e->name), "%s", c->id);
             e->hot = st == ENGINE_PARAMS_HOT;
             e->bytes = c->bytes;
             e->refs = c->active;
@@ -1150,7 +1015,7 @@ static void handle_status(daemon_service *s, service_reply *reply)
 
     Cuzk__V1__SRSStatus srs_store[MAX_SRS_SNAP], *srs_ptrs[MAX_SRS_SNAP];
     srs_snap snap[MAX_SRS_SNAP];
-    Cuzk__V1__QueueStatus q_store[NKINDS], *q_ptrs[NKINDS];
+    Cuzk__V1__QueueStatus q_store[MAX_KINDS], *q_ptrs[MAX_KINDS];
     uint64_t completed = 0, failed = 0, cancelled = 0;
     pthread_mutex_lock(&s->mu);
     if (have_fresh) {
@@ -1159,9 +1024,9 @@ static void handle_status(daemon_service *s, service_reply *reply)
     }
     size_t n_srs = s->n_srs;
     memcpy(snap, s->srs, n_srs * sizeof(snap[0]));
-    for (size_t k = 0; k < NKINDS; k++) {
+    for (size_t k = 0; k < s->n_kinds; k++) {
         cuzk__v1__queue_status__init(&q_store[k]);
-        q_store[k].proof_kind = (char *)KINDS[k].label;
+        q_store[k].proof_kind = (char *)s->kinds[k]->label;
         q_ptrs[k] = &q_store[k];
         completed += s->completed[k];
         failed += s->failed[k];
@@ -1169,11 +1034,11 @@ static void handle_status(daemon_service *s, service_reply *reply)
     }
     for (job *j = s->jobs; j; j = j->next) {
         if (j->state == JOB_DONE) continue;
-        int ki = kind_index(j->kind);
+        unsigned ki = j->ki;
         for (size_t i = 0; i < n_gpus; i++) {
             if (j->submitted && gpu_eid[i] == j->engine_id) {
                 snprintf(gpu_jobs[i], sizeof(gpu_jobs[i]), "%s", j->id);
-                gpu_store[i].current_proof_kind = (char *)KINDS[ki].label;
+                gpu_store[i].current_proof_kind = (char *)j->kind->label;
             }
         }
         if (j->submitted && started_take(s, j->engine_id, 0))
@@ -1198,7 +1063,7 @@ static void handle_status(daemon_service *s, service_reply *reply)
     r.gpus = gpu_ptrs;
     r.n_loaded_srs = n_srs;
     r.loaded_srs = srs_ptrs;
-    r.n_queues = NKINDS;
+    r.n_queues = s->n_kinds;
     r.queues = q_ptrs;
     r.total_proofs_completed = completed;
     r.total_proofs_failed = failed;
@@ -1254,11 +1119,11 @@ static void handle_metrics(daemon_service *s, service_reply *reply)
     }
     engine_stats es;
     engine_get_stats(s->eng, &es);
-    uint64_t completed = 0, failed = 0, c_k[NKINDS], f_k[NKINDS], cancelled = 0;
-    double d_sum[NKINDS];
+    uint64_t completed = 0, failed = 0, c_k[MAX_KINDS], f_k[MAX_KINDS], cancelled = 0;
+    double d_sum[MAX_KINDS];
     uint32_t queued = 0;
     pthread_mutex_lock(&s->mu);
-    for (size_t k = 0; k < NKINDS; k++) {
+    for (size_t k = 0; k < s->n_kinds; k++) {
         c_k[k] = s->completed[k];
         f_k[k] = s->failed[k];
         d_sum[k] = s->duration_sum[k];
@@ -1287,16 +1152,16 @@ static void handle_metrics(daemon_service *s, service_reply *reply)
     fprintf(f, "# HELP cuzk_queue_depth Jobs waiting to start\n# TYPE cuzk_queue_depth gauge\n"
                "cuzk_queue_depth %" PRIu32 "\n", queued);
     fprintf(f, "# HELP cuzk_proofs_completed Per proof-kind completions\n# TYPE cuzk_proofs_completed counter\n");
-    for (size_t k = 0; k < NKINDS; k++)
-        fprintf(f, "cuzk_proofs_completed{proof_kind=\"%s\"} %" PRIu64 "\n", KINDS[k].metric, c_k[k]);
+    for (size_t k = 0; k < s->n_kinds; k++)
+        fprintf(f, "cuzk_proofs_completed{proof_kind=\"%s\"} %" PRIu64 "\n", s->kinds[k]->metric, c_k[k]);
     fprintf(f, "# HELP cuzk_proofs_failed Per proof-kind failures\n# TYPE cuzk_proofs_failed counter\n");
-    for (size_t k = 0; k < NKINDS; k++)
-        fprintf(f, "cuzk_proofs_failed{proof_kind=\"%s\"} %" PRIu64 "\n", KINDS[k].metric, f_k[k]);
+    for (size_t k = 0; k < s->n_kinds; k++)
+        fprintf(f, "cuzk_proofs_failed{proof_kind=\"%s\"} %" PRIu64 "\n", s->kinds[k]->metric, f_k[k]);
     fprintf(f, "# HELP cuzk_proof_duration_seconds Proof duration, submit to end\n"
                "# TYPE cuzk_proof_duration_seconds summary\n");
-    for (size_t k = 0; k < NKINDS; k++) {
-        fprintf(f, "cuzk_proof_duration_seconds_count{proof_kind=\"%s\"} %" PRIu64 "\n", KINDS[k].metric, c_k[k]);
-        fprintf(f, "cuzk_proof_duration_seconds_sum{proof_kind=\"%s\"} %.3f\n", KINDS[k].metric, d_sum[k]);
+    for (size_t k = 0; k < s->n_kinds; k++) {
+        fprintf(f, "cuzk_proof_duration_seconds_count{proof_kind=\"%s\"} %" PRIu64 "\n", s->kinds[k]->metric, c_k[k]);
+        fprintf(f, "cuzk_proof_duration_seconds_sum{proof_kind=\"%s\"} %.3f\n", s->kinds[k]->metric, d_sum[k]);
     }
     fprintf(f, "# HELP cuzk_running_jobs Currently running proofs\n# TYPE cuzk_running_jobs gauge\n"
                "cuzk_running_jobs %" PRIu32 "\n", running);
@@ -1349,9 +1214,8 @@ typedef struct srs_op {
     daemon_service *s;
     void *call;
     int evict;
-    circuit_spec spec;
-    const porep_geometry *geometry; /* a PoRep set instead of the spec */
-    int ni;
+    const engine_kind *kind;
+    char id[ENGINE_KIND_SET_MAX]; /* canonical */
 } srs_op;
 
 static void *srs_main(void *arg)
@@ -1360,22 +1224,17 @@ static void *srs_main(void *arg)
     daemon_service *s = op->s;
     service_reply reply;
     cuzk_error err;
-    char name[128];
-    if (op->geometry)
-        porep_set_name(op->geometry, op->ni, name, sizeof(name));
-    else
-        circuit_spec_format(&op->spec, name, sizeof(name));
+    const char *name = op->id;
     if (!op->evict) {
         double t0 = now_s();
         pthread_mutex_lock(&s->reg_mu);
-        circuit_entry *c = NULL;
-        cuzk_status st = op->geometry ? porep_get(s, op->geometry, op->ni, &c, &err)
-                                      : circuit_get(s, &op->spec, &c, &err);
+        set_entry *c = NULL;
+        cuzk_status st = set_get(s, op->kind, op->id, &c, &err);
         int already = 0;
         if (st == CUZK_OK) {
-            engine_residency_state rs = engine_residency_state_of(s->res, c->name);
+            engine_residency_state rs = engine_residency_state_of(s->res, c->id);
             already = rs == ENGINE_PARAMS_HOT || rs == ENGINE_PARAMS_WARM;
-            if (!already) st = engine_residency_preload(s->res, c->name, &err);
+            if (!already) st = engine_residency_preload(s->res, c->id, &err);
         }
         pthread_mutex_unlock(&s->reg_mu);
         if (st != CUZK_OK) {
@@ -1394,11 +1253,11 @@ static void *srs_main(void *arg)
         }
     } else {
         pthread_mutex_lock(&s->reg_mu);
-        circuit_entry *c = s->circuits;
-        while (c && strcmp(c->name, name)) c = c->next;
-        int freed = c ? engine_residency_evict(s->res, c->name) : 0;
+        set_entry *c = s->sets;
+        while (c && strcmp(c->id, name)) c = c->next;
+        int freed = c ? engine_residency_evict(s->res, c->id) : 0;
         uint64_t bytes = freed ? c->bytes : 0;
-        int hot = c && !freed && engine_residency_state_of(s->res, c->name) == ENGINE_PARAMS_HOT;
+        int hot = c && !freed && engine_residency_state_of(s->res, c->id) == ENGINE_PARAMS_HOT;
         pthread_mutex_unlock(&s->reg_mu);
         if (hot) {
             reply_error(&reply, RPC_FAILED_PRECONDITION, "%s is in use by running proofs", name);
@@ -1448,35 +1307,34 @@ static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t l
         snprintf(id, sizeof(id), "%s", rq->circuit_id);
         cuzk__v1__preload_srs_request__free_unpacked(rq, NULL);
     }
-    for (size_t i = 0; i < sizeof(FILECOIN_SRS) / sizeof(FILECOIN_SRS[0]); i++) {
-        if (!strcmp(id, FILECOIN_SRS[i])) {
-            if (evict) {
-                /* Never loaded here: nothing to free (the Rust daemon answers the same way). */
-                Cuzk__V1__EvictSrsResponse r;
-                cuzk__v1__evict_srs_response__init(&r);
-                reply_pack(reply, &r.base);
-            } else {
-                reply_error(reply, RPC_UNIMPLEMENTED,
-                            "%s: this Filecoin parameter set is not implemented yet in cuzk (its circuit is still "
-                            "being written)", id);
-            }
-            return 1;
+    char canon[ENGINE_KIND_SET_MAX];
+    const engine_kind *k = engine_kind_of_set(id, canon, sizeof(canon));
+    if (!k) {
+        reply_error(reply, RPC_INVALID_ARGUMENT,
+                    "unknown circuit_id '%.100s' (a PoRep set such as porep-32g or porep-2k, or a circuit spec such "
+                    "as synthetic:k=8)", id);
+        return 1;
+    }
+    if (!engine_kind_implemented(k)) {
+        if (evict) {
+            /* Never loaded here: nothing to free (the Rust daemon answers the same way). */
+            Cuzk__V1__EvictSrsResponse r;
+            cuzk__v1__evict_srs_response__init(&r);
+            reply_pack(reply, &r.base);
+        } else {
+            reply_error(reply, RPC_UNIMPLEMENTED,
+                        "%s: this Filecoin parameter set is not implemented yet in cuzk (its circuit is still "
+                        "being written)", id);
         }
+        return 1;
     }
     srs_op *op = calloc(1, sizeof(*op));
     if (!op) {
         reply_error(reply, RPC_RESOURCE_EXHAUSTED, "out of memory");
         return 1;
     }
-    cuzk_error err;
-    op->geometry = porep_set_parse(id, &op->ni);
-    if (!op->geometry && (circuit_spec_parse(id, &op->spec, &err) != CUZK_OK || op->spec.kind != CIRCUIT_SYNTHETIC)) {
-        free(op);
-        reply_error(reply, RPC_INVALID_ARGUMENT,
-                    "unknown circuit_id '%.100s' (a PoRep set such as porep-32g or porep-2k, or a circuit spec such "
-                    "as synthetic:k=8)", id);
-        return 1;
-    }
+    op->kind = k;
+    snprintf(op->id, sizeof(op->id), "%s", canon);
     op->s = s;
     op->call = call;
     op->evict = evict;
@@ -1682,6 +1540,12 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
     s->deliver = deliver;
     s->deliver_ctx = deliver_ctx;
     s->t_start = now_s();
+    s->kinds = engine_kinds(&s->n_kinds);
+    if (s->n_kinds > MAX_KINDS) {
+        size_t n = s->n_kinds;
+        free(s);
+        return cuzk_error_set(err, CUZK_ERR_INTERNAL, "%zu proof kinds, room for %d", n, MAX_KINDS);
+    }
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->reg_mu, NULL);
     pthread_mutex_init(&s->tl_mu, NULL);
@@ -1762,19 +1626,7 @@ void service_destroy(daemon_service *s)
     /* Every job thread has returned from engine_wait, so the engine holds no job: the parameters can go
      * before the engine, and must, since the residency returns their bytes to the engine's accounting. */
     if (s->res) engine_residency_destroy(s->res);
-    while (s->circuits) {
-        circuit_entry *c = s->circuits;
-        s->circuits = c->next;
-        if (!c->geometry && c->circuit_params) engine_circuit_free(&c->circuit);
-        if (c->shape_built) r1cs_free(&c->shape);
-        while (c->variants) {
-            porep_variant *v = c->variants;
-            c->variants = v->next;
-            engine_porep_circuit_free(v->pc);
-            free(v);
-        }
-        free(c);
-    }
+    sets_free(s);
     engine_destroy(s->eng);
     engine_backend_destroy(s->backend);
     pool_destroy(s->finish_pool);
