@@ -1,0 +1,303 @@
+/* The registry: parameter sets (held by the engine's residency, loaded by their kind) and the kinds' circuits over
+ * them, the residency's hooks, PreloadSRS and EvictSRS. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/log.h"
+#include "daemon/service_internal.h"
+#include "gpu/gpu_host.h"
+
+/* The residency's load of a set: the kind's set_load under srs.param_cache (srs.mapped). */
+static cuzk_status set_load_cb(void *ctx, groth16_params *out, cuzk_error *err)
+{
+    set_entry *e = ctx;
+    daemon_service *s = e->svc;
+    double t0 = service_now();
+    cuzk_status st = e->kind->set_load(e->id, s->cfg.param_cache, s->cfg.srs_mapped, s->prove_pool, out, err);
+    if (st != CUZK_OK) return st == CUZK_ERR_IO ? cuzk_error_prefix(err, "srs.param_cache: ") : st;
+    e->loads++;
+    e->last_load_ms = (service_now() - t0) * 1e3;
+    e->bytes = engine_params_bytes(out);
+    LOGI("parameters of %s loaded: %.1f MiB in %.0f ms", e->id, (double)e->bytes / 1048576.0, e->last_load_ms);
+    return CUZK_OK;
+}
+
+/* The residency frees a set (EvictSRS, a load that needs room, the idle sweep, shutdown): its bases on the
+ * devices go with it. Device copies are keyed by the params' address, which a later load of the same set
+ * reuses, so a copy left behind would be taken for the new parameters. No set is in use then, so no
+ * partition is on a device with it. Runs under the residency's lock. */
+static void on_params_evicted(void *ctx, const char *name, const groth16_params *p)
+{
+    daemon_service *s = ctx;
+    engine_backend_gpu_drop_params(s->backend, p);
+    LOGD("parameters of %s freed", name);
+}
+
+/* The residency's pinned tier on the GPU backend: a set in use is page-locked so that its uploads to the
+ * devices run as direct DMA. A failure leaves the set pageable (slower uploads, same proofs). Runs under the
+ * residency's lock, like a load: page-locking costs about as much as touching every page once. */
+static cuzk_status on_params_pin(void *ctx, const groth16_params *p, cuzk_error *err)
+{
+    daemon_service *s = ctx;
+    double t0 = service_now();
+    double mib = (double)engine_params_bytes(p) / 1048576.0;
+    cuzk_status st = engine_backend_gpu_pin_params(s->backend, p, err);
+    if (st == CUZK_OK)
+        LOGI("parameters pinned: %.1f MiB in %.0f ms", mib, (service_now() - t0) * 1e3);
+    else
+        LOGW("pinning %.1f MiB of parameters failed (they stay pageable): %s", mib, err->msg);
+    return st;
+}
+
+static void on_params_unpin(void *ctx, const groth16_params *p)
+{
+    daemon_service *s = ctx;
+    engine_backend_gpu_unpin_params(s->backend, p);
+}
+
+/* Whether page-locking works here at all (a driver or a container may refuse it): probed once at start, so
+ * that the pinned tier is off with one warning instead of a failed pin for every set. */
+static int host_registration_works(cuzk_error *err)
+{
+    size_t n = 1 << 16;
+    void *probe = malloc(n);
+    if (!probe) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory"), 0;
+    cuzk_status st = gpu_host_register(probe, n, err);
+    if (st == CUZK_OK) gpu_host_unregister(probe, NULL);
+    free(probe);
+    return st == CUZK_OK;
+}
+
+/* The engine's residency of parameter sets, with the daemon's hooks: the idle sweep, the pinned tier (GPU
+ * backend only, when page-locking works here), device copies dropped with a freed set. */
+cuzk_status service_registry_open(daemon_service *s, cuzk_error *err)
+{
+    const daemon_config *cfg = &s->cfg;
+    cuzk_status st = engine_residency_create(&s->res, engine_memory(s->eng), err);
+    if (st != CUZK_OK) return st;
+    engine_residency_options ro = {
+        .idle_evict_s = (double)cfg->idle_evict_s,
+        .evicted = on_params_evicted,
+        .hook_ctx = s,
+    };
+    /* Page-locked memory only speeds up copies to a device: nothing to pin for on the CPU backend. */
+    cuzk_error perr = {0};
+    if (cfg->pinned_budget && !s->gpu)
+        LOGW("srs.pinned_budget has no effect on the CPU backend: parameters stay pageable");
+    else if (cfg->pinned_budget && !host_registration_works(&perr))
+        LOGW("srs.pinned_budget: page-locking is refused here (%s): parameters stay pageable", perr.msg);
+    else if (cfg->pinned_budget) {
+        ro.pinned_budget = cfg->pinned_budget;
+        ro.pin = on_params_pin;
+        ro.unpin = on_params_unpin;
+    }
+    st = engine_residency_configure(s->res, &ro, err);
+    if (st == CUZK_OK && cfg->idle_evict_s)
+        LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
+    if (st == CUZK_OK && ro.pin)
+        LOGI("parameter sets in use are pinned within %.1f GiB", (double)cfg->pinned_budget / (1 << 30));
+    return st;
+}
+
+/* Finds or registers the set of canonical id `id` of kind k. Under reg_mu. */
+cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char *id, set_entry **out, cuzk_error *err)
+{
+    set_entry *e = s->sets;
+    while (e && strcmp(e->id, id)) e = e->next;
+    if (!e) {
+        e = calloc(1, sizeof(*e));
+        if (!e) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", id);
+        snprintf(e->id, sizeof(e->id), "%s", id);
+        e->kind = k;
+        e->svc = s;
+        cuzk_status st = engine_residency_add(s->res, e->id, set_load_cb, e, err);
+        if (st != CUZK_OK) {
+            free(e);
+            return st;
+        }
+        e->next = s->sets;
+        s->sets = e;
+    }
+    *out = e;
+    return CUZK_OK;
+}
+
+/* Takes a residency reference on the job's set and gives the circuit of its variant over the parameters in memory
+ * (a set evicted and loaded again is a new set, maybe at the same address: its circuits are made again; a set can
+ * only change while no job uses it). Under reg_mu. */
+cuzk_status service_circuit_acquire(daemon_service *s, set_entry *e, const engine_kind_plan *plan, const void *kjob,
+                                   void **circuit, cuzk_error *err)
+{
+    const groth16_params *params;
+    cuzk_status st = engine_residency_acquire(s->res, e->id, &params, err);
+    if (st != CUZK_OK) return st;
+    set_circuit *c = e->circuits;
+    while (c && strcmp(c->variant, plan->variant)) c = c->next;
+    if (!c) {
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+            engine_residency_release(s->res, e->id);
+            return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", plan->variant);
+        }
+        snprintf(c->variant, sizeof(c->variant), "%s", plan->variant);
+        c->next = e->circuits;
+        e->circuits = c;
+    }
+    if (!c->circuit || c->loads != e->loads) {
+        if (c->circuit && e->kind->circuit_free) e->kind->circuit_free(c->circuit);
+        c->circuit = NULL;
+        double t0 = service_now();
+        st = e->kind->circuit_create(kjob, plan, params, s->prove_pool, &c->circuit, err);
+        if (st != CUZK_OK) {
+            c->circuit = NULL;
+            engine_residency_release(s->res, e->id);
+            return st;
+        }
+        c->loads = e->loads;
+        LOGI("circuit %s%s%s compiled in %.0f ms", e->id, plan->variant[0] ? " " : "", plan->variant,
+             (service_now() - t0) * 1e3);
+    }
+    e->active++;
+    *circuit = c->circuit;
+    return CUZK_OK;
+}
+
+void service_circuit_release(daemon_service *s, set_entry *e)
+{
+    pthread_mutex_lock(&s->reg_mu);
+    e->active--;
+    engine_residency_release(s->res, e->id);
+    pthread_mutex_unlock(&s->reg_mu);
+}
+
+void service_sets_free(daemon_service *s)
+{
+    while (s->sets) {
+        set_entry *e = s->sets;
+        s->sets = e->next;
+        while (e->circuits) {
+            set_circuit *c = e->circuits;
+            e->circuits = c->next;
+            if (c->circuit && e->kind->circuit_free) e->kind->circuit_free(c->circuit);
+            free(c);
+        }
+        free(e);
+    }
+}
+
+/* PreloadSRS and EvictSRS run on a helper thread: a load may take long and holds the residency's lock. */
+typedef struct srs_op {
+    daemon_service *s;
+    void *call;
+    int evict;
+    const engine_kind *kind;
+    char id[ENGINE_KIND_SET_MAX]; /* canonical */
+} srs_op;
+
+static void *srs_main(void *arg)
+{
+    srs_op *op = arg;
+    daemon_service *s = op->s;
+    service_reply reply;
+    cuzk_error err;
+    const char *name = op->id;
+    if (!op->evict) {
+        double t0 = service_now();
+        pthread_mutex_lock(&s->reg_mu);
+        set_entry *c = NULL;
+        cuzk_status st = service_set_get(s, op->kind, op->id, &c, &err);
+        int already = 0;
+        if (st == CUZK_OK) {
+            engine_residency_state rs = engine_residency_state_of(s->res, c->id);
+            already = rs == ENGINE_PARAMS_HOT || rs == ENGINE_PARAMS_WARM;
+            if (!already) st = engine_residency_preload(s->res, c->id, &err);
+        }
+        pthread_mutex_unlock(&s->reg_mu);
+        if (st != CUZK_OK) {
+            service_reply_error(&reply,
+                        st == CUZK_ERR_NOMEM ? RPC_RESOURCE_EXHAUSTED
+                        : st == CUZK_ERR_IO  ? RPC_FAILED_PRECONDITION
+                                             : RPC_INTERNAL,
+                        "%s: %s", name, err.msg);
+        } else {
+            Cuzk__V1__PreloadSrsResponse r;
+            cuzk__v1__preload_srs_response__init(&r);
+            r.already_loaded = already;
+            r.load_time_ms = already ? 0 : service_ms(service_now() - t0);
+            service_reply_pack(&reply, &r.base);
+            LOGI("PreloadSRS %s: %s", name, already ? "already loaded" : "loaded");
+        }
+    } else {
+        pthread_mutex_lock(&s->reg_mu);
+        set_entry *c = s->sets;
+        while (c && strcmp(c->id, name)) c = c->next;
+        int freed = c ? engine_residency_evict(s->res, c->id) : 0;
+        uint64_t bytes = freed ? c->bytes : 0;
+        int hot = c && !freed && engine_residency_state_of(s->res, c->id) == ENGINE_PARAMS_HOT;
+        pthread_mutex_unlock(&s->reg_mu);
+        if (hot) {
+            service_reply_error(&reply, RPC_FAILED_PRECONDITION, "%s is in use by running proofs", name);
+        } else {
+            Cuzk__V1__EvictSrsResponse r;
+            cuzk__v1__evict_srs_response__init(&r);
+            r.was_loaded = freed;
+            r.freed_bytes = bytes;
+            service_reply_pack(&reply, &r.base);
+            LOGI("EvictSRS %s: %s", name, freed ? "freed" : "was not loaded");
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    for (waiter **pp = &s->waiters; *pp; pp = &(*pp)->next) {
+        if ((*pp)->call == op->call && !(*pp)->j) {
+            waiter *w = *pp;
+            *pp = w->next;
+            free(w);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    s->deliver(s->deliver_ctx, op->call, &reply);
+    free(op);
+    service_thread_done(s);
+    return NULL;
+}
+
+/* Starts PreloadSRS / EvictSRS of set `id` (canonical) of kind k on a helper thread. Returns 0 (the reply comes
+ * through the delivery callback) or 1 with *reply filled. */
+int service_srs_start(daemon_service *s, const engine_kind *k, const char *id, int evict, void *call,
+                     service_reply *reply)
+{
+    srs_op *op = calloc(1, sizeof(*op));
+    if (!op) {
+        service_reply_error(reply, RPC_RESOURCE_EXHAUSTED, "out of memory");
+        return 1;
+    }
+    op->kind = k;
+    snprintf(op->id, sizeof(op->id), "%s", id);
+    op->s = s;
+    op->call = call;
+    op->evict = evict;
+    waiter *w = calloc(1, sizeof(*w));
+    pthread_mutex_lock(&s->mu);
+    int refused = s->shutting_down || !w;
+    if (!refused) {
+        w->call = call;
+        w->next = s->waiters;
+        s->waiters = w;
+        if (service_spawn(s, srs_main, op)) {
+            s->waiters = w->next;
+            refused = 1;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (refused) {
+        free(w);
+        free(op);
+        service_reply_error(reply, RPC_UNAVAILABLE, "cannot start the request (shutting down or out of resources)");
+        return 1;
+    }
+    return 0;
+}
