@@ -27,7 +27,7 @@
 typedef struct set_circuit {
     char variant[ENGINE_KIND_VARIANT_MAX];
     void *circuit;  /* the kind's (circuit_create) */
-    unsigned loads; /* the load of the set it was created over */
+    uint64_t params_id; /* the load of the set it was created over (engine_params_id) */
     struct set_circuit *next;
 } set_circuit;
 
@@ -38,7 +38,6 @@ typedef struct set_entry {
     unsigned active;  /* jobs holding a residency reference */
     uint64_t bytes;   /* of the parameters when last loaded */
     double last_load_ms;
-    unsigned loads;   /* parameter loads so far; a new load (fresh setup) needs new circuits */
     struct daemon_service *svc;
     struct set_entry *next;
 } set_entry;
@@ -174,13 +173,12 @@ int service_await_locked(daemon_service *s, job *j, uint64_t timeout_ms, int pro
 cuzk_status service_registry_open(daemon_service *s, cuzk_error *err);
 /* Finds or registers the set of canonical id `id` of kind k. Under reg_mu. */
 cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char *id, set_entry **out, cuzk_error *err);
-/* Takes a residency reference on the job's set and gives the circuit of its variant over the parameters in memory
- * (a set evicted and loaded again is a new set, maybe at the same address: its circuits are made again; a set can
- * only change while no job uses it). Under reg_mu. */
+/* Takes a residency reference on the job's set (*set) and gives the circuit of its variant over those parameters
+ * (a set evicted and loaded again has a new id: its circuits are made again). Under reg_mu. */
 cuzk_status service_circuit_acquire(daemon_service *s, set_entry *e, const engine_kind_plan *plan, const void *kjob,
-                                   void **circuit, cuzk_error *err);
+                                    void **circuit, engine_params **set, cuzk_error *err);
 /* Releases what service_circuit_acquire took (takes reg_mu). */
-void service_circuit_release(daemon_service *s, set_entry *e);
+void service_circuit_release(daemon_service *s, set_entry *e, engine_params *set);
 /* Every set and circuit, at teardown (after the residency is gone). */
 void service_sets_free(daemon_service *s);
 /* Starts PreloadSRS / EvictSRS of set `id` (canonical) of kind k on a helper thread. Returns 0 (the reply comes

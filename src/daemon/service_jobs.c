@@ -160,6 +160,7 @@ static void *job_main(void *arg)
     engine_kind_plan plan;
     void *kjob = NULL;
     set_entry *set = NULL;
+    engine_params *params = NULL;
 
     /* Parsed here, not in the handler: a 50 MB C1 or a 58 MB WindowPoSt request must not hold up the server
      * loop. */
@@ -173,7 +174,7 @@ static void *job_main(void *arg)
         pthread_mutex_lock(&s->reg_mu);
         set_entry *e = NULL;
         st = service_set_get(s, k, plan.set, &e, &err);
-        if (st == CUZK_OK) st = service_circuit_acquire(s, e, &plan, kjob, &circuit, &err);
+        if (st == CUZK_OK) st = service_circuit_acquire(s, e, &plan, kjob, &circuit, &params, &err);
         if (st == CUZK_OK) set = e;
         pthread_mutex_unlock(&s->reg_mu);
         if (st == CUZK_OK) st = k->request(circuit, kjob, j->prio, &rq, &err);
@@ -203,7 +204,7 @@ static void *job_main(void *arg)
             }
         }
     }
-    if (set) service_circuit_release(s, set);
+    if (set) service_circuit_release(s, set, params);
     if (kjob && k->job_free) k->job_free(kjob);
     /* The request's bytes go with the parse (the job may have borrowed from them until now). */
     pthread_mutex_lock(&s->mu);

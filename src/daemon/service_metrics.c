@@ -12,12 +12,12 @@
  * included) and the parameter bases resident there. Nothing on the CPU backend. */
 static void gpu_memory_metrics(daemon_service *s, FILE *f)
 {
-    if (!s->gpu) return;
-    engine_gpu_memory m[DAEMON_MAX_DEVICES];
+    if (!s->backend->device_memory) return;
+    engine_device_memory m[DAEMON_MAX_DEVICES];
     int ok[DAEMON_MAX_DEVICES];
     for (size_t i = 0; i < s->n_devices; i++) {
         cuzk_error err;
-        ok[i] = engine_backend_gpu_device_memory(s->backend, s->devices[i], &m[i], &err) == CUZK_OK;
+        ok[i] = s->backend->device_memory(s->backend, s->devices[i], &m[i], &err) == CUZK_OK;
         if (!ok[i]) LOGD("device %d memory: %s", s->devices[i], err.msg);
     }
     fprintf(f, "# HELP cuzk_gpu_memory_bytes Device memory per GPU: total and free (the device's figures, every "

@@ -8,7 +8,6 @@
 
 #include "daemon/log.h"
 #include "daemon/service_internal.h"
-#include "gpu/gpu_host.h"
 
 /* The residency's load of a set: the kind's set_load under srs.param_cache (srs.mapped). */
 static cuzk_status set_load_cb(void *ctx, groth16_params *out, cuzk_error *err)
@@ -18,61 +17,31 @@ static cuzk_status set_load_cb(void *ctx, groth16_params *out, cuzk_error *err)
     double t0 = service_now();
     cuzk_status st = e->kind->set_load(e->id, s->cfg.param_cache, s->cfg.srs_mapped, s->prove_pool, out, err);
     if (st != CUZK_OK) return st == CUZK_ERR_IO ? cuzk_error_prefix(err, "srs.param_cache: ") : st;
-    e->loads++;
     e->last_load_ms = (service_now() - t0) * 1e3;
     e->bytes = engine_params_bytes(out);
     LOGI("parameters of %s loaded: %.1f MiB in %.0f ms", e->id, (double)e->bytes / 1048576.0, e->last_load_ms);
     return CUZK_OK;
 }
 
-/* The residency frees a set (EvictSRS, a load that needs room, the idle sweep, shutdown): its bases on the
- * devices go with it. Device copies are keyed by the params' address, which a later load of the same set
- * reuses, so a copy left behind would be taken for the new parameters. No set is in use then, so no
- * partition is on a device with it. Runs under the residency's lock. */
-static void on_params_evicted(void *ctx, const char *name, const groth16_params *p)
+/* The residency's pins and frees, for the log. Runs under the residency's lock. */
+static void on_residency(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes, double ms,
+                         const char *error)
 {
-    daemon_service *s = ctx;
-    engine_backend_gpu_drop_params(s->backend, p);
-    LOGD("parameters of %s freed", name);
-}
-
-/* The residency's pinned tier on the GPU backend: a set in use is page-locked so that its uploads to the
- * devices run as direct DMA. A failure leaves the set pageable (slower uploads, same proofs). Runs under the
- * residency's lock, like a load: page-locking costs about as much as touching every page once. */
-static cuzk_status on_params_pin(void *ctx, const groth16_params *p, cuzk_error *err)
-{
-    daemon_service *s = ctx;
-    double t0 = service_now();
-    double mib = (double)engine_params_bytes(p) / 1048576.0;
-    cuzk_status st = engine_backend_gpu_pin_params(s->backend, p, err);
-    if (st == CUZK_OK)
-        LOGI("parameters pinned: %.1f MiB in %.0f ms", mib, (service_now() - t0) * 1e3);
+    (void)ctx;
+    double mib = (double)bytes / 1048576.0;
+    if (ev == ENGINE_RESIDENCY_PINNED)
+        LOGI("parameters of %s pinned: %.1f MiB in %.0f ms", name, mib, ms);
+    else if (ev == ENGINE_RESIDENCY_PIN_FAILED)
+        LOGW("pinning %.1f MiB of parameters of %s failed (they stay pageable): %s", mib, name, error);
     else
-        LOGW("pinning %.1f MiB of parameters failed (they stay pageable): %s", mib, err->msg);
-    return st;
+        LOGD("parameters of %s freed", name);
 }
 
-static void on_params_unpin(void *ctx, const groth16_params *p)
-{
-    daemon_service *s = ctx;
-    engine_backend_gpu_unpin_params(s->backend, p);
-}
-
-/* Whether page-locking works here at all (a driver or a container may refuse it): probed once at start, so
- * that the pinned tier is off with one warning instead of a failed pin for every set. */
-static int host_registration_works(cuzk_error *err)
-{
-    size_t n = 1 << 16;
-    void *probe = malloc(n);
-    if (!probe) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory"), 0;
-    cuzk_status st = gpu_host_register(probe, n, err);
-    if (st == CUZK_OK) gpu_host_unregister(probe, NULL);
-    free(probe);
-    return st == CUZK_OK;
-}
-
-/* The engine's residency of parameter sets, with the daemon's hooks: the idle sweep, the pinned tier (GPU
- * backend only, when page-locking works here), device copies dropped with a freed set. */
+/* The engine's residency of parameter sets: the idle sweep, and the pinned tier where the backend can pin (the
+ * GPU backend: a set in use is page-locked so that its uploads to the devices run as direct DMA; a failure leaves
+ * it pageable, slower uploads, same proofs) and page-locking works here at all (probed once, so that the tier is
+ * off with one warning instead of a failed pin for every set). The residency tells the backend itself of pins
+ * and frees (device copies go with a freed set). */
 cuzk_status service_registry_open(daemon_service *s, cuzk_error *err)
 {
     const daemon_config *cfg = &s->cfg;
@@ -80,24 +49,21 @@ cuzk_status service_registry_open(daemon_service *s, cuzk_error *err)
     if (st != CUZK_OK) return st;
     engine_residency_options ro = {
         .idle_evict_s = (double)cfg->idle_evict_s,
-        .evicted = on_params_evicted,
-        .hook_ctx = s,
+        .backend = s->backend,
+        .notify = on_residency,
+        .notify_ctx = s,
     };
-    /* Page-locked memory only speeds up copies to a device: nothing to pin for on the CPU backend. */
     cuzk_error perr = {0};
-    if (cfg->pinned_budget && !s->gpu)
-        LOGW("srs.pinned_budget has no effect on the CPU backend: parameters stay pageable");
-    else if (cfg->pinned_budget && !host_registration_works(&perr))
+    if (cfg->pinned_budget && !s->backend->params_pin)
+        LOGW("srs.pinned_budget has no effect on the %s backend: parameters stay pageable", s->backend->name);
+    else if (cfg->pinned_budget && s->backend->pin_probe && s->backend->pin_probe(s->backend, &perr) != CUZK_OK)
         LOGW("srs.pinned_budget: page-locking is refused here (%s): parameters stay pageable", perr.msg);
-    else if (cfg->pinned_budget) {
+    else
         ro.pinned_budget = cfg->pinned_budget;
-        ro.pin = on_params_pin;
-        ro.unpin = on_params_unpin;
-    }
     st = engine_residency_configure(s->res, &ro, err);
     if (st == CUZK_OK && cfg->idle_evict_s)
         LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
-    if (st == CUZK_OK && ro.pin)
+    if (st == CUZK_OK && ro.pinned_budget)
         LOGI("parameter sets in use are pinned within %.1f GiB", (double)cfg->pinned_budget / (1 << 30));
     return st;
 }
@@ -125,51 +91,51 @@ cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char 
     return CUZK_OK;
 }
 
-/* Takes a residency reference on the job's set and gives the circuit of its variant over the parameters in memory
- * (a set evicted and loaded again is a new set, maybe at the same address: its circuits are made again; a set can
- * only change while no job uses it). Under reg_mu. */
+/* Takes a residency reference on the job's set (*set) and gives the circuit of its variant over those parameters
+ * (a set evicted and loaded again has a new id: its circuits are made again). Under reg_mu. */
 cuzk_status service_circuit_acquire(daemon_service *s, set_entry *e, const engine_kind_plan *plan, const void *kjob,
-                                   void **circuit, cuzk_error *err)
+                                   void **circuit, engine_params **set, cuzk_error *err)
 {
-    const groth16_params *params;
-    cuzk_status st = engine_residency_acquire(s->res, e->id, &params, err);
+    engine_params *h;
+    cuzk_status st = engine_residency_acquire(s->res, e->id, &h, err);
     if (st != CUZK_OK) return st;
     set_circuit *c = e->circuits;
     while (c && strcmp(c->variant, plan->variant)) c = c->next;
     if (!c) {
         c = calloc(1, sizeof(*c));
         if (!c) {
-            engine_residency_release(s->res, e->id);
+            engine_residency_release(s->res, h);
             return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", plan->variant);
         }
         snprintf(c->variant, sizeof(c->variant), "%s", plan->variant);
         c->next = e->circuits;
         e->circuits = c;
     }
-    if (!c->circuit || c->loads != e->loads) {
+    if (!c->circuit || c->params_id != engine_params_id(h)) {
         if (c->circuit && e->kind->circuit_free) e->kind->circuit_free(c->circuit);
         c->circuit = NULL;
         double t0 = service_now();
-        st = e->kind->circuit_create(kjob, plan, params, s->prove_pool, &c->circuit, err);
+        st = e->kind->circuit_create(kjob, plan, engine_params_get(h), s->prove_pool, &c->circuit, err);
         if (st != CUZK_OK) {
             c->circuit = NULL;
-            engine_residency_release(s->res, e->id);
+            engine_residency_release(s->res, h);
             return st;
         }
-        c->loads = e->loads;
+        c->params_id = engine_params_id(h);
         LOGI("circuit %s%s%s compiled in %.0f ms", e->id, plan->variant[0] ? " " : "", plan->variant,
              (service_now() - t0) * 1e3);
     }
     e->active++;
     *circuit = c->circuit;
+    *set = h;
     return CUZK_OK;
 }
 
-void service_circuit_release(daemon_service *s, set_entry *e)
+void service_circuit_release(daemon_service *s, set_entry *e, engine_params *set)
 {
     pthread_mutex_lock(&s->reg_mu);
     e->active--;
-    engine_residency_release(s->res, e->id);
+    engine_residency_release(s->res, set);
     pthread_mutex_unlock(&s->reg_mu);
 }
 
@@ -234,8 +200,8 @@ static void *srs_main(void *arg)
         pthread_mutex_lock(&s->reg_mu);
         set_entry *c = s->sets;
         while (c && strcmp(c->id, name)) c = c->next;
-        int freed = c ? engine_residency_evict(s->res, c->id) : 0;
-        uint64_t bytes = freed ? c->bytes : 0;
+        uint64_t bytes = 0;
+        int freed = c ? engine_residency_evict(s->res, c->id, &bytes) : 0;
         int hot = c && !freed && engine_residency_state_of(s->res, c->id) == ENGINE_PARAMS_HOT;
         pthread_mutex_unlock(&s->reg_mu);
         if (hot) {

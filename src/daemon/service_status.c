@@ -7,7 +7,6 @@
 
 #include "daemon/log.h"
 #include "daemon/service_internal.h"
-#include "gpu/gpu.h"
 
 void service_on_timeline(void *ctx, const char *line)
 {
@@ -107,12 +106,12 @@ void service_status_reply(daemon_service *s, service_reply *reply)
         have_fresh = 1;
     }
 
-    /* The GPUs (none on the CPU backend), with the job each is proving. */
+    /* The devices (none on the CPU backend), with the job each is proving. */
     Cuzk__V1__GPUStatus gpu_store[DAEMON_MAX_DEVICES];
     Cuzk__V1__GPUStatus *gpu_ptrs[DAEMON_MAX_DEVICES];
     char gpu_names[DAEMON_MAX_DEVICES][256], gpu_jobs[DAEMON_MAX_DEVICES][MAX_REQUEST_ID + 1];
     uint64_t gpu_eid[DAEMON_MAX_DEVICES];
-    size_t n_gpus = s->gpu ? s->n_devices : 0;
+    size_t n_gpus = s->backend->device_memory ? s->n_devices : 0;
     pthread_mutex_lock(&s->tl_mu);
     memcpy(gpu_eid, s->gpu_job, sizeof(gpu_eid));
     pthread_mutex_unlock(&s->tl_mu);
@@ -120,12 +119,12 @@ void service_status_reply(daemon_service *s, service_reply *reply)
         Cuzk__V1__GPUStatus *g = &gpu_store[i];
         cuzk__v1__gpustatus__init(g);
         g->ordinal = (uint32_t)s->devices[i];
-        gpu_device_info info;
+        engine_device_memory dm;
         cuzk_error gerr;
-        if (gpu_device_get_info(s->devices[i], &info, &gerr) == CUZK_OK) {
-            snprintf(gpu_names[i], sizeof(gpu_names[i]), "%s", info.name);
-            g->vram_total_bytes = info.total_mem;
-            g->vram_free_bytes = info.free_mem;
+        if (s->backend->device_memory(s->backend, s->devices[i], &dm, &gerr) == CUZK_OK) {
+            snprintf(gpu_names[i], sizeof(gpu_names[i]), "%s", dm.name);
+            g->vram_total_bytes = dm.total_bytes;
+            g->vram_free_bytes = dm.free_bytes;
         } else {
             snprintf(gpu_names[i], sizeof(gpu_names[i]), "unknown (%.200s)", gerr.msg);
         }

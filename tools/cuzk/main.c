@@ -516,7 +516,7 @@ static int cmd_prove_porep(pool_t *pool, const options *o)
     free(bytes);
     engine_result_free(&res);
     engine_destroy(e);
-    if (have_params) engine_backend_gpu_drop_params(be, &params);
+    if (have_params && be && be->params_evict) be->params_evict(be, &params);
     engine_backend_destroy(be);
     pool_destroy(finish_pool);
     engine_porep_circuit_free(pc);
