@@ -16,6 +16,7 @@
 #include "daemon/service.h"
 #include "engine/engine.h"
 #include "engine/kind.h"
+#include "engine/open.h"
 #include "engine/residency.h"
 
 #define MAX_ACTIVE_JOBS 4096    /* jobs not yet ended; beyond that SubmitProof answers RESOURCE_EXHAUSTED */
@@ -96,11 +97,9 @@ struct daemon_service {
     void *deliver_ctx;
     double t_start;
 
-    pool_t *prove_pool, *synth_pool, *finish_pool;
+    pool_t *prove_pool, *synth_pool;
+    engine_host *host; /* backend, engine, residency (engine_open); the three below are its, for short */
     engine_backend *backend;
-    int gpu;                               /* the backend is the GPU one */
-    int devices[DAEMON_MAX_DEVICES];       /* the devices the engine uses (GPU backend) */
-    size_t n_devices;
     engine *eng;
     engine_residency *res;
 
@@ -168,9 +167,9 @@ int service_await_locked(daemon_service *s, job *j, uint64_t timeout_ms, int pro
 
 /* ---- service_registry.c ---- */
 
-/* The engine's residency of parameter sets, with the daemon's hooks: the idle sweep, the pinned tier (GPU
- * backend only, when page-locking works here), device copies dropped with a freed set. */
-cuzk_status service_registry_open(daemon_service *s, cuzk_error *err);
+/* The residency's pins and frees, for the log (engine_open_config.notify). */
+void service_on_residency(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes, double ms,
+                          const char *error);
 /* Finds or registers the set of canonical id `id` of kind k. Under reg_mu. */
 cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char *id, set_entry **out, cuzk_error *err);
 /* Takes a residency reference on the job's set (*set) and gives the circuit of its variant over those parameters

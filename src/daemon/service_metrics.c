@@ -15,15 +15,15 @@ static void gpu_memory_metrics(daemon_service *s, FILE *f)
     if (!s->backend->device_memory) return;
     engine_device_memory m[DAEMON_MAX_DEVICES];
     int ok[DAEMON_MAX_DEVICES];
-    for (size_t i = 0; i < s->n_devices; i++) {
+    for (size_t i = 0; i < s->host->num_devices; i++) {
         cuzk_error err;
-        ok[i] = s->backend->device_memory(s->backend, s->devices[i], &m[i], &err) == CUZK_OK;
-        if (!ok[i]) LOGD("device %d memory: %s", s->devices[i], err.msg);
+        ok[i] = s->backend->device_memory(s->backend, s->host->devices[i], &m[i], &err) == CUZK_OK;
+        if (!ok[i]) LOGD("device %d memory: %s", s->host->devices[i], err.msg);
     }
     fprintf(f, "# HELP cuzk_gpu_memory_bytes Device memory per GPU: total and free (the device's figures, every "
                "process included), and resident (parameter bases kept there).\n"
                "# TYPE cuzk_gpu_memory_bytes gauge\n");
-    for (size_t i = 0; i < s->n_devices; i++)
+    for (size_t i = 0; i < s->host->num_devices; i++)
         if (ok[i])
             fprintf(f, "cuzk_gpu_memory_bytes{device=\"%d\",kind=\"total\"} %" PRIu64 "\n"
                        "cuzk_gpu_memory_bytes{device=\"%d\",kind=\"free\"} %" PRIu64 "\n"
@@ -31,7 +31,7 @@ static void gpu_memory_metrics(daemon_service *s, FILE *f)
                     m[i].device, m[i].total_bytes, m[i].device, m[i].free_bytes, m[i].device, m[i].resident_bytes);
     fprintf(f, "# HELP cuzk_gpu_resident_sets Parameter sets whose bases are kept on each GPU.\n"
                "# TYPE cuzk_gpu_resident_sets gauge\n");
-    for (size_t i = 0; i < s->n_devices; i++)
+    for (size_t i = 0; i < s->host->num_devices; i++)
         if (ok[i]) fprintf(f, "cuzk_gpu_resident_sets{device=\"%d\"} %u\n", m[i].device, m[i].resident_sets);
 }
 
@@ -93,9 +93,9 @@ void service_metrics_reply(daemon_service *s, service_reply *reply)
     fprintf(f, "# HELP cuzk_running_jobs Currently running proofs\n# TYPE cuzk_running_jobs gauge\n"
                "cuzk_running_jobs %" PRIu32 "\n", running);
     fprintf(f, "# HELP cuzk_gpu_workers Number of prover workers\n# TYPE cuzk_gpu_workers gauge\n"
-               "cuzk_gpu_workers %u\n", (unsigned)s->n_devices * s->cfg.gpu_workers_per_device);
+               "cuzk_gpu_workers %u\n", (unsigned)s->host->num_devices * s->cfg.gpu_workers_per_device);
     fprintf(f, "# HELP cuzk_backend The prover backend in use (1 for the one in use)\n# TYPE cuzk_backend gauge\n"
-               "cuzk_backend{backend=\"%s\",devices=\"%zu\"} 1\n", s->backend->name, s->gpu ? s->n_devices : 0);
+               "cuzk_backend{backend=\"%s\",devices=\"%zu\"} 1\n", s->backend->name, s->host->on_devices ? s->host->num_devices : 0);
     gpu_memory_metrics(s, f);
     engine_residency_stats rs;
     service_residency_stats(s, &rs);

@@ -24,8 +24,8 @@ static cuzk_status set_load_cb(void *ctx, groth16_params *out, cuzk_error *err)
 }
 
 /* The residency's pins and frees, for the log. Runs under the residency's lock. */
-static void on_residency(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes, double ms,
-                         const char *error)
+void service_on_residency(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes, double ms,
+                          const char *error)
 {
     (void)ctx;
     double mib = (double)bytes / 1048576.0;
@@ -35,37 +35,6 @@ static void on_residency(void *ctx, engine_residency_event ev, const char *name,
         LOGW("pinning %.1f MiB of parameters of %s failed (they stay pageable): %s", mib, name, error);
     else
         LOGD("parameters of %s freed", name);
-}
-
-/* The engine's residency of parameter sets: the idle sweep, and the pinned tier where the backend can pin (the
- * GPU backend: a set in use is page-locked so that its uploads to the devices run as direct DMA; a failure leaves
- * it pageable, slower uploads, same proofs) and page-locking works here at all (probed once, so that the tier is
- * off with one warning instead of a failed pin for every set). The residency tells the backend itself of pins
- * and frees (device copies go with a freed set). */
-cuzk_status service_registry_open(daemon_service *s, cuzk_error *err)
-{
-    const daemon_config *cfg = &s->cfg;
-    cuzk_status st = engine_residency_create(&s->res, engine_memory(s->eng), err);
-    if (st != CUZK_OK) return st;
-    engine_residency_options ro = {
-        .idle_evict_s = (double)cfg->idle_evict_s,
-        .backend = s->backend,
-        .notify = on_residency,
-        .notify_ctx = s,
-    };
-    cuzk_error perr = {0};
-    if (cfg->pinned_budget && !s->backend->params_pin)
-        LOGW("srs.pinned_budget has no effect on the %s backend: parameters stay pageable", s->backend->name);
-    else if (cfg->pinned_budget && s->backend->pin_probe && s->backend->pin_probe(s->backend, &perr) != CUZK_OK)
-        LOGW("srs.pinned_budget: page-locking is refused here (%s): parameters stay pageable", perr.msg);
-    else
-        ro.pinned_budget = cfg->pinned_budget;
-    st = engine_residency_configure(s->res, &ro, err);
-    if (st == CUZK_OK && cfg->idle_evict_s)
-        LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
-    if (st == CUZK_OK && ro.pinned_budget)
-        LOGI("parameter sets in use are pinned within %.1f GiB", (double)cfg->pinned_budget / (1 << 30));
-    return st;
 }
 
 /* Finds or registers the set of canonical id `id` of kind k. Under reg_mu. */

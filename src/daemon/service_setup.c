@@ -1,5 +1,5 @@
-/* The service from the configuration: pools, backend (GPU when a device is visible, else CPU), engine,
- * registry; and its teardown. */
+/* The service from the configuration: pools, and backend (GPU when a device is visible, else CPU), engine and
+ * residency through engine_open; and its teardown. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -8,42 +8,9 @@
 
 #include "daemon/log.h"
 #include "daemon/service_internal.h"
-#include "gpu/gpu.h"
 
-/* The GPU backend on the configured devices (gpus.devices; empty: every visible one) when a device is
- * visible, else the CPU backend on device slot 0. A configured device that does not exist is an error. */
-static cuzk_status backend_choose(daemon_service *s, cuzk_error *err)
-{
-    int visible = gpu_device_count();
-    if (visible > 0) {
-        if (s->cfg.n_devices) {
-            for (size_t i = 0; i < s->cfg.n_devices; i++) {
-                if (s->cfg.devices[i] < 0 || s->cfg.devices[i] >= visible)
-                    return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                                          "gpus.devices: device %d does not exist (%d visible: 0..%d)",
-                                          s->cfg.devices[i], visible, visible - 1);
-                s->devices[i] = s->cfg.devices[i];
-            }
-            s->n_devices = s->cfg.n_devices;
-        } else {
-            for (int i = 0; i < visible && i < DAEMON_MAX_DEVICES; i++) s->devices[s->n_devices++] = i;
-        }
-        cuzk_status st = pool_create(&s->finish_pool, s->cfg.gpu_threads, err);
-        if (st == CUZK_OK) st = engine_backend_gpu_create(s->prove_pool, s->finish_pool, &s->backend, err);
-        if (st == CUZK_OK) {
-            engine_backend_gpu_set_abc_on_device(s->backend, s->cfg.abc_on_device, NULL); /* a GPU backend: ok */
-            s->gpu = 1;
-            return CUZK_OK;
-        }
-        LOGW("GPU backend unavailable (%s): proving on the CPU", err->msg);
-        s->n_devices = 0;
-    } else if (s->cfg.n_devices) {
-        LOGW("gpus.devices is set but no GPU is visible (or cuzk was built without CUDA): proving on the CPU");
-    }
-    s->devices[0] = 0;
-    s->n_devices = 1;
-    return engine_backend_cpu_create(s->prove_pool, NULL, &s->backend, err);
-}
+/* The status and metrics keep per-device arrays of DAEMON_MAX_DEVICES. */
+_Static_assert(ENGINE_OPEN_MAX_DEVICES <= DAEMON_MAX_DEVICES, "more engine devices than the daemon has room for");
 
 cuzk_status service_create(daemon_service **out, const daemon_config *cfg, service_deliver_fn deliver,
                            void *deliver_ctx, cuzk_error *err)
@@ -67,29 +34,48 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
     pthread_cond_init(&s->threads_cv, NULL);
     cuzk_status st = pool_create(&s->prove_pool, cfg->gpu_threads, err);
     if (st == CUZK_OK) st = pool_create(&s->synth_pool, cfg->synthesis_threads, err);
-    if (st == CUZK_OK) st = backend_choose(s, err);
     if (st == CUZK_OK) {
         uint64_t budget = daemon_config_budget(cfg);
-        engine_config ec = {
-            .backend = s->backend,
-            .devices = s->devices,
-            .num_devices = s->n_devices,
-            .gpu_workers = cfg->gpu_workers_per_device,
-            .partition_workers = cfg->max_parallel_synthesis,
-            .synthesis_lookahead = cfg->synthesis_lookahead,
-            .abc_pinned = cfg->pinned_abc ? 1 : -1,
-            .host_budget = budget,
-            .synth_pool = s->synth_pool,
-            .timeline_cb = service_on_timeline,
-            .timeline_ctx = s,
+        engine_open_config oc = {
+            .backend = ENGINE_BACKEND_AUTO,
+            .devices = cfg->devices,
+            .num_devices = cfg->n_devices,
+            .pool = s->prove_pool,
+            .finish_threads = cfg->gpu_threads,
+            .abc_on_device = cfg->abc_on_device,
+            .engine =
+                {
+                    .gpu_workers = cfg->gpu_workers_per_device,
+                    .partition_workers = cfg->max_parallel_synthesis,
+                    .synthesis_lookahead = cfg->synthesis_lookahead,
+                    .abc_pinned = cfg->pinned_abc ? 1 : -1,
+                    .host_budget = budget,
+                    .synth_pool = s->synth_pool,
+                    .timeline_cb = service_on_timeline,
+                    .timeline_ctx = s,
+                },
+            .idle_evict_s = (double)cfg->idle_evict_s,
+            .pinned_budget = cfg->pinned_budget,
+            .notify = service_on_residency,
+            .notify_ctx = s,
         };
-        st = engine_create(&s->eng, &ec, err);
-        if (st == CUZK_OK)
+        st = engine_open(&oc, &s->host, err);
+        if (st == CUZK_ERR_INVALID_ARG) cuzk_error_prefix(err, "gpus.devices: ");
+        if (st == CUZK_OK) {
+            s->eng = s->host->eng;
+            s->res = s->host->res;
+            s->backend = s->host->backend;
+            if (s->host->backend_note[0]) LOGW("%s", s->host->backend_note);
+            if (s->host->pinned_note[0]) LOGW("srs.pinned_budget: %s", s->host->pinned_note);
             LOGI("engine: %s backend, %zu device(s), %u prover worker(s) per device, %u synthesis worker(s), "
-                 "budget %.1f GiB", s->backend->name, s->n_devices, cfg->gpu_workers_per_device,
+                 "budget %.1f GiB", s->backend->name, s->host->num_devices, cfg->gpu_workers_per_device,
                  cfg->max_parallel_synthesis, (double)budget / (1 << 30));
+            if (cfg->idle_evict_s) LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
+            if (s->host->pinned_budget)
+                LOGI("parameter sets in use are pinned within %.1f GiB",
+                     (double)s->host->pinned_budget / (1 << 30));
+        }
     }
-    if (st == CUZK_OK) st = service_registry_open(s, err);
     if (st != CUZK_OK) {
         service_destroy(s);
         return st;
@@ -115,13 +101,10 @@ void service_destroy(daemon_service *s)
         s->jobs = j->next;
         service_job_free(j);
     }
-    /* Every job thread has returned from engine_wait, so the engine holds no job: the parameters can go
-     * before the engine, and must, since the residency returns their bytes to the engine's accounting. */
-    if (s->res) engine_residency_destroy(s->res);
+    /* Every job thread has returned from engine_wait, so the engine holds no job: the parameters go (before
+     * the engine: the residency returns their bytes to its accounting), then the circuits built over them. */
+    engine_close(s->host);
     service_sets_free(s);
-    engine_destroy(s->eng);
-    engine_backend_destroy(s->backend);
-    pool_destroy(s->finish_pool);
     pool_destroy(s->synth_pool);
     pool_destroy(s->prove_pool);
     free(s->started_ids);

@@ -22,8 +22,8 @@ void service_on_timeline(void *ctx, const char *line)
         const char *g = strstr(line, " gpu=");
         int dev = g ? atoi(g + 5) : -1;
         pthread_mutex_lock(&s->tl_mu);
-        for (size_t i = 0; i < s->n_devices; i++) {
-            if (s->devices[i] != dev) continue;
+        for (size_t i = 0; i < s->host->num_devices; i++) {
+            if (s->host->devices[i] != dev) continue;
             if (gpu_start) {
                 s->gpu_busy[i]++;
                 s->gpu_job[i] = id;
@@ -111,17 +111,17 @@ void service_status_reply(daemon_service *s, service_reply *reply)
     Cuzk__V1__GPUStatus *gpu_ptrs[DAEMON_MAX_DEVICES];
     char gpu_names[DAEMON_MAX_DEVICES][256], gpu_jobs[DAEMON_MAX_DEVICES][MAX_REQUEST_ID + 1];
     uint64_t gpu_eid[DAEMON_MAX_DEVICES];
-    size_t n_gpus = s->backend->device_memory ? s->n_devices : 0;
+    size_t n_gpus = s->backend->device_memory ? s->host->num_devices : 0;
     pthread_mutex_lock(&s->tl_mu);
     memcpy(gpu_eid, s->gpu_job, sizeof(gpu_eid));
     pthread_mutex_unlock(&s->tl_mu);
     for (size_t i = 0; i < n_gpus; i++) {
         Cuzk__V1__GPUStatus *g = &gpu_store[i];
         cuzk__v1__gpustatus__init(g);
-        g->ordinal = (uint32_t)s->devices[i];
+        g->ordinal = (uint32_t)s->host->devices[i];
         engine_device_memory dm;
         cuzk_error gerr;
-        if (s->backend->device_memory(s->backend, s->devices[i], &dm, &gerr) == CUZK_OK) {
+        if (s->backend->device_memory(s->backend, s->host->devices[i], &dm, &gerr) == CUZK_OK) {
             snprintf(gpu_names[i], sizeof(gpu_names[i]), "%s", dm.name);
             g->vram_total_bytes = dm.total_bytes;
             g->vram_free_bytes = dm.free_bytes;
