@@ -10,6 +10,7 @@
 #include "circuits/porep/geometry.h"
 #include "engine/kind.h"
 #include "engine/porep.h"
+#include "formats/porep_c1.h"
 
 /* The set name of a PoRep size: porep-2k, porep-8m, porep-512m, porep-32g, porep-64g (the Rust daemon's ids for
  * the published sizes), with -ni for non-interactive PoRep, whose circuit has more challenges per partition and

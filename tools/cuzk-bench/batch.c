@@ -20,6 +20,7 @@
 #include "engine/engine.h"
 #include "engine/open.h"
 #include "engine/porep.h"
+#include "formats/porep_c1.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"
 #include "gpu/gpu.h"

@@ -15,6 +15,7 @@
 #include "engine/open.h"
 #include "engine/porep.h"
 #include "formats/json.h"
+#include "formats/porep_c1.h"
 #include "formats/snarkjs_json.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"
