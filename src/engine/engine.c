@@ -51,6 +51,8 @@ typedef struct part {
     const fr_t *inputs, *aux;      /* the witness the backend reads: wit's values, or their copy in abc */
     size_t num_inputs, num_aux;
     void *handle;                  /* between prove_start and prove_finish */
+    int reserved;                  /* synthesized by the reserved worker: its hand-off slot is the spare one */
+    int crit_pending;              /* a CRITICAL partition counted in crit_pending (synthesis to hand-off) */
     struct part *next;
 } part;
 
@@ -82,11 +84,16 @@ struct engine {
     job *jobs;
     uint64_t next_id, next_seq;
 
-    part **chan; /* hand-off channel: unordered slots, popped by priority */
+    part **chan; /* hand-off channel: unordered slots (chan_cap + 1), popped by priority */
     unsigned chan_len, chan_cap;
+    /* The reserved synthesis worker's partition, synthesizing or in the channel (0 or 1 each): the others count
+     * against chan_cap, it has the spare slot. */
+    unsigned res_synth, res_chan;
+    unsigned crit_pending; /* CRITICAL partitions between synthesis start and hand-off */
+    unsigned *dev_busy;    /* per device: its prover workers in prove_start */
     part *fin_head; /* finish queue: unbounded (its entries hold only the witness, already reserved) */
 
-    unsigned n_synth, n_prover, n_finish;
+    unsigned n_synth, n_prover, n_finish; /* n_synth: the ordinary synthesis workers; one reserved one more */
     pthread_t *threads;
     struct worker_arg *wargs;
     unsigned n_threads;
@@ -102,6 +109,7 @@ struct engine {
     int wit_copy; /* !abc_host and page-locked sets on offer: the witness is copied into one after synthesis */
     int abc_use_pinned, abc_fallback;
     uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed, abc_alloc_us;
+    uint64_t critical_reserve; /* bytes of the budget only CRITICAL partitions may take (0 without a budget) */
 
     pthread_mutex_t tl_mu; /* keeps timeline lines whole and in order */
 };
@@ -173,12 +181,13 @@ static job *job_find(engine *e, uint64_t id)
     return NULL;
 }
 
-/* The job whose next partition synthesis should start: highest priority, then oldest; NULL if none. */
-static job *job_pick(engine *e)
+/* The job whose next partition synthesis should start: highest priority, then oldest, of priority min_prio or
+ * more; NULL if none. */
+static job *job_pick(engine *e, int min_prio)
 {
     job *best = NULL;
     for (job *j = e->jobs; j; j = j->next) {
-        if (j->state != JOB_ACTIVE || j->stopped || j->next_part >= j->n) continue;
+        if (j->state != JOB_ACTIVE || j->stopped || j->next_part >= j->n || j->prio < min_prio) continue;
         if (!best || j->prio > best->prio || (j->prio == best->prio && j->seq < best->seq)) best = j;
     }
     return best;
@@ -356,10 +365,30 @@ static cuzk_status abc_alloc(engine *e, part *p, size_t elems, cuzk_error *err)
     return CUZK_OK;
 }
 
+/* With mu held: p (CRITICAL) leaves the span between synthesis start and hand-off in which prover workers keep
+ * a turn for it. */
+static void part_unpend(engine *e, part *p)
+{
+    if (!p->crit_pending) return;
+    p->crit_pending = 0;
+    e->crit_pending--;
+    pthread_cond_broadcast(&e->cv_item); /* held prover workers look again */
+}
+
+/* With mu held: takes the partition in channel slot i out of the channel. */
+static part *chan_take(engine *e, unsigned i)
+{
+    part *p = e->chan[i];
+    e->chan[i] = e->chan[--e->chan_len];
+    if (p->reserved) e->res_chan--;
+    return p;
+}
+
 /* Frees what a partition still holds and returns its reservations. */
 static void part_drop(engine *e, part *p)
 {
     job *j = p->job;
+    part_unpend(e, p);
     if (p->handle) e->be->discard(e->be, p->handle);
     abc_put(e, p->abc, 1);
     p->abc = NULL;
@@ -384,9 +413,7 @@ static void job_stop(engine *e, job *j, cuzk_status st, const cuzk_error *why)
     }
     for (unsigned i = 0; i < e->chan_len;) {
         if (e->chan[i]->job == j) {
-            part *p = e->chan[i];
-            e->chan[i] = e->chan[--e->chan_len];
-            part_drop(e, p);
+            part_drop(e, chan_take(e, i));
         } else {
             i++;
         }
@@ -416,20 +443,36 @@ static void part_fail(engine *e, part *p, const cuzk_error *err, int worker)
     part_drop(e, p);
 }
 
-/* The best partition in the channel (priority, age, index); NULL if empty. */
-static part *chan_pop(engine *e)
+/* Whether x goes before y: priority, then age, then index. */
+static int part_before(const part *x, const part *y)
+{
+    return x->job->prio > y->job->prio ||
+           (x->job->prio == y->job->prio &&
+            (x->job->seq < y->job->seq || (x->job->seq == y->job->seq && x->index < y->index)));
+}
+
+/* For a prover worker of device index dev: the best partition in the channel; NULL if empty, or if it is not
+ * CRITICAL while a CRITICAL partition is synthesizing and another worker keeps the device busy (the turn is kept
+ * for the CRITICAL one; a device is never left idle for it). */
+static part *chan_pop(engine *e, unsigned dev)
 {
     if (!e->chan_len) return NULL;
     unsigned b = 0;
-    for (unsigned i = 1; i < e->chan_len; i++) {
-        const part *x = e->chan[i], *y = e->chan[b];
-        if (x->job->prio > y->job->prio ||
-            (x->job->prio == y->job->prio &&
-             (x->job->seq < y->job->seq || (x->job->seq == y->job->seq && x->index < y->index))))
-            b = i;
-    }
-    part *p = e->chan[b];
-    e->chan[b] = e->chan[--e->chan_len];
+    for (unsigned i = 1; i < e->chan_len; i++)
+        if (part_before(e->chan[i], e->chan[b])) b = i;
+    if (e->chan[b]->job->prio < ENGINE_PRIO_CRITICAL && e->crit_pending && e->dev_busy[dev]) return NULL;
+    return chan_take(e, b);
+}
+
+/* With mu held: the best partition waiting for prove_finish (priority, then the order prove_start ended in). */
+static part *fin_pop(engine *e)
+{
+    part **best = NULL;
+    for (part **pp = &e->fin_head; *pp; pp = &(*pp)->next)
+        if (!best || (*pp)->job->prio > (*best)->job->prio) best = pp;
+    if (!best) return NULL;
+    part *p = *best;
+    *best = p->next;
     return p;
 }
 
@@ -438,6 +481,7 @@ static part *chan_pop(engine *e)
 typedef struct worker_arg {
     engine *e;
     unsigned id;
+    int reserved; /* the synthesis worker kept for CRITICAL work */
 } worker_arg;
 
 static cuzk_status synthesize(engine *e, part *p, cuzk_error *err)
@@ -480,17 +524,20 @@ static void *synth_main(void *arg)
     worker_arg *wa = arg;
     engine *e = wa->e;
     int w = (int)wa->id;
+    int reserved = wa->reserved;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stop) break;
-        job *j = job_pick(e);
+        job *j = job_pick(e, reserved ? ENGINE_PRIO_CRITICAL : ENGINE_PRIO_LOW);
         if (!j) {
             pthread_cond_wait(&e->cv_synth, &e->mu);
             continue;
         }
         /* Partitions synthesizing or waiting in the hand-off never outnumber its capacity, so a, b, c exist for
-         * at most that many plus the ones in prove_start, and a send never waits. */
-        if (e->synth_active + e->chan_len >= e->chan_cap) {
+         * at most that many plus the ones in prove_start, and a send never waits; the reserved worker's
+         * partition has a slot of its own. */
+        if (reserved ? e->res_synth + e->res_chan > 0
+                     : e->synth_active - e->res_synth + e->chan_len - e->res_chan >= e->chan_cap) {
             pthread_cond_wait(&e->cv_synth, &e->mu);
             continue;
         }
@@ -498,12 +545,15 @@ static void *synth_main(void *arg)
         size_t elems = set_elems(e, c);
         uint64_t abc_need = (uint64_t)elems * sizeof(fr_t);
         uint64_t need = c->witness_bytes + abc_need;
-        if (!engine_mem_fits_at_all(&e->mem, ENGINE_MEM_HOST, need)) {
+        /* Only CRITICAL partitions may use the reserve. */
+        uint64_t headroom = j->prio >= ENGINE_PRIO_CRITICAL ? 0 : e->critical_reserve;
+        if (!engine_mem_fits_at_all(&e->mem, ENGINE_MEM_HOST, need + headroom)) {
             cuzk_error why;
             cuzk_error_set(&why, CUZK_ERR_NOMEM,
-                           "job %llu: a partition of %s needs %llu bytes, more than the whole budget of %llu",
+                           "job %llu: a partition of %s needs %llu bytes, more than the whole budget of %llu%s",
                            (unsigned long long)j->id, c->name, (unsigned long long)need,
-                           (unsigned long long)e->mem.host_limit);
+                           (unsigned long long)(e->mem.host_limit - headroom),
+                           headroom ? " (less the CRITICAL reserve)" : "");
             job_stop(e, j, CUZK_ERR_NOMEM, &why);
             continue;
         }
@@ -512,7 +562,8 @@ static void *synth_main(void *arg)
         if (set) need = c->witness_bytes;
         /* Waiting for room keeps the order: the best partition waits rather than letting others pass it. Idle
          * sets are freed before waiting, so the cache never makes a partition wait. */
-        if (!engine_mem_try_reserve_direct(&e->mem, ENGINE_MEM_HOST, need)) {
+        int room = !headroom || engine_mem_host_in_use(&e->mem) + need + headroom <= e->mem.host_limit;
+        if (!room || !engine_mem_try_reserve_direct(&e->mem, ENGINE_MEM_HOST, need)) {
             abc_set *victim = abc_victim(e, elems);
             if (set) {
                 /* Back where it was (not counted as reused). */
@@ -545,8 +596,12 @@ static void *synth_main(void *arg)
         p->wit_bytes = c->witness_bytes;
         p->abc = set;
         p->abc_bytes = set ? 0 : abc_need;
+        p->reserved = reserved;
+        p->crit_pending = j->prio >= ENGINE_PRIO_CRITICAL;
         j->inflight++;
         e->synth_active++;
+        e->res_synth += (unsigned)reserved;
+        e->crit_pending += (unsigned)p->crit_pending;
         double t0 = engine_now_ms(e);
         if (j->next_part == 1) j->t_first = t0;
         /* Reservations are the only way accounted memory grows, so the largest mem= of these lines is the peak. */
@@ -562,6 +617,7 @@ static void *synth_main(void *arg)
 
         pthread_mutex_lock(&e->mu);
         e->synth_active--;
+        e->res_synth -= (unsigned)reserved;
         if (st != CUZK_OK) {
             if (err.code == CUZK_OK) err.code = st;
             cuzk_error_prefix(&err, "synthesis: ");
@@ -571,15 +627,19 @@ static void *synth_main(void *arg)
         j->synth_ms += t1 - t0;
         hist_add(&e->h[H_SYNTH], t1 - t0);
         timeline(e, "SYNTH_END", j->id, (int)p->index, w, "synth_ms=%.3f", t1 - t0);
-        /* The permit (this worker) is held until the send succeeds. */
-        while (e->chan_len == e->chan_cap && !e->stop && !j->stopped) pthread_cond_wait(&e->cv_space, &e->mu);
+        /* The permit (this worker) is held until the send succeeds; the reserved worker's slot is always free. */
+        while (!reserved && e->chan_len - e->res_chan >= e->chan_cap && !e->stop && !j->stopped)
+            pthread_cond_wait(&e->cv_space, &e->mu);
         if (e->stop || j->stopped) {
             part_drop(e, p);
             continue;
         }
         e->chan[e->chan_len++] = p;
+        e->res_chan += (unsigned)reserved;
         timeline(e, "HANDOFF", j->id, (int)p->index, w, "wait_ms=%.3f", engine_now_ms(e) - t1);
-        pthread_cond_signal(&e->cv_item);
+        part_unpend(e, p);
+        /* Every prover worker looks: a held one may be the only one free for a CRITICAL partition. */
+        pthread_cond_broadcast(&e->cv_item);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
@@ -623,11 +683,12 @@ static void *prover_main(void *arg)
     engine *e = wa->e;
     unsigned w = wa->id;
     unsigned gw = e->cfg.gpu_workers;
-    int device = e->cfg.devices ? e->cfg.devices[w / gw] : 0;
+    unsigned dev = w / gw;
+    int device = e->cfg.devices ? e->cfg.devices[dev] : 0;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stop) break;
-        part *p = chan_pop(e);
+        part *p = chan_pop(e, dev);
         if (!p) {
             pthread_cond_wait(&e->cv_item, &e->mu);
             continue;
@@ -637,6 +698,7 @@ static void *prover_main(void *arg)
         job *j = p->job;
         timeline(e, "GPU_PICKUP", j->id, (int)p->index, (int)w, "gpu=%d", device);
         e->provers_active++;
+        e->dev_busy[dev]++;
         pthread_mutex_unlock(&e->mu);
 
         engine_partition ep = {
@@ -667,6 +729,8 @@ static void *prover_main(void *arg)
 
         pthread_mutex_lock(&e->mu);
         e->provers_active--;
+        e->dev_busy[dev]--;
+        if (e->crit_pending) pthread_cond_broadcast(&e->cv_item); /* a held worker may be this device's last */
         abc_set *done = p->abc && e->abc_host ? abc_return(e, p) : NULL; /* a witness set: after prove_finish */
         if (done) {
             pthread_mutex_unlock(&e->mu);
@@ -706,12 +770,11 @@ static void *finish_main(void *arg)
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stop) break;
-        part *p = e->fin_head;
+        part *p = fin_pop(e);
         if (!p) {
             pthread_cond_wait(&e->cv_fin, &e->mu);
             continue;
         }
-        e->fin_head = p->next;
         job *j = p->job;
         timeline(e, "FINISH_START", j->id, (int)p->index, w, NULL);
         pthread_mutex_unlock(&e->mu);
@@ -794,7 +857,13 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->n_finish = e->cfg.finish_workers;
     e->abc_max_idle = e->cfg.abc_cache < 0 ? 0
                       : e->cfg.abc_cache > 0 ? (unsigned)e->cfg.abc_cache
-                                             : e->chan_cap + e->n_prover;
+                                             : e->chan_cap + 1 + e->n_prover;
+    if (cfg->host_budget && cfg->critical_reserve >= cfg->host_budget) {
+        free(e);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "engine: a CRITICAL reserve of %llu bytes in a budget of %llu",
+                              (unsigned long long)cfg->critical_reserve, (unsigned long long)cfg->host_budget);
+    }
+    e->critical_reserve = cfg->host_budget ? cfg->critical_reserve : 0;
     if ((e->be->host_alloc == NULL) != (e->be->host_free == NULL)) {
         free(e);
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "engine: a backend with only one of host_alloc and host_free");
@@ -803,14 +872,17 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->abc_use_pinned = e->cfg.abc_pinned > 0 && e->be->host_alloc != NULL;
     e->abc_host = !e->be->evaluates_abc;
     e->wit_copy = !e->abc_host && e->abc_use_pinned;
-    unsigned total = e->n_synth + e->n_prover + e->n_finish;
-    e->chan = calloc(e->chan_cap, sizeof(*e->chan));
+    unsigned n_synth_threads = e->n_synth + 1; /* and the reserved one */
+    unsigned total = n_synth_threads + e->n_prover + e->n_finish;
+    e->chan = calloc(e->chan_cap + 1, sizeof(*e->chan));
+    e->dev_busy = calloc(e->cfg.num_devices, sizeof(*e->dev_busy));
     e->threads = calloc(total, sizeof(*e->threads));
     e->wargs = calloc(total, sizeof(*e->wargs));
     cuzk_status st = engine_mem_init(&e->mem, cfg->host_budget, 0, err);
-    if (st != CUZK_OK || !e->chan || !e->threads || !e->wargs) {
+    if (st != CUZK_OK || !e->chan || !e->threads || !e->wargs || !e->dev_busy) {
         if (st == CUZK_OK) engine_mem_destroy(&e->mem);
         free(e->chan);
+        free(e->dev_busy);
         free(e->threads);
         free(e->wargs);
         free(e);
@@ -827,15 +899,16 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     for (unsigned i = 0; i < total; i++) {
         void *(*fn)(void *) = synth_main;
         unsigned id = i;
-        if (i >= e->n_synth + e->n_prover) {
+        if (i >= n_synth_threads + e->n_prover) {
             fn = finish_main;
-            id = i - e->n_synth - e->n_prover;
-        } else if (i >= e->n_synth) {
+            id = i - n_synth_threads - e->n_prover;
+        } else if (i >= n_synth_threads) {
             fn = prover_main;
-            id = i - e->n_synth;
+            id = i - n_synth_threads;
         }
         e->wargs[i].e = e;
         e->wargs[i].id = id;
+        e->wargs[i].reserved = i == e->n_synth;
         if (pthread_create(&e->threads[i], NULL, fn, &e->wargs[i]) != 0) {
             engine_destroy(e);
             return cuzk_error_set(err, CUZK_ERR_INTERNAL, "engine: cannot start worker thread %u", i);
@@ -856,7 +929,7 @@ void engine_destroy(engine *e)
     engine_stop_threads(e);
     /* Workers drop what they hold before exiting; what remains sits in the queues. */
     pthread_mutex_lock(&e->mu);
-    while (e->chan_len) part_drop(e, e->chan[--e->chan_len]);
+    while (e->chan_len) part_drop(e, chan_take(e, e->chan_len - 1));
     while (e->fin_head) {
         part *p = e->fin_head;
         e->fin_head = p->next;
@@ -886,6 +959,7 @@ void engine_destroy(engine *e)
     pthread_cond_destroy(&e->cv_done);
     engine_mem_destroy(&e->mem);
     free(e->chan);
+    free(e->dev_busy);
     free(e->threads);
     free(e->wargs);
     free(e);

@@ -5,13 +5,14 @@
  *          ──► synthesis workers (partition_workers threads): witness, then a, b, c = A·w, B·w, C·w;
  *              a worker starts a partition only when its working set (witness + a/b/c) fits the memory
  *              budget and fewer partitions than the hand-off's capacity are synthesizing or waiting in it, and
- *              holds its permit (the worker itself) until the hand-off succeeds
+ *              holds its permit (the worker itself) until the hand-off succeeds; one more worker, with a slot
+ *              of its own in the hand-off, serves CRITICAL jobs only (see "Priorities" for the bound)
  *          ──► bounded hand-off channel, capacity max(synthesis_lookahead, partition_workers)
  *          ──► prover workers (gpu_workers per device): backend prove_start; a, b, c back to the engine's
  *              cache as soon as the backend lets go of them (engine_partition.abc_release) or prove_start
  *              returns (engine_config.abc_cache)
  *
- * So at most capacity + prover workers partitions hold a, b, c at once (partition_workers + 2 by default).
+ * So at most capacity + 1 + prover workers partitions hold a, b, c at once (partition_workers + 3 by default).
  * A backend that evaluates a, b, c itself (engine_backend.evaluates_abc: the GPU backend, from the circuit's
  * matrices on the device) gets the witness alone: synthesis stops after the witness, and when the backend offers
  * page-locked memory (host_alloc) the witness is copied into a buffer set of the cache (the synthesized arrays
@@ -160,7 +161,7 @@ typedef struct engine_config {
      * abc_pinned: 1: sets from the backend's host_alloc when it has one (ENGINE_MEM_PINNED), else malloc
      * (ENGINE_MEM_HOST); -1: always malloc; 0: the default, ENGINE_ABC_PINNED_DEFAULT. If host_alloc fails the
      * engine uses malloc from then on (one ABC_FALLBACK timeline event).
-     * abc_cache: idle sets kept; 0: hand-off capacity + prover workers (every set that can be in use at
+     * abc_cache: idle sets kept; 0: hand-off capacity + 1 + prover workers (every set that can be in use at
      * once), of page-locked sets only: malloc'd ones are freed as soon as they are given back, as before (on
      * the H200 the GPU backend's staged prove_start from reused malloc'd sets took ~750 ms per 2^24 partition
      * against ~530 from fresh ones, cause not found); N > 0: N sets of either kind; < 0: none (each set is
@@ -181,6 +182,10 @@ typedef struct engine_config {
     void *timeline_ctx;
     engine_fault_fn fault;
     void *fault_ctx;
+    /* Bytes of host_budget that only CRITICAL partitions may take (see "Priorities" below); 0: none; must be
+     * less than host_budget; ignored without a budget. At least one CRITICAL partition's working set:
+     * witness_bytes + abc_bytes of its circuit (witness_bytes twice when the backend evaluates a, b, c). */
+    uint64_t critical_reserve;
 } engine_config;
 
 typedef struct engine engine;
@@ -198,6 +203,21 @@ typedef enum engine_priority {
     ENGINE_PRIO_CRITICAL = 4
 } engine_priority;
 
+/* Priorities. Every stage takes the highest priority first, then the oldest job, then the lowest partition:
+ * synthesis starts, the hand-off channel, prove_finish. CRITICAL (WinningPoSt) has three more things:
+ *   - a synthesis worker of its own (worker id partition_workers in the timeline) with a hand-off slot of its
+ *     own, so it never waits for a synthesis slot or for room in the channel;
+ *   - engine_config.critical_reserve: memory the other priorities leave free, so its working set is admitted
+ *     while big partitions hold the rest of the budget (idle buffer sets are freed for it as for anyone);
+ *   - while a CRITICAL partition synthesizes, a prover worker that comes free takes no other partition as long
+ *     as another worker keeps its device busy (a device is never left idle for it).
+ * The bound, for one CRITICAL partition at a time (more wait for each other in order) whose working set fits the
+ * reserve: its synthesis starts at submit (no partition of any other job starts before it), and at its hand-off
+ * it takes the next free prover worker before every queued partition: at once when a worker was kept for it
+ * (gpu_workers >= 2), else when the one prove_start in progress on that worker ends (gpu_workers = 1); its
+ * prove_finish then waits at most for the prove_finish calls in progress (finish_workers of them).
+ * HIGH (WindowPoSt) gets the priority order in every stage, but no reserved worker, reserve or kept turn: it
+ * waits for a synthesis slot, memory and a prover worker like the others, ahead of them. */
 typedef struct engine_request {
     const engine_circuit *circuit;
     const void *payload; /* passed to circuit->synthesize; borrowed until engine_wait returns */

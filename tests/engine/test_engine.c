@@ -656,8 +656,8 @@ static void test_faults(void)
     engine_stats s;
     engine_get_stats(e, &s);
     CHECK(s.jobs_failed == 3 && s.jobs_completed == 4 && s.mem.host_in_use == s.abc_idle * g_circuit.abc_bytes);
-    /* Failed partitions gave their sets back: no more sets than permits (2 + 2 + 2) ever existed. */
-    CHECK(s.abc_allocated <= 6 && s.abc_reused > 0 && g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
+    /* Failed partitions gave their sets back: no more sets than permits (2 + 1 reserved + 2 + 2) ever existed. */
+    CHECK(s.abc_allocated <= 7 && s.abc_reused > 0 && g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
     engine_destroy(e);
     CHECK(g_hooks.frees == g_hooks.allocs && g_hooks.live_bytes == 0);
     engine_backend_destroy(cpu);
@@ -855,6 +855,205 @@ static void test_devices(void)
     CHECK_MSG(dl.seen[0] && dl.seen[1], "devices: device %d proved nothing", dl.seen[0] ? DEVS[1] : DEVS[0]);
     pthread_cond_destroy(&dl.cv);
     pthread_mutex_destroy(&dl.mu);
+}
+
+/* ---- CRITICAL work under load ---- */
+
+/* Events with a condition variable: the test waits for what the engine did, never for time (a deadline only
+ * turns a hang into a failure). */
+typedef struct ev_rec {
+    char ev[16];
+    uint64_t job;
+    int part;
+} ev_rec;
+
+typedef struct ev_log {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ev_rec *v;
+    size_t n, cap;
+} ev_log;
+
+static void ev_collect(void *ctx, const char *line)
+{
+    ev_log *l = ctx;
+    ev_rec r;
+    unsigned long long job;
+    const char *at = strstr(line, " ev=");
+    if (!at || sscanf(at, " ev=%15s job=%llu part=%d", r.ev, &job, &r.part) != 3) return;
+    r.job = job;
+    pthread_mutex_lock(&l->mu);
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        ev_rec *nv = realloc(l->v, cap * sizeof(*nv));
+        if (!nv) {
+            pthread_mutex_unlock(&l->mu);
+            return;
+        }
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->v[l->n++] = r;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* With l->mu held: the index of the first event ev of job (part -1: any partition) at or after `from`; l->n if
+ * none. */
+static size_t ev_find(const ev_log *l, size_t from, const char *ev, uint64_t job, int part)
+{
+    for (size_t i = from; i < l->n; i++)
+        if (!strcmp(l->v[i].ev, ev) && l->v[i].job == job && (part < 0 || l->v[i].part == part)) return i;
+    return l->n;
+}
+
+/* Waits (up to 30 s) until event ev of job, partition part, has happened; 0 on time-out. */
+static int ev_wait(ev_log *l, const char *ev, uint64_t job, int part)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    pthread_mutex_lock(&l->mu);
+    int ok = 1;
+    while (ev_find(l, 0, ev, job, part) == l->n && ok) ok = pthread_cond_timedwait(&l->cv, &l->mu, &until) == 0;
+    ok = ev_find(l, 0, ev, job, part) < l->n;
+    pthread_mutex_unlock(&l->mu);
+    return ok;
+}
+
+/* With l->mu held: events ev of job in [from, to). */
+static unsigned ev_count_in(const ev_log *l, size_t from, size_t to, const char *ev, uint64_t job)
+{
+    unsigned c = 0;
+    for (size_t i = from; i < to && i < l->n; i++) c += !strcmp(l->v[i].ev, ev) && l->v[i].job == job;
+    return c;
+}
+
+/* fixed_start, in the order of the calls; the partitions of one job wait for a turn the test grants. */
+typedef struct turn_backend {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t gated_job;
+    unsigned turns;
+    uint64_t calls[32]; /* job ids, in call order */
+    unsigned n_calls;
+} turn_backend;
+
+static cuzk_status turn_start(engine_backend *be, int device, unsigned worker, const engine_partition *p,
+                              void **handle, cuzk_error *err)
+{
+    turn_backend *tb = be->ctx;
+    pthread_mutex_lock(&tb->mu);
+    if (tb->n_calls < 32) tb->calls[tb->n_calls++] = p->job_id;
+    if (p->job_id == tb->gated_job) {
+        while (!tb->turns) pthread_cond_wait(&tb->cv, &tb->mu);
+        tb->turns--;
+    }
+    pthread_mutex_unlock(&tb->mu);
+    return fixed_start(be, device, worker, p, handle, err);
+}
+
+static void turn_grant(turn_backend *tb, unsigned n)
+{
+    pthread_mutex_lock(&tb->mu);
+    tb->turns += n;
+    pthread_cond_broadcast(&tb->cv);
+    pthread_mutex_unlock(&tb->mu);
+}
+
+/* A CRITICAL one-partition job submitted while a job of 8 larger partitions (the second circuit: twice the
+ * domain) fills the pipeline, its prove_start calls held until the test grants them turns. Two loads:
+ *   memory: the budget less the reserve holds three large partitions (one in prove_start, two handed off) and
+ *     the reserve one more, so without a reserve a fourth large one would have taken the room;
+ *   capacity: no budget, two prover workers both in prove_start and the hand-off full (its capacity 2); the
+ *     CRITICAL synthesis is gated so that one worker comes free while it synthesizes.
+ * In both its synthesis starts before any large partition's prove_start ends and no large synthesis starts
+ * before it; its prove_start is the next call after the one that ended (the memory load) or before any queued
+ * partition although a worker came free meanwhile (capacity); it ends before a second large prove_start has.
+ * The engine as it was (no reserved worker or reserve, no kept turn) fails each load at its first wait. */
+static void test_critical_latency(void)
+{
+    cuzk_error err;
+    uint64_t big = g_circuit2.witness_bytes + g_circuit2.abc_bytes;
+    uint64_t small = g_circuit.witness_bytes + g_circuit.abc_bytes;
+    CHECK(small <= big);
+    for (int load = 0; load < 2; load++) {
+        const int mem_load = load == 0;
+        turn_backend tb;
+        memset(&tb, 0, sizeof tb);
+        pthread_mutex_init(&tb.mu, NULL);
+        pthread_cond_init(&tb.cv, NULL);
+        tb.gated_job = 1; /* ids are 1, 2, ... in submission order on a fresh engine */
+        engine_backend be = {.name = "turns", .ctx = &tb, .prove_start = turn_start, .prove_finish = fixed_finish,
+                             .discard = fixed_discard};
+        ev_log l;
+        memset(&l, 0, sizeof l);
+        pthread_mutex_init(&l.mu, NULL);
+        pthread_cond_init(&l.cv, NULL);
+        engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = mem_load ? 1 : 2,
+                             .synthesis_lookahead = mem_load ? 8 : 2, .host_budget = mem_load ? 4 * big : 0,
+                             .critical_reserve = mem_load ? big : 0, .timeline_cb = ev_collect,
+                             .timeline_ctx = &l};
+        engine *e;
+        CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+        payload pb = {.tag = 300 + (uint64_t)load, .fail_part = -1, .len = CHAIN_LEN2};
+        payload pc = {.tag = 310 + (uint64_t)load, .fail_part = -1, .gate = !mem_load};
+        engine_request rb = {.circuit = &g_circuit2, .payload = &pb, .partitions = 8, .priority = ENGINE_PRIO_NORMAL};
+        engine_request rc = {.circuit = &g_circuit, .payload = &pc, .partitions = 1, .priority = ENGINE_PRIO_CRITICAL};
+        uint64_t idb, idc;
+        CHECK(engine_submit(e, &rb, &idb, &err) == CUZK_OK && idb == 1);
+        /* The load in place: every large partition that can start has. */
+        if (mem_load)
+            CHECK(ev_wait(&l, "GPU_START", idb, 0) && ev_wait(&l, "HANDOFF", idb, 1) && ev_wait(&l, "HANDOFF", idb, 2));
+        else
+            CHECK(ev_wait(&l, "GPU_START", idb, 0) && ev_wait(&l, "GPU_START", idb, 1) &&
+                  ev_wait(&l, "HANDOFF", idb, 2) && ev_wait(&l, "HANDOFF", idb, 3));
+        if (!mem_load) gate_set(0);
+        CHECK(engine_submit(e, &rc, &idc, &err) == CUZK_OK && idc == 2);
+        CHECK_MSG(ev_wait(&l, "SYNTH_START", idc, 0), "load %d: the CRITICAL synthesis did not start", load);
+        if (!mem_load) {
+            /* One large prove_start ends while the CRITICAL partition synthesizes: its worker must wait. Its
+             * partition's FINISH_START comes after the worker chose (it queues the partition for prove_finish and
+             * looks at the channel under one hold of the engine's lock). */
+            turn_grant(&tb, 1);
+            CHECK(ev_wait(&l, "FINISH_START", idb, -1));
+            gate_set(1);
+        }
+        CHECK_MSG(ev_wait(&l, "HANDOFF", idc, 0), "load %d: the CRITICAL partition was not handed off", load);
+        if (mem_load) turn_grant(&tb, 1);
+        CHECK_MSG(ev_wait(&l, "JOB_END", idc, -1), "load %d: the CRITICAL job did not end", load);
+        turn_grant(&tb, 100);
+        engine_result res;
+        CHECK_MSG(engine_wait(e, idc, &res, &err) == CUZK_OK, "%s", res.error.msg);
+        CHECK(res.proofs && verify_part(&res.proofs[0], pc.tag, 0));
+        engine_result_free(&res);
+        CHECK_MSG(engine_wait(e, idb, &res, &err) == CUZK_OK && res.verified, "%s", res.error.msg);
+        engine_result_free(&res);
+        engine_stats s;
+        engine_get_stats(e, &s);
+        CHECK(!mem_load || s.mem.host_peak <= cfg.host_budget);
+        engine_destroy(e);
+
+        pthread_mutex_lock(&l.mu);
+        size_t queued = ev_find(&l, 0, "QUEUE", idc, -1), started = ev_find(&l, 0, "SYNTH_START", idc, 0);
+        size_t ended = ev_find(&l, 0, "JOB_END", idc, -1);
+        CHECK(queued < started && started < ended && ended < l.n);
+        CHECK_MSG(ev_count_in(&l, queued, started, "SYNTH_START", idb) == 0 &&
+                      ev_count_in(&l, queued, started, "GPU_END", idb) == 0,
+                  "load %d: the CRITICAL synthesis waited for the large job", load);
+        CHECK_MSG(ev_count_in(&l, 0, ended, "GPU_END", idb) == 1, "load %d: %u large prove_start calls ended first",
+                  load, ev_count_in(&l, 0, ended, "GPU_END", idb));
+        pthread_mutex_unlock(&l.mu);
+        /* The CRITICAL prove_start came right after those in progress when it was handed off. */
+        unsigned at = mem_load ? 1 : 2;
+        CHECK_MSG(tb.n_calls > at && tb.calls[at] == idc, "load %d: prove_start call %u was job %llu", load, at,
+                  (unsigned long long)(tb.n_calls > at ? tb.calls[at] : 0));
+        free(l.v);
+        pthread_cond_destroy(&l.cv);
+        pthread_mutex_destroy(&l.mu);
+        pthread_cond_destroy(&tb.cv);
+        pthread_mutex_destroy(&tb.mu);
+    }
 }
 
 /* Sets come from the hooks, are reused across partitions and jobs, hold stale data past num_constraints (the
@@ -1262,6 +1461,7 @@ int main(void)
     test_abc_early_release();
     test_backend_evaluates_abc();
     test_devices();
+    test_critical_latency();
     test_residency();
     fixture_free();
     return test_finish("test_engine");
