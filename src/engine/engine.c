@@ -4,8 +4,9 @@
  * histograms; the memory budget is only touched with it held, so a worker that finds no room can wait on
  * cv_synth without missing the release that makes room. Heavy work (synthesis, prove_start, prove_finish,
  * verification) runs without the lock. */
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -125,36 +126,231 @@ double engine_now_ms(const engine *e)
     return (double)(ts.tv_sec - e->t0.tv_sec) * 1e3 + (double)(ts.tv_nsec - e->t0.tv_nsec) * 1e-6;
 }
 
-static void timeline(engine *e, const char *ev, uint64_t job_id, int part_idx, int worker, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
+static const char *const EVENT_NAME[ENGINE_EV_COUNT] = {
+    "QUEUE",       "SYNTH_START", "SYNTH_END", "HANDOFF", "GPU_PICKUP",  "GPU_START",   "GPU_END",
+    "FINISH_START", "FINISH_END", "JOB_END",   "FAIL",    "ABC_RELEASE", "ABC_FALLBACK"};
 
-static void timeline(engine *e, const char *ev, uint64_t job_id, int part_idx, int worker, const char *fmt, ...)
+const char *engine_event_name(engine_event_type type)
 {
-    if (!e->cfg.timeline && !e->cfg.timeline_cb) return;
-    char line[512];
-    pthread_mutex_lock(&e->tl_mu);
-    int n = snprintf(line, sizeof(line), "TIMELINE t_ms=%.3f ev=%s job=%llu part=%d worker=%d", engine_now_ms(e), ev,
-                     (unsigned long long)job_id, part_idx, worker);
-    if (fmt && n > 0 && (size_t)n < sizeof(line) - 2) {
-        line[n++] = ' ';
-        va_list ap;
-        va_start(ap, fmt);
-        int m = vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-        va_end(ap);
-        if (m > 0) n += m;
-    }
+    return (unsigned)type < ENGINE_EV_COUNT ? EVENT_NAME[type] : "?";
+}
+
+static int event_has_device(engine_event_type t)
+{
+    return t == ENGINE_EV_GPU_PICKUP || t == ENGINE_EV_GPU_START || t == ENGINE_EV_GPU_END;
+}
+
+static const char *outcome_word(cuzk_status st)
+{
+    return st == CUZK_OK ? "ok" : st == CUZK_ERR_CANCELLED ? "cancelled" : "failed";
+}
+
+size_t engine_event_format(const engine_event *ev, char *buf, size_t size)
+{
+    char line[ENGINE_EVENT_LINE_MAX];
+    int n = snprintf(line, sizeof line, "TIMELINE t_ms=%.3f ev=%s job=%llu part=%d worker=%d", ev->t_ms,
+                     engine_event_name(ev->type), (unsigned long long)ev->job_id, ev->partition, ev->worker);
     if (n < 0) n = 0;
-    if ((size_t)n > sizeof(line) - 2) n = (int)sizeof(line) - 2;
-    line[n++] = '\n';
-    line[n] = '\0';
-    if (e->cfg.timeline) {
-        fputs(line, e->cfg.timeline);
-        fflush(e->cfg.timeline);
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1, room = sizeof line - len;
+    switch (ev->type) {
+    case ENGINE_EV_QUEUE: n = snprintf(line + len, room, " parts=%u prio=%d", ev->parts, ev->priority); break;
+    case ENGINE_EV_SYNTH_START: n = snprintf(line + len, room, " mem=%llu", (unsigned long long)ev->bytes); break;
+    case ENGINE_EV_SYNTH_END: n = snprintf(line + len, room, " synth_ms=%.3f", ev->ms); break;
+    case ENGINE_EV_HANDOFF: n = snprintf(line + len, room, " wait_ms=%.3f", ev->ms); break;
+    case ENGINE_EV_GPU_PICKUP:
+    case ENGINE_EV_GPU_START: n = snprintf(line + len, room, " gpu=%d", ev->device); break;
+    case ENGINE_EV_GPU_END: n = snprintf(line + len, room, " gpu=%d gpu_ms=%.3f", ev->device, ev->ms); break;
+    case ENGINE_EV_FINISH_END: n = snprintf(line + len, room, " finish_ms=%.3f", ev->ms); break;
+    case ENGINE_EV_JOB_END:
+        n = snprintf(line + len, room, " status=%s verified=%d total_ms=%.3f", outcome_word(ev->status),
+                     ev->verified, ev->ms);
+        break;
+    case ENGINE_EV_FAIL: n = snprintf(line + len, room, " status=%s", cuzk_status_name(ev->status)); break;
+    case ENGINE_EV_ABC_FALLBACK:
+        n = snprintf(line + len, room, " status=%s bytes=%llu", cuzk_status_name(ev->status),
+                     (unsigned long long)ev->bytes);
+        break;
+    default: n = 0; break;
     }
-    if (e->cfg.timeline_cb) e->cfg.timeline_cb(e->cfg.timeline_ctx, line);
+    if (n > 0) len += (size_t)n < room ? (size_t)n : room - 1;
+    if (len > sizeof line - 2) len = sizeof line - 2;
+    line[len++] = '\n';
+    line[len] = '\0';
+    if (size) {
+        size_t c = len < size ? len : size - 1;
+        memcpy(buf, line, c);
+        buf[c] = '\0';
+    }
+    return len;
+}
+
+/* ---- reading a line back ---- */
+
+typedef struct ev_reader {
+    const char *p;
+    cuzk_error *err;
+} ev_reader;
+
+/* Expects " key=" at r->p and leaves r->p at the value. */
+static cuzk_status rd_key(ev_reader *r, const char *key)
+{
+    size_t kl = strlen(key);
+    if (r->p[0] != ' ' || strncmp(r->p + 1, key, kl) != 0 || r->p[1 + kl] != '=')
+        return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: expected ' %s=' at '%.*s'", key,
+                              (int)(strcspn(r->p, "\r\n") < 24 ? strcspn(r->p, "\r\n") : 24), r->p);
+    r->p += kl + 2;
+    return CUZK_OK;
+}
+
+/* A word up to the next space or end of line, copied into w. */
+static cuzk_status rd_word(ev_reader *r, const char *key, char *w, size_t size)
+{
+    cuzk_status st = rd_key(r, key);
+    if (st) return st;
+    size_t n = strcspn(r->p, " \r\n");
+    if (!n || n >= size) return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: %s: a bad value", key);
+    memcpy(w, r->p, n);
+    w[n] = '\0';
+    r->p += n;
+    return CUZK_OK;
+}
+
+static cuzk_status rd_u64(ev_reader *r, const char *key, uint64_t *out)
+{
+    char w[32], *end;
+    cuzk_status st = rd_word(r, key, w, sizeof w);
+    if (st) return st;
+    errno = 0;
+    unsigned long long v = strtoull(w, &end, 10);
+    if (*end || w[0] == '-' || errno)
+        return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: %s=%s is not an unsigned integer", key, w);
+    *out = v;
+    return CUZK_OK;
+}
+
+static cuzk_status rd_int(ev_reader *r, const char *key, int *out)
+{
+    char w[32], *end;
+    cuzk_status st = rd_word(r, key, w, sizeof w);
+    if (st) return st;
+    errno = 0;
+    long v = strtol(w, &end, 10);
+    if (*end || errno || v < INT_MIN || v > INT_MAX)
+        return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: %s=%s is not an integer", key, w);
+    *out = (int)v;
+    return CUZK_OK;
+}
+
+static cuzk_status rd_ms(ev_reader *r, const char *key, double *out)
+{
+    char w[48], *end;
+    cuzk_status st = rd_word(r, key, w, sizeof w);
+    if (st) return st;
+    double v = strtod(w, &end);
+    if (*end || !(v >= 0 && v < 1e15)) /* also refuses NaN */
+        return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: %s=%s is not milliseconds", key, w);
+    *out = v;
+    return CUZK_OK;
+}
+
+static cuzk_status rd_status(ev_reader *r, cuzk_status *out)
+{
+    char w[32];
+    cuzk_status st = rd_word(r, "status", w, sizeof w);
+    if (st) return st;
+    for (int c = CUZK_OK; c <= CUZK_ERR_INTERNAL; c++)
+        if (!strcmp(w, cuzk_status_name((cuzk_status)c))) {
+            *out = (cuzk_status)c;
+            return CUZK_OK;
+        }
+    return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: status=%s is no status name", w);
+}
+
+cuzk_status engine_event_parse(const char *line, engine_event *out, cuzk_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->device = -1;
+    if (strncmp(line, "TIMELINE", 8) != 0)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: does not start with TIMELINE");
+    ev_reader r = {line + 8, err};
+    char name[16], w[16];
+    uint64_t u = 0;
+    cuzk_status st = rd_ms(&r, "t_ms", &out->t_ms);
+    if (!st) st = rd_word(&r, "ev", name, sizeof name);
+    if (st) return st;
+    out->type = ENGINE_EV_COUNT;
+    for (int t = 0; t < ENGINE_EV_COUNT; t++)
+        if (!strcmp(name, EVENT_NAME[t])) out->type = (engine_event_type)t;
+    if (out->type == ENGINE_EV_COUNT)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: ev=%s is no event", name);
+    if (!st) st = rd_u64(&r, "job", &out->job_id);
+    if (!st) st = rd_int(&r, "part", &out->partition);
+    if (!st) st = rd_int(&r, "worker", &out->worker);
+    switch (out->type) {
+    case ENGINE_EV_QUEUE:
+        if (!st) st = rd_u64(&r, "parts", &u);
+        if (!st && u > UINT_MAX) st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: parts=%llu", (unsigned long long)u);
+        out->parts = (unsigned)u;
+        if (!st) st = rd_int(&r, "prio", &out->priority);
+        break;
+    case ENGINE_EV_SYNTH_START: if (!st) st = rd_u64(&r, "mem", &out->bytes); break;
+    case ENGINE_EV_SYNTH_END: if (!st) st = rd_ms(&r, "synth_ms", &out->ms); break;
+    case ENGINE_EV_HANDOFF: if (!st) st = rd_ms(&r, "wait_ms", &out->ms); break;
+    case ENGINE_EV_GPU_PICKUP:
+    case ENGINE_EV_GPU_START: if (!st) st = rd_int(&r, "gpu", &out->device); break;
+    case ENGINE_EV_GPU_END:
+        if (!st) st = rd_int(&r, "gpu", &out->device);
+        if (!st) st = rd_ms(&r, "gpu_ms", &out->ms);
+        break;
+    case ENGINE_EV_FINISH_END: if (!st) st = rd_ms(&r, "finish_ms", &out->ms); break;
+    case ENGINE_EV_JOB_END:
+        if (!st) st = rd_word(&r, "status", w, sizeof w);
+        if (!st) {
+            if (!strcmp(w, "ok")) out->status = CUZK_OK;
+            else if (!strcmp(w, "cancelled")) out->status = CUZK_ERR_CANCELLED;
+            else if (!strcmp(w, "failed")) out->status = CUZK_ERR_INTERNAL;
+            else st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: JOB_END status=%s", w);
+        }
+        if (!st) st = rd_int(&r, "verified", &out->verified);
+        if (!st && out->verified != 0 && out->verified != 1)
+            st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: verified=%d", out->verified);
+        if (!st) st = rd_ms(&r, "total_ms", &out->ms);
+        break;
+    case ENGINE_EV_FAIL: if (!st) st = rd_status(&r, &out->status); break;
+    case ENGINE_EV_ABC_FALLBACK:
+        if (!st) st = rd_status(&r, &out->status);
+        if (!st) st = rd_u64(&r, "bytes", &out->bytes);
+        break;
+    default: break;
+    }
+    if (st) return cuzk_error_prefix(err, "%s: ", name);
+    r.p += strspn(r.p, "\r\n");
+    if (*r.p)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: %s: unexpected '%.24s' at the end", name, r.p);
+    return CUZK_OK;
+}
+
+/* An event; its own fields as designated initializers (emit sets device -1 but for GPU_* events). */
+#define EV(t, job, part, w, ...)                                                                                  \
+    ((engine_event){.type = (t), .job_id = (job), .partition = (part), .worker = (w), __VA_ARGS__})
+
+/* Reports one event to the callback and/or as a line; its time is taken under the lock that keeps them in order. */
+static void emit(engine *e, engine_event ev)
+{
+    if (!e->cfg.timeline && !e->cfg.timeline_cb && !e->cfg.event_cb) return;
+    if (!event_has_device(ev.type)) ev.device = -1;
+    pthread_mutex_lock(&e->tl_mu);
+    ev.t_ms = engine_now_ms(e);
+    if (e->cfg.event_cb) e->cfg.event_cb(e->cfg.event_ctx, &ev);
+    if (e->cfg.timeline || e->cfg.timeline_cb) {
+        char line[ENGINE_EVENT_LINE_MAX];
+        engine_event_format(&ev, line, sizeof line);
+        if (e->cfg.timeline) {
+            fputs(line, e->cfg.timeline);
+            fflush(e->cfg.timeline);
+        }
+        if (e->cfg.timeline_cb) e->cfg.timeline_cb(e->cfg.timeline_ctx, line);
+    }
     pthread_mutex_unlock(&e->tl_mu);
 }
 
@@ -165,11 +361,6 @@ static void hist_add(hist *h, double v)
     h->bucket[i]++;
     h->count++;
     h->sum += v;
-}
-
-static const char *status_word(int state)
-{
-    return state == JOB_OK ? "ok" : state == JOB_CANCELLED ? "cancelled" : "failed";
 }
 
 /* ---- jobs (all with e->mu held) ---- */
@@ -204,8 +395,8 @@ static void job_maybe_end(engine *e, job *j)
     else if (j->state == JOB_CANCELLED) e->jobs_cancelled++;
     else e->jobs_failed++;
     hist_add(&e->h[H_JOB], j->t_end - j->t_submit);
-    timeline(e, "JOB_END", j->id, -1, -1, "status=%s verified=%d total_ms=%.3f", status_word(j->state),
-             j->state == JOB_OK && !e->cfg.no_verify, j->t_end - j->t_submit);
+    emit(e, EV(ENGINE_EV_JOB_END, j->id, -1, -1, .status = j->state == JOB_OK ? CUZK_OK : j->status,
+               .verified = j->state == JOB_OK && !e->cfg.no_verify, .ms = j->t_end - j->t_submit));
     pthread_cond_broadcast(&e->cv_done);
 }
 
@@ -342,11 +533,10 @@ static cuzk_status abc_alloc(engine *e, part *p, size_t elems, cuzk_error *err)
             pthread_mutex_lock(&e->mu);
             e->abc_fallback = 1;
             if (first)
-                timeline(e, "ABC_FALLBACK", p->job->id, (int)p->index, -1, "status=%s bytes=%llu",
-                         cuzk_status_name(perr.code == CUZK_OK ? CUZK_ERR_NOMEM : perr.code),
-                         (unsigned long long)s->bytes);
+                emit(e, EV(ENGINE_EV_ABC_FALLBACK, p->job->id, (int)p->index, -1,
+                           .status = perr.code == CUZK_OK ? CUZK_ERR_NOMEM : perr.code, .bytes = s->bytes));
             pthread_mutex_unlock(&e->mu);
-            if (first && !e->cfg.timeline && !e->cfg.timeline_cb)
+            if (first && !e->cfg.timeline && !e->cfg.timeline_cb && !e->cfg.event_cb)
                 fprintf(stderr, "cuzk engine: the %s backend refused page-locked a, b, c (%s); malloc from now on\n",
                         e->be->name, perr.msg);
         }
@@ -436,7 +626,7 @@ static void part_fail(engine *e, part *p, const cuzk_error *err, int worker)
 {
     job *j = p->job;
     e->parts_failed++;
-    timeline(e, "FAIL", j->id, (int)p->index, worker, "status=%s", cuzk_status_name(err->code));
+    emit(e, EV(ENGINE_EV_FAIL, j->id, (int)p->index, worker, .status = err->code));
     cuzk_error full = *err;
     cuzk_error_prefix(&full, "job %llu partition %u: ", (unsigned long long)j->id, p->index);
     job_stop(e, j, err->code, &full);
@@ -605,8 +795,7 @@ static void *synth_main(void *arg)
         double t0 = engine_now_ms(e);
         if (j->next_part == 1) j->t_first = t0;
         /* Reservations are the only way accounted memory grows, so the largest mem= of these lines is the peak. */
-        timeline(e, "SYNTH_START", j->id, (int)p->index, w, "mem=%llu",
-                 (unsigned long long)engine_mem_host_in_use(&e->mem));
+        emit(e, EV(ENGINE_EV_SYNTH_START, j->id, (int)p->index, w, .bytes = engine_mem_host_in_use(&e->mem)));
         pthread_mutex_unlock(&e->mu);
 
         cuzk_error err;
@@ -626,7 +815,7 @@ static void *synth_main(void *arg)
         }
         j->synth_ms += t1 - t0;
         hist_add(&e->h[H_SYNTH], t1 - t0);
-        timeline(e, "SYNTH_END", j->id, (int)p->index, w, "synth_ms=%.3f", t1 - t0);
+        emit(e, EV(ENGINE_EV_SYNTH_END, j->id, (int)p->index, w, .ms = t1 - t0));
         /* The permit (this worker) is held until the send succeeds; the reserved worker's slot is always free. */
         while (!reserved && e->chan_len - e->res_chan >= e->chan_cap && !e->stop && !j->stopped)
             pthread_cond_wait(&e->cv_space, &e->mu);
@@ -636,7 +825,7 @@ static void *synth_main(void *arg)
         }
         e->chan[e->chan_len++] = p;
         e->res_chan += (unsigned)reserved;
-        timeline(e, "HANDOFF", j->id, (int)p->index, w, "wait_ms=%.3f", engine_now_ms(e) - t1);
+        emit(e, EV(ENGINE_EV_HANDOFF, j->id, (int)p->index, w, .ms = engine_now_ms(e) - t1));
         part_unpend(e, p);
         /* Every prover worker looks: a held one may be the only one free for a CRITICAL partition. */
         pthread_cond_broadcast(&e->cv_item);
@@ -672,7 +861,7 @@ static void abc_release_early(void *ctx)
         return;
     }
     abc_set *done = abc_return(ra->e, ra->p);
-    timeline(ra->e, "ABC_RELEASE", ra->p->job->id, (int)ra->p->index, -1, NULL);
+    emit(ra->e, EV(ENGINE_EV_ABC_RELEASE, ra->p->job->id, (int)ra->p->index, -1, .ms = 0));
     pthread_mutex_unlock(&ra->e->mu);
     abc_free(ra->e, done);
 }
@@ -696,7 +885,7 @@ static void *prover_main(void *arg)
         pthread_cond_signal(&e->cv_space);
         pthread_cond_broadcast(&e->cv_synth);
         job *j = p->job;
-        timeline(e, "GPU_PICKUP", j->id, (int)p->index, (int)w, "gpu=%d", device);
+        emit(e, EV(ENGINE_EV_GPU_PICKUP, j->id, (int)p->index, (int)w, .device = device));
         e->provers_active++;
         e->dev_busy[dev]++;
         pthread_mutex_unlock(&e->mu);
@@ -721,10 +910,10 @@ static void *prover_main(void *arg)
         err.code = CUZK_OK;
         err.msg[0] = '\0';
         double t0 = engine_now_ms(e);
-        timeline(e, "GPU_START", j->id, (int)p->index, (int)w, "gpu=%d", device);
+        emit(e, EV(ENGINE_EV_GPU_START, j->id, (int)p->index, (int)w, .device = device));
         cuzk_status st = e->be->prove_start(e->be, device, w, &ep, &p->handle, &err);
         double t1 = engine_now_ms(e);
-        timeline(e, "GPU_END", j->id, (int)p->index, (int)w, "gpu=%d gpu_ms=%.3f", device, t1 - t0);
+        emit(e, EV(ENGINE_EV_GPU_END, j->id, (int)p->index, (int)w, .device = device, .ms = t1 - t0));
         if (st != CUZK_OK) p->handle = NULL;
 
         pthread_mutex_lock(&e->mu);
@@ -776,7 +965,7 @@ static void *finish_main(void *arg)
             continue;
         }
         job *j = p->job;
-        timeline(e, "FINISH_START", j->id, (int)p->index, w, NULL);
+        emit(e, EV(ENGINE_EV_FINISH_START, j->id, (int)p->index, w, .ms = 0));
         pthread_mutex_unlock(&e->mu);
 
         cuzk_error err;
@@ -800,7 +989,7 @@ static void *finish_main(void *arg)
         double t1 = engine_now_ms(e);
 
         pthread_mutex_lock(&e->mu);
-        timeline(e, "FINISH_END", j->id, (int)p->index, w, "finish_ms=%.3f", t1 - t0);
+        emit(e, EV(ENGINE_EV_FINISH_END, j->id, (int)p->index, w, .ms = t1 - t0));
         if (st != CUZK_OK) {
             part_fail(e, p, &err, w);
             continue;
@@ -998,7 +1187,7 @@ cuzk_status engine_submit(engine *e, const engine_request *req, uint64_t *job_id
     e->jobs = j;
     e->jobs_submitted++;
     *job_id = j->id;
-    timeline(e, "QUEUE", j->id, -1, -1, "parts=%u prio=%d", j->n, j->prio);
+    emit(e, EV(ENGINE_EV_QUEUE, j->id, -1, -1, .parts = j->n, .priority = j->prio));
     pthread_cond_broadcast(&e->cv_synth);
     pthread_mutex_unlock(&e->mu);
     return CUZK_OK;

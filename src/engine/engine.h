@@ -30,8 +30,8 @@
  * Failures are per job: a synthesis error, a backend error or an allocation failure in one partition fails
  * that job (its other partitions are dropped and their memory released) and the engine keeps serving.
  *
- * Observability: one TIMELINE line per event (see engine_config.timeline) and Prometheus text metrics
- * (engine_metrics_write).
+ * Observability: one event per step, as a struct (engine_config.event_cb) and/or a TIMELINE line
+ * (engine_config.timeline), and Prometheus text metrics (engine_metrics_write).
  *
  * Threads: every function may be called from any thread, except that engine_destroy must not race with
  * the others, and timeline/fault callbacks must not call back into the engine. */
@@ -131,6 +131,58 @@ cuzk_status engine_backend_cpu_create(pool_t *start_pool, pool_t *finish_pool, e
 /* Calls be->destroy; NULL is allowed. */
 void engine_backend_destroy(engine_backend *be);
 
+/* ---- events ---- */
+
+/* What the engine reports of each step, in the order it happened (one lock keeps them in order). */
+typedef enum engine_event_type {
+    ENGINE_EV_QUEUE = 0,     /* submitted: parts, priority */
+    ENGINE_EV_SYNTH_START,   /* bytes: accounted host bytes after its reservation (the largest is the peak) */
+    ENGINE_EV_SYNTH_END,     /* ms: synthesis */
+    ENGINE_EV_HANDOFF,       /* ms: time blocked on a full hand-off channel */
+    ENGINE_EV_GPU_PICKUP,    /* device */
+    ENGINE_EV_GPU_START,     /* device */
+    ENGINE_EV_GPU_END,       /* device; ms: prove_start */
+    ENGINE_EV_FINISH_START,
+    ENGINE_EV_FINISH_END,    /* ms: prove_finish and verification */
+    ENGINE_EV_JOB_END,       /* status: CUZK_OK, CUZK_ERR_CANCELLED or the job's failure; verified; ms: total */
+    ENGINE_EV_FAIL,          /* a partition's failure: status */
+    ENGINE_EV_ABC_RELEASE,   /* the backend let go of a, b, c before the end of prove_start */
+    ENGINE_EV_ABC_FALLBACK,  /* the backend's host_alloc failed (status); malloc from now on; bytes: the set */
+    ENGINE_EV_COUNT
+} engine_event_type;
+
+typedef struct engine_event {
+    engine_event_type type;
+    double t_ms;        /* engine_now_ms when it happened */
+    uint64_t job_id;
+    int partition;      /* -1: the job as a whole (QUEUE, JOB_END) */
+    int worker;         /* the stage's worker: synthesis, prover (global index) or finish worker id; -1: none */
+    int device;         /* GPU_PICKUP, GPU_START, GPU_END: the device id; else -1 */
+    unsigned parts;     /* QUEUE */
+    int priority;       /* QUEUE: an engine_priority */
+    uint64_t bytes;     /* SYNTH_START, ABC_FALLBACK */
+    double ms;          /* SYNTH_END, HANDOFF, GPU_END, FINISH_END, JOB_END */
+    cuzk_status status; /* JOB_END, FAIL, ABC_FALLBACK; else CUZK_OK */
+    int verified;       /* JOB_END: every proof self-verified */
+} engine_event;
+
+/* One event; ev is valid only during the call. Called from engine threads, one at a time. */
+typedef void (*engine_event_fn)(void *ctx, const engine_event *ev);
+
+/* "QUEUE", "SYNTH_START", ...; "?" outside the enum. */
+const char *engine_event_name(engine_event_type type);
+
+/* The event's TIMELINE line (engine_config.timeline), newline included, into buf (truncated to size, always
+ * terminated when size > 0); returns the line's length. ENGINE_EVENT_LINE_MAX holds any line. */
+#define ENGINE_EVENT_LINE_MAX 256
+size_t engine_event_format(const engine_event *ev, char *buf, size_t size);
+
+/* Reads a TIMELINE line back (a saved log): the fields engine_event_format writes, in its order; the fields of
+ * other events stay at their defaults (-1 device, 0 or CUZK_OK). A JOB_END's text has only the outcome: a
+ * failed job reads back with status CUZK_ERR_INTERNAL. CUZK_ERR_FORMAT naming what is wrong and where (err may
+ * be NULL) for anything else, including lines that are not TIMELINE lines. */
+cuzk_status engine_event_parse(const char *line, engine_event *out, cuzk_error *err);
+
 /* ---- configuration ---- */
 
 /* One TIMELINE line (with its newline) per event; see engine_config.timeline. */
@@ -176,10 +228,13 @@ typedef struct engine_config {
      * (status=ok|failed|cancelled verified=0|1 total_ms=), FAIL (a partition's failure, status=), ABC_RELEASE
      * (the backend let go of a, b, c before the end of prove_start), ABC_FALLBACK
      * (the backend's host_alloc failed, status=; malloc from now on; at most once).
-     * Written to the FILE and/or passed to the callback. */
+     * Written to the FILE and/or passed to the callback: engine_event_format of each event. */
     FILE *timeline;
     engine_timeline_fn timeline_cb;
     void *timeline_ctx;
+    /* Each event as a struct (before its line, when there are both). */
+    engine_event_fn event_cb;
+    void *event_ctx;
     engine_fault_fn fault;
     void *fault_ctx;
     /* Bytes of host_budget that only CRITICAL partitions may take (see "Priorities" below); 0: none; must be
