@@ -7,6 +7,8 @@
 #include "circuits/porep/c1.h"
 #include "formats/porep_c1.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     porep_c1 c1;

@@ -17,6 +17,8 @@ static void touch(const void *p, size_t n, size_t size)
     sink ^= b[n * size - 1];
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* A copy aligned like a mapping (the arrays are read as 8-byte limbs). */

@@ -6,6 +6,8 @@
 
 #include "formats/wtns.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     cuzk_error err;

@@ -13,6 +13,8 @@ static int documented(cuzk_status st)
            st == CUZK_ERR_NOMEM;
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     cuzk_error err;

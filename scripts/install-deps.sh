@@ -8,6 +8,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # gRPC core, protobuf-c and pkg-config: the optional daemon (built when they are found).
 pkgs=(build-essential cmake clang libclang-rt-14-dev pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler)
+pkgs+=(clang-format) # scripts/check-format.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds cuzk and runs every test: a Release build, an ASan+UBSan build, the
+# Checks the include layering, builds cuzk and runs every test: a Release build, an ASan+UBSan build, the
 # engine's concurrency tests under TSan, and the fuzz targets for a bounded time. The JavaScript oracles come from npm
 # lockfiles: @noble/curves in tests/oracle, snarkjs and circom2 in
 # tests/snarkjs, @grpc/grpc-js in tests/daemon. Ends with one summary line.
@@ -38,6 +38,13 @@ run_ctest_only() { # build-dir label regex ("": every test)
   fi
   rm -f "$log"
 }
+
+echo "== Include layering (scripts/check-layers.sh) =="
+if scripts/check-layers.sh; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
 
 echo "== Release build =="
 # The GPU code is compiled (and its tests skip without a GPU); Hopper machine code only, to save time.

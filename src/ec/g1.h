@@ -1,7 +1,11 @@
 /* G1 of BLS12-381: y^2 = x^3 + 4 over Fp.
  * Affine points mark infinity with x = y = 0 (not on the curve), Jacobian
  * points (X/Z^2, Y/Z^3) with Z = 0, XYZZ points (X/ZZ, Y/ZZZ) with ZZ = 0.
- * Aliasing of arguments is allowed everywhere. */
+ * Aliasing of arguments is allowed everywhere.
+ * Contracts: point arguments have reduced coordinates (as the ff layer makes them); unless a comment says it is
+ * checked, a finite input point must be on the curve (results of non-curve inputs are unspecified, never a
+ * crash). Every function is variable time (branches on infinity and on equal inputs, scalar digits): for public
+ * values. */
 #ifndef CUZK_EC_G1_H
 #define CUZK_EC_G1_H
 
@@ -26,32 +30,45 @@ typedef struct g1_xyzz {
 
 extern const g1_affine_t G1_GENERATOR;
 
+/* 1 if p is the point at infinity (x = y = 0), else 0; set_inf makes p infinity. */
 int g1_affine_is_inf(const g1_affine_t *p);
 void g1_affine_set_inf(g1_affine_t *p);
+/* 1 if a and b are the same point (same coordinates), else 0. */
 int g1_affine_eq(const g1_affine_t *a, const g1_affine_t *b);
+/* r = -a (infinity stays infinity). */
 void g1_affine_neg(g1_affine_t *r, const g1_affine_t *a);
-/* Infinity counts as on the curve. */
+/* 1 if p satisfies the curve equation, else 0; any reduced coordinates may be given. Infinity counts as on the
+ * curve. */
 int g1_affine_is_on_curve(const g1_affine_t *p);
-/* 1 if p (assumed on the curve) is in the order-r subgroup; infinity is. */
+/* 1 if p (precondition: on the curve) is in the order-r subgroup, else 0; infinity is. */
 int g1_affine_in_subgroup(const g1_affine_t *p);
 
+/* r = infinity (Z = 0); 1 if p is infinity, else 0. */
 void g1_jac_set_inf(g1_jac_t *r);
 int g1_jac_is_inf(const g1_jac_t *p);
+/* 1 if a and b represent the same point (whatever their Z), else 0. */
 int g1_jac_eq(const g1_jac_t *a, const g1_jac_t *b);
+/* 1 if p (any reduced coordinates) satisfies the curve equation, else 0; infinity counts as on the curve. */
 int g1_jac_is_on_curve(const g1_jac_t *p);
+/* Conversions (infinity to infinity); to_affine costs a field inversion. */
 void g1_jac_from_affine(g1_jac_t *r, const g1_affine_t *a);
 void g1_jac_to_affine(g1_affine_t *r, const g1_jac_t *a);
+/* r = -a, r = 2a, r = a + b (complete: a == b, a == -b and infinity are handled), r = a + b for affine b. */
 void g1_jac_neg(g1_jac_t *r, const g1_jac_t *a);
 void g1_jac_dbl(g1_jac_t *r, const g1_jac_t *a);
 void g1_jac_add(g1_jac_t *r, const g1_jac_t *a, const g1_jac_t *b);
 void g1_jac_add_affine(g1_jac_t *r, const g1_jac_t *a, const g1_affine_t *b);
-/* r = k*p for k given as nlimbs canonical little-endian 64-bit limbs (window NAF). */
+/* r = k*p for k given as nlimbs canonical little-endian 64-bit limbs (window NAF; k = 0: infinity).
+ * Precondition: nlimbs <= 8 (more limbs are ignored). Variable time in k. */
 void g1_jac_mul(g1_jac_t *r, const g1_jac_t *p, const uint64_t *k, size_t nlimbs);
-/* r = s*p for s in Fr. */
+/* r = s*p for s in Fr (its canonical value). Variable time in s. */
 void g1_jac_mul_fr(g1_jac_t *r, const g1_jac_t *p, const fr_t *s);
-/* One field inversion for the whole batch. */
+/* out[i] = in[i] in affine form (infinity to infinity) for i < n, one field inversion per 256 points. out and in
+ * must not overlap. */
 void g1_batch_to_affine(g1_affine_t *out, const g1_jac_t *in, size_t n);
 
+/* XYZZ points (the MSM's buckets): r = infinity (ZZ = 0), 1 if p is infinity, r = 2a, r = a + b (complete),
+ * r = a + b for affine b, and the conversion to Jacobian. */
 void g1_xyzz_set_inf(g1_xyzz_t *r);
 int g1_xyzz_is_inf(const g1_xyzz_t *p);
 void g1_xyzz_dbl(g1_xyzz_t *r, const g1_xyzz_t *a);
@@ -63,13 +80,15 @@ void g1_xyzz_to_jac(g1_jac_t *r, const g1_xyzz_t *a);
  * merely on the curve (random x; usually outside the subgroup). */
 void g1_random(g1_jac_t *r, rng_t *rng);
 void g1_random_on_curve(g1_affine_t *r, rng_t *rng);
-/* Multiplies by the cofactor: the result is in the subgroup. */
+/* r = h*p for the curve's cofactor h: for p on the curve, the result is in the subgroup. */
 void g1_clear_cofactor(g1_jac_t *r, const g1_jac_t *p);
 
 /* Encodings exactly as bellperson/blst (zcash flags 0x80 compressed, 0x40 infinity, 0x20 sign). */
 void g1_to_compressed(uint8_t out[G1_COMPRESSED_BYTES], const g1_affine_t *p);
 void g1_to_uncompressed(uint8_t out[G1_UNCOMPRESSED_BYTES], const g1_affine_t *p);
-/* Decoding checks flags, canonical coordinates, the curve, and (when check_subgroup) the subgroup.
+/* Encoding: p must be on the curve (or infinity); its bytes are fully written.
+ * Decoding checks flags, canonical coordinates, the curve, and (when check_subgroup) the subgroup; on failure *r
+ * is unspecified.
  * Errors: CUZK_ERR_BAD_FLAGS, CUZK_ERR_NOT_CANONICAL, CUZK_ERR_NO_SQUARE_ROOT, CUZK_ERR_NOT_ON_CURVE,
  * CUZK_ERR_NOT_IN_SUBGROUP, each with a message. */
 cuzk_status g1_from_compressed(g1_affine_t *r, const uint8_t in[G1_COMPRESSED_BYTES], int check_subgroup,

@@ -4,8 +4,9 @@
  * histograms; the memory budget is only touched with it held, so a worker that finds no room can wait on
  * cv_synth without missing the release that makes room. Heavy work (synthesis, prove_start, prove_finish,
  * verification) runs without the lock. */
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +52,8 @@ typedef struct part {
     const fr_t *inputs, *aux;      /* the witness the backend reads: wit's values, or their copy in abc */
     size_t num_inputs, num_aux;
     void *handle;                  /* between prove_start and prove_finish */
+    int reserved;                  /* synthesized by the reserved worker: its hand-off slot is the spare one */
+    int crit_pending;              /* a CRITICAL partition counted in crit_pending (synthesis to hand-off) */
     struct part *next;
 } part;
 
@@ -82,11 +85,16 @@ struct engine {
     job *jobs;
     uint64_t next_id, next_seq;
 
-    part **chan; /* hand-off channel: unordered slots, popped by priority */
+    part **chan; /* hand-off channel: unordered slots (chan_cap + 1), popped by priority */
     unsigned chan_len, chan_cap;
+    /* The reserved synthesis worker's partition, synthesizing or in the channel (0 or 1 each): the others count
+     * against chan_cap, it has the spare slot. */
+    unsigned res_synth, res_chan;
+    unsigned crit_pending; /* CRITICAL partitions between synthesis start and hand-off */
+    unsigned *dev_busy;    /* per device: its prover workers in prove_start */
     part *fin_head; /* finish queue: unbounded (its entries hold only the witness, already reserved) */
 
-    unsigned n_synth, n_prover, n_finish;
+    unsigned n_synth, n_prover, n_finish; /* n_synth: the ordinary synthesis workers; one reserved one more */
     pthread_t *threads;
     struct worker_arg *wargs;
     unsigned n_threads;
@@ -102,6 +110,7 @@ struct engine {
     int wit_copy; /* !abc_host and page-locked sets on offer: the witness is copied into one after synthesis */
     int abc_use_pinned, abc_fallback;
     uint64_t abc_allocated, abc_pinned, abc_reused, abc_freed, abc_alloc_us;
+    uint64_t critical_reserve; /* bytes of the budget only CRITICAL partitions may take (0 without a budget) */
 
     pthread_mutex_t tl_mu; /* keeps timeline lines whole and in order */
 };
@@ -117,36 +126,231 @@ double engine_now_ms(const engine *e)
     return (double)(ts.tv_sec - e->t0.tv_sec) * 1e3 + (double)(ts.tv_nsec - e->t0.tv_nsec) * 1e-6;
 }
 
-static void timeline(engine *e, const char *ev, uint64_t job_id, int part_idx, int worker, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
+static const char *const EVENT_NAME[ENGINE_EV_COUNT] = {
+    "QUEUE",       "SYNTH_START", "SYNTH_END", "HANDOFF", "GPU_PICKUP",  "GPU_START",   "GPU_END",
+    "FINISH_START", "FINISH_END", "JOB_END",   "FAIL",    "ABC_RELEASE", "ABC_FALLBACK"};
 
-static void timeline(engine *e, const char *ev, uint64_t job_id, int part_idx, int worker, const char *fmt, ...)
+const char *engine_event_name(engine_event_type type)
 {
-    if (!e->cfg.timeline && !e->cfg.timeline_cb) return;
-    char line[512];
-    pthread_mutex_lock(&e->tl_mu);
-    int n = snprintf(line, sizeof(line), "TIMELINE t_ms=%.3f ev=%s job=%llu part=%d worker=%d", engine_now_ms(e), ev,
-                     (unsigned long long)job_id, part_idx, worker);
-    if (fmt && n > 0 && (size_t)n < sizeof(line) - 2) {
-        line[n++] = ' ';
-        va_list ap;
-        va_start(ap, fmt);
-        int m = vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-        va_end(ap);
-        if (m > 0) n += m;
-    }
+    return (unsigned)type < ENGINE_EV_COUNT ? EVENT_NAME[type] : "?";
+}
+
+static int event_has_device(engine_event_type t)
+{
+    return t == ENGINE_EV_GPU_PICKUP || t == ENGINE_EV_GPU_START || t == ENGINE_EV_GPU_END;
+}
+
+static const char *outcome_word(cuzk_status st)
+{
+    return st == CUZK_OK ? "ok" : st == CUZK_ERR_CANCELLED ? "cancelled" : "failed";
+}
+
+size_t engine_event_format(const engine_event *ev, char *buf, size_t size)
+{
+    char line[ENGINE_EVENT_LINE_MAX];
+    int n = snprintf(line, sizeof line, "TIMELINE t_ms=%.3f ev=%s job=%llu part=%d worker=%d", ev->t_ms,
+                     engine_event_name(ev->type), (unsigned long long)ev->job_id, ev->partition, ev->worker);
     if (n < 0) n = 0;
-    if ((size_t)n > sizeof(line) - 2) n = (int)sizeof(line) - 2;
-    line[n++] = '\n';
-    line[n] = '\0';
-    if (e->cfg.timeline) {
-        fputs(line, e->cfg.timeline);
-        fflush(e->cfg.timeline);
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1, room = sizeof line - len;
+    switch (ev->type) {
+    case ENGINE_EV_QUEUE: n = snprintf(line + len, room, " parts=%u prio=%d", ev->parts, ev->priority); break;
+    case ENGINE_EV_SYNTH_START: n = snprintf(line + len, room, " mem=%llu", (unsigned long long)ev->bytes); break;
+    case ENGINE_EV_SYNTH_END: n = snprintf(line + len, room, " synth_ms=%.3f", ev->ms); break;
+    case ENGINE_EV_HANDOFF: n = snprintf(line + len, room, " wait_ms=%.3f", ev->ms); break;
+    case ENGINE_EV_GPU_PICKUP:
+    case ENGINE_EV_GPU_START: n = snprintf(line + len, room, " gpu=%d", ev->device); break;
+    case ENGINE_EV_GPU_END: n = snprintf(line + len, room, " gpu=%d gpu_ms=%.3f", ev->device, ev->ms); break;
+    case ENGINE_EV_FINISH_END: n = snprintf(line + len, room, " finish_ms=%.3f", ev->ms); break;
+    case ENGINE_EV_JOB_END:
+        n = snprintf(line + len, room, " status=%s verified=%d total_ms=%.3f", outcome_word(ev->status),
+                     ev->verified, ev->ms);
+        break;
+    case ENGINE_EV_FAIL: n = snprintf(line + len, room, " status=%s", cuzk_status_name(ev->status)); break;
+    case ENGINE_EV_ABC_FALLBACK:
+        n = snprintf(line + len, room, " status=%s bytes=%llu", cuzk_status_name(ev->status),
+                     (unsigned long long)ev->bytes);
+        break;
+    default: n = 0; break;
     }
-    if (e->cfg.timeline_cb) e->cfg.timeline_cb(e->cfg.timeline_ctx, line);
+    if (n > 0) len += (size_t)n < room ? (size_t)n : room - 1;
+    if (len > sizeof line - 2) len = sizeof line - 2;
+    line[len++] = '\n';
+    line[len] = '\0';
+    if (size) {
+        size_t c = len < size ? len : size - 1;
+        memcpy(buf, line, c);
+        buf[c] = '\0';
+    }
+    return len;
+}
+
+/* ---- reading a line back ---- */
+
+typedef struct ev_reader {
+    const char *p;
+    cuzk_error *err;
+} ev_reader;
+
+/* Expects " key=" at r->p and leaves r->p at the value. */
+static cuzk_status rd_key(ev_reader *r, const char *key)
+{
+    size_t kl = strlen(key);
+    if (r->p[0] != ' ' || strncmp(r->p + 1, key, kl) != 0 || r->p[1 + kl] != '=')
+        return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: expected ' %s=' at '%.*s'", key,
+                              (int)(strcspn(r->p, "\r\n") < 24 ? strcspn(r->p, "\r\n") : 24), r->p);
+    r->p += kl + 2;
+    return CUZK_OK;
+}
+
+/* A word up to the next space or end of line, copied into w. */
+static cuzk_status rd_word(ev_reader *r, const char *key, char *w, size_t size)
+{
+    cuzk_status st = rd_key(r, key);
+    if (st) return st;
+    size_t n = strcspn(r->p, " \r\n");
+    if (!n || n >= size) return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: %s: a bad value", key);
+    memcpy(w, r->p, n);
+    w[n] = '\0';
+    r->p += n;
+    return CUZK_OK;
+}
+
+static cuzk_status rd_u64(ev_reader *r, const char *key, uint64_t *out)
+{
+    char w[32], *end;
+    cuzk_status st = rd_word(r, key, w, sizeof w);
+    if (st) return st;
+    errno = 0;
+    unsigned long long v = strtoull(w, &end, 10);
+    if (*end || w[0] == '-' || errno)
+        return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: %s=%s is not an unsigned integer", key, w);
+    *out = v;
+    return CUZK_OK;
+}
+
+static cuzk_status rd_int(ev_reader *r, const char *key, int *out)
+{
+    char w[32], *end;
+    cuzk_status st = rd_word(r, key, w, sizeof w);
+    if (st) return st;
+    errno = 0;
+    long v = strtol(w, &end, 10);
+    if (*end || errno || v < INT_MIN || v > INT_MAX)
+        return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: %s=%s is not an integer", key, w);
+    *out = (int)v;
+    return CUZK_OK;
+}
+
+static cuzk_status rd_ms(ev_reader *r, const char *key, double *out)
+{
+    char w[48], *end;
+    cuzk_status st = rd_word(r, key, w, sizeof w);
+    if (st) return st;
+    double v = strtod(w, &end);
+    if (*end || !(v >= 0 && v < 1e15)) /* also refuses NaN */
+        return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: %s=%s is not milliseconds", key, w);
+    *out = v;
+    return CUZK_OK;
+}
+
+static cuzk_status rd_status(ev_reader *r, cuzk_status *out)
+{
+    char w[32];
+    cuzk_status st = rd_word(r, "status", w, sizeof w);
+    if (st) return st;
+    for (int c = CUZK_OK; c <= CUZK_ERR_INTERNAL; c++)
+        if (!strcmp(w, cuzk_status_name((cuzk_status)c))) {
+            *out = (cuzk_status)c;
+            return CUZK_OK;
+        }
+    return cuzk_error_set(r->err, CUZK_ERR_FORMAT, "timeline line: status=%s is no status name", w);
+}
+
+cuzk_status engine_event_parse(const char *line, engine_event *out, cuzk_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->device = -1;
+    if (strncmp(line, "TIMELINE", 8) != 0)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: does not start with TIMELINE");
+    ev_reader r = {line + 8, err};
+    char name[16], w[16];
+    uint64_t u = 0;
+    cuzk_status st = rd_ms(&r, "t_ms", &out->t_ms);
+    if (!st) st = rd_word(&r, "ev", name, sizeof name);
+    if (st) return st;
+    out->type = ENGINE_EV_COUNT;
+    for (int t = 0; t < ENGINE_EV_COUNT; t++)
+        if (!strcmp(name, EVENT_NAME[t])) out->type = (engine_event_type)t;
+    if (out->type == ENGINE_EV_COUNT)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: ev=%s is no event", name);
+    if (!st) st = rd_u64(&r, "job", &out->job_id);
+    if (!st) st = rd_int(&r, "part", &out->partition);
+    if (!st) st = rd_int(&r, "worker", &out->worker);
+    switch (out->type) {
+    case ENGINE_EV_QUEUE:
+        if (!st) st = rd_u64(&r, "parts", &u);
+        if (!st && u > UINT_MAX) st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: parts=%llu", (unsigned long long)u);
+        out->parts = (unsigned)u;
+        if (!st) st = rd_int(&r, "prio", &out->priority);
+        break;
+    case ENGINE_EV_SYNTH_START: if (!st) st = rd_u64(&r, "mem", &out->bytes); break;
+    case ENGINE_EV_SYNTH_END: if (!st) st = rd_ms(&r, "synth_ms", &out->ms); break;
+    case ENGINE_EV_HANDOFF: if (!st) st = rd_ms(&r, "wait_ms", &out->ms); break;
+    case ENGINE_EV_GPU_PICKUP:
+    case ENGINE_EV_GPU_START: if (!st) st = rd_int(&r, "gpu", &out->device); break;
+    case ENGINE_EV_GPU_END:
+        if (!st) st = rd_int(&r, "gpu", &out->device);
+        if (!st) st = rd_ms(&r, "gpu_ms", &out->ms);
+        break;
+    case ENGINE_EV_FINISH_END: if (!st) st = rd_ms(&r, "finish_ms", &out->ms); break;
+    case ENGINE_EV_JOB_END:
+        if (!st) st = rd_word(&r, "status", w, sizeof w);
+        if (!st) {
+            if (!strcmp(w, "ok")) out->status = CUZK_OK;
+            else if (!strcmp(w, "cancelled")) out->status = CUZK_ERR_CANCELLED;
+            else if (!strcmp(w, "failed")) out->status = CUZK_ERR_INTERNAL;
+            else st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: JOB_END status=%s", w);
+        }
+        if (!st) st = rd_int(&r, "verified", &out->verified);
+        if (!st && out->verified != 0 && out->verified != 1)
+            st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: verified=%d", out->verified);
+        if (!st) st = rd_ms(&r, "total_ms", &out->ms);
+        break;
+    case ENGINE_EV_FAIL: if (!st) st = rd_status(&r, &out->status); break;
+    case ENGINE_EV_ABC_FALLBACK:
+        if (!st) st = rd_status(&r, &out->status);
+        if (!st) st = rd_u64(&r, "bytes", &out->bytes);
+        break;
+    default: break;
+    }
+    if (st) return cuzk_error_prefix(err, "%s: ", name);
+    r.p += strspn(r.p, "\r\n");
+    if (*r.p)
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: %s: unexpected '%.24s' at the end", name, r.p);
+    return CUZK_OK;
+}
+
+/* An event; its own fields as designated initializers (emit sets device -1 but for GPU_* events). */
+#define EV(t, job, part, w, ...)                                                                                  \
+    ((engine_event){.type = (t), .job_id = (job), .partition = (part), .worker = (w), __VA_ARGS__})
+
+/* Reports one event to the callback and/or as a line; its time is taken under the lock that keeps them in order. */
+static void emit(engine *e, engine_event ev)
+{
+    if (!e->cfg.timeline && !e->cfg.timeline_cb && !e->cfg.event_cb) return;
+    if (!event_has_device(ev.type)) ev.device = -1;
+    pthread_mutex_lock(&e->tl_mu);
+    ev.t_ms = engine_now_ms(e);
+    if (e->cfg.event_cb) e->cfg.event_cb(e->cfg.event_ctx, &ev);
+    if (e->cfg.timeline || e->cfg.timeline_cb) {
+        char line[ENGINE_EVENT_LINE_MAX];
+        engine_event_format(&ev, line, sizeof line);
+        if (e->cfg.timeline) {
+            fputs(line, e->cfg.timeline);
+            fflush(e->cfg.timeline);
+        }
+        if (e->cfg.timeline_cb) e->cfg.timeline_cb(e->cfg.timeline_ctx, line);
+    }
     pthread_mutex_unlock(&e->tl_mu);
 }
 
@@ -159,11 +363,6 @@ static void hist_add(hist *h, double v)
     h->sum += v;
 }
 
-static const char *status_word(int state)
-{
-    return state == JOB_OK ? "ok" : state == JOB_CANCELLED ? "cancelled" : "failed";
-}
-
 /* ---- jobs (all with e->mu held) ---- */
 
 static job *job_find(engine *e, uint64_t id)
@@ -173,12 +372,13 @@ static job *job_find(engine *e, uint64_t id)
     return NULL;
 }
 
-/* The job whose next partition synthesis should start: highest priority, then oldest; NULL if none. */
-static job *job_pick(engine *e)
+/* The job whose next partition synthesis should start: highest priority, then oldest, of priority min_prio or
+ * more; NULL if none. */
+static job *job_pick(engine *e, int min_prio)
 {
     job *best = NULL;
     for (job *j = e->jobs; j; j = j->next) {
-        if (j->state != JOB_ACTIVE || j->stopped || j->next_part >= j->n) continue;
+        if (j->state != JOB_ACTIVE || j->stopped || j->next_part >= j->n || j->prio < min_prio) continue;
         if (!best || j->prio > best->prio || (j->prio == best->prio && j->seq < best->seq)) best = j;
     }
     return best;
@@ -195,8 +395,8 @@ static void job_maybe_end(engine *e, job *j)
     else if (j->state == JOB_CANCELLED) e->jobs_cancelled++;
     else e->jobs_failed++;
     hist_add(&e->h[H_JOB], j->t_end - j->t_submit);
-    timeline(e, "JOB_END", j->id, -1, -1, "status=%s verified=%d total_ms=%.3f", status_word(j->state),
-             j->state == JOB_OK && !e->cfg.no_verify, j->t_end - j->t_submit);
+    emit(e, EV(ENGINE_EV_JOB_END, j->id, -1, -1, .status = j->state == JOB_OK ? CUZK_OK : j->status,
+               .verified = j->state == JOB_OK && !e->cfg.no_verify, .ms = j->t_end - j->t_submit));
     pthread_cond_broadcast(&e->cv_done);
 }
 
@@ -333,11 +533,10 @@ static cuzk_status abc_alloc(engine *e, part *p, size_t elems, cuzk_error *err)
             pthread_mutex_lock(&e->mu);
             e->abc_fallback = 1;
             if (first)
-                timeline(e, "ABC_FALLBACK", p->job->id, (int)p->index, -1, "status=%s bytes=%llu",
-                         cuzk_status_name(perr.code == CUZK_OK ? CUZK_ERR_NOMEM : perr.code),
-                         (unsigned long long)s->bytes);
+                emit(e, EV(ENGINE_EV_ABC_FALLBACK, p->job->id, (int)p->index, -1,
+                           .status = perr.code == CUZK_OK ? CUZK_ERR_NOMEM : perr.code, .bytes = s->bytes));
             pthread_mutex_unlock(&e->mu);
-            if (first && !e->cfg.timeline && !e->cfg.timeline_cb)
+            if (first && !e->cfg.timeline && !e->cfg.timeline_cb && !e->cfg.event_cb)
                 fprintf(stderr, "cuzk engine: the %s backend refused page-locked a, b, c (%s); malloc from now on\n",
                         e->be->name, perr.msg);
         }
@@ -356,10 +555,30 @@ static cuzk_status abc_alloc(engine *e, part *p, size_t elems, cuzk_error *err)
     return CUZK_OK;
 }
 
+/* With mu held: p (CRITICAL) leaves the span between synthesis start and hand-off in which prover workers keep
+ * a turn for it. */
+static void part_unpend(engine *e, part *p)
+{
+    if (!p->crit_pending) return;
+    p->crit_pending = 0;
+    e->crit_pending--;
+    pthread_cond_broadcast(&e->cv_item); /* held prover workers look again */
+}
+
+/* With mu held: takes the partition in channel slot i out of the channel. */
+static part *chan_take(engine *e, unsigned i)
+{
+    part *p = e->chan[i];
+    e->chan[i] = e->chan[--e->chan_len];
+    if (p->reserved) e->res_chan--;
+    return p;
+}
+
 /* Frees what a partition still holds and returns its reservations. */
 static void part_drop(engine *e, part *p)
 {
     job *j = p->job;
+    part_unpend(e, p);
     if (p->handle) e->be->discard(e->be, p->handle);
     abc_put(e, p->abc, 1);
     p->abc = NULL;
@@ -384,9 +603,7 @@ static void job_stop(engine *e, job *j, cuzk_status st, const cuzk_error *why)
     }
     for (unsigned i = 0; i < e->chan_len;) {
         if (e->chan[i]->job == j) {
-            part *p = e->chan[i];
-            e->chan[i] = e->chan[--e->chan_len];
-            part_drop(e, p);
+            part_drop(e, chan_take(e, i));
         } else {
             i++;
         }
@@ -409,27 +626,43 @@ static void part_fail(engine *e, part *p, const cuzk_error *err, int worker)
 {
     job *j = p->job;
     e->parts_failed++;
-    timeline(e, "FAIL", j->id, (int)p->index, worker, "status=%s", cuzk_status_name(err->code));
+    emit(e, EV(ENGINE_EV_FAIL, j->id, (int)p->index, worker, .status = err->code));
     cuzk_error full = *err;
     cuzk_error_prefix(&full, "job %llu partition %u: ", (unsigned long long)j->id, p->index);
     job_stop(e, j, err->code, &full);
     part_drop(e, p);
 }
 
-/* The best partition in the channel (priority, age, index); NULL if empty. */
-static part *chan_pop(engine *e)
+/* Whether x goes before y: priority, then age, then index. */
+static int part_before(const part *x, const part *y)
+{
+    return x->job->prio > y->job->prio ||
+           (x->job->prio == y->job->prio &&
+            (x->job->seq < y->job->seq || (x->job->seq == y->job->seq && x->index < y->index)));
+}
+
+/* For a prover worker of device index dev: the best partition in the channel; NULL if empty, or if it is not
+ * CRITICAL while a CRITICAL partition is synthesizing and another worker keeps the device busy (the turn is kept
+ * for the CRITICAL one; a device is never left idle for it). */
+static part *chan_pop(engine *e, unsigned dev)
 {
     if (!e->chan_len) return NULL;
     unsigned b = 0;
-    for (unsigned i = 1; i < e->chan_len; i++) {
-        const part *x = e->chan[i], *y = e->chan[b];
-        if (x->job->prio > y->job->prio ||
-            (x->job->prio == y->job->prio &&
-             (x->job->seq < y->job->seq || (x->job->seq == y->job->seq && x->index < y->index))))
-            b = i;
-    }
-    part *p = e->chan[b];
-    e->chan[b] = e->chan[--e->chan_len];
+    for (unsigned i = 1; i < e->chan_len; i++)
+        if (part_before(e->chan[i], e->chan[b])) b = i;
+    if (e->chan[b]->job->prio < ENGINE_PRIO_CRITICAL && e->crit_pending && e->dev_busy[dev]) return NULL;
+    return chan_take(e, b);
+}
+
+/* With mu held: the best partition waiting for prove_finish (priority, then the order prove_start ended in). */
+static part *fin_pop(engine *e)
+{
+    part **best = NULL;
+    for (part **pp = &e->fin_head; *pp; pp = &(*pp)->next)
+        if (!best || (*pp)->job->prio > (*best)->job->prio) best = pp;
+    if (!best) return NULL;
+    part *p = *best;
+    *best = p->next;
     return p;
 }
 
@@ -438,6 +671,7 @@ static part *chan_pop(engine *e)
 typedef struct worker_arg {
     engine *e;
     unsigned id;
+    int reserved; /* the synthesis worker kept for CRITICAL work */
 } worker_arg;
 
 static cuzk_status synthesize(engine *e, part *p, cuzk_error *err)
@@ -480,17 +714,20 @@ static void *synth_main(void *arg)
     worker_arg *wa = arg;
     engine *e = wa->e;
     int w = (int)wa->id;
+    int reserved = wa->reserved;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stop) break;
-        job *j = job_pick(e);
+        job *j = job_pick(e, reserved ? ENGINE_PRIO_CRITICAL : ENGINE_PRIO_LOW);
         if (!j) {
             pthread_cond_wait(&e->cv_synth, &e->mu);
             continue;
         }
         /* Partitions synthesizing or waiting in the hand-off never outnumber its capacity, so a, b, c exist for
-         * at most that many plus the ones in prove_start, and a send never waits. */
-        if (e->synth_active + e->chan_len >= e->chan_cap) {
+         * at most that many plus the ones in prove_start, and a send never waits; the reserved worker's
+         * partition has a slot of its own. */
+        if (reserved ? e->res_synth + e->res_chan > 0
+                     : e->synth_active - e->res_synth + e->chan_len - e->res_chan >= e->chan_cap) {
             pthread_cond_wait(&e->cv_synth, &e->mu);
             continue;
         }
@@ -498,12 +735,15 @@ static void *synth_main(void *arg)
         size_t elems = set_elems(e, c);
         uint64_t abc_need = (uint64_t)elems * sizeof(fr_t);
         uint64_t need = c->witness_bytes + abc_need;
-        if (!engine_mem_fits_at_all(&e->mem, ENGINE_MEM_HOST, need)) {
+        /* Only CRITICAL partitions may use the reserve. */
+        uint64_t headroom = j->prio >= ENGINE_PRIO_CRITICAL ? 0 : e->critical_reserve;
+        if (!engine_mem_fits_at_all(&e->mem, ENGINE_MEM_HOST, need + headroom)) {
             cuzk_error why;
             cuzk_error_set(&why, CUZK_ERR_NOMEM,
-                           "job %llu: a partition of %s needs %llu bytes, more than the whole budget of %llu",
+                           "job %llu: a partition of %s needs %llu bytes, more than the whole budget of %llu%s",
                            (unsigned long long)j->id, c->name, (unsigned long long)need,
-                           (unsigned long long)e->mem.host_limit);
+                           (unsigned long long)(e->mem.host_limit - headroom),
+                           headroom ? " (less the CRITICAL reserve)" : "");
             job_stop(e, j, CUZK_ERR_NOMEM, &why);
             continue;
         }
@@ -512,7 +752,8 @@ static void *synth_main(void *arg)
         if (set) need = c->witness_bytes;
         /* Waiting for room keeps the order: the best partition waits rather than letting others pass it. Idle
          * sets are freed before waiting, so the cache never makes a partition wait. */
-        if (!engine_mem_try_reserve_direct(&e->mem, ENGINE_MEM_HOST, need)) {
+        int room = !headroom || engine_mem_host_in_use(&e->mem) + need + headroom <= e->mem.host_limit;
+        if (!room || !engine_mem_try_reserve_direct(&e->mem, ENGINE_MEM_HOST, need)) {
             abc_set *victim = abc_victim(e, elems);
             if (set) {
                 /* Back where it was (not counted as reused). */
@@ -545,13 +786,16 @@ static void *synth_main(void *arg)
         p->wit_bytes = c->witness_bytes;
         p->abc = set;
         p->abc_bytes = set ? 0 : abc_need;
+        p->reserved = reserved;
+        p->crit_pending = j->prio >= ENGINE_PRIO_CRITICAL;
         j->inflight++;
         e->synth_active++;
+        e->res_synth += (unsigned)reserved;
+        e->crit_pending += (unsigned)p->crit_pending;
         double t0 = engine_now_ms(e);
         if (j->next_part == 1) j->t_first = t0;
         /* Reservations are the only way accounted memory grows, so the largest mem= of these lines is the peak. */
-        timeline(e, "SYNTH_START", j->id, (int)p->index, w, "mem=%llu",
-                 (unsigned long long)engine_mem_host_in_use(&e->mem));
+        emit(e, EV(ENGINE_EV_SYNTH_START, j->id, (int)p->index, w, .bytes = engine_mem_host_in_use(&e->mem)));
         pthread_mutex_unlock(&e->mu);
 
         cuzk_error err;
@@ -562,6 +806,7 @@ static void *synth_main(void *arg)
 
         pthread_mutex_lock(&e->mu);
         e->synth_active--;
+        e->res_synth -= (unsigned)reserved;
         if (st != CUZK_OK) {
             if (err.code == CUZK_OK) err.code = st;
             cuzk_error_prefix(&err, "synthesis: ");
@@ -570,16 +815,20 @@ static void *synth_main(void *arg)
         }
         j->synth_ms += t1 - t0;
         hist_add(&e->h[H_SYNTH], t1 - t0);
-        timeline(e, "SYNTH_END", j->id, (int)p->index, w, "synth_ms=%.3f", t1 - t0);
-        /* The permit (this worker) is held until the send succeeds. */
-        while (e->chan_len == e->chan_cap && !e->stop && !j->stopped) pthread_cond_wait(&e->cv_space, &e->mu);
+        emit(e, EV(ENGINE_EV_SYNTH_END, j->id, (int)p->index, w, .ms = t1 - t0));
+        /* The permit (this worker) is held until the send succeeds; the reserved worker's slot is always free. */
+        while (!reserved && e->chan_len - e->res_chan >= e->chan_cap && !e->stop && !j->stopped)
+            pthread_cond_wait(&e->cv_space, &e->mu);
         if (e->stop || j->stopped) {
             part_drop(e, p);
             continue;
         }
         e->chan[e->chan_len++] = p;
-        timeline(e, "HANDOFF", j->id, (int)p->index, w, "wait_ms=%.3f", engine_now_ms(e) - t1);
-        pthread_cond_signal(&e->cv_item);
+        e->res_chan += (unsigned)reserved;
+        emit(e, EV(ENGINE_EV_HANDOFF, j->id, (int)p->index, w, .ms = engine_now_ms(e) - t1));
+        part_unpend(e, p);
+        /* Every prover worker looks: a held one may be the only one free for a CRITICAL partition. */
+        pthread_cond_broadcast(&e->cv_item);
     }
     pthread_mutex_unlock(&e->mu);
     return NULL;
@@ -612,7 +861,7 @@ static void abc_release_early(void *ctx)
         return;
     }
     abc_set *done = abc_return(ra->e, ra->p);
-    timeline(ra->e, "ABC_RELEASE", ra->p->job->id, (int)ra->p->index, -1, NULL);
+    emit(ra->e, EV(ENGINE_EV_ABC_RELEASE, ra->p->job->id, (int)ra->p->index, -1, .ms = 0));
     pthread_mutex_unlock(&ra->e->mu);
     abc_free(ra->e, done);
 }
@@ -623,11 +872,12 @@ static void *prover_main(void *arg)
     engine *e = wa->e;
     unsigned w = wa->id;
     unsigned gw = e->cfg.gpu_workers;
-    int device = e->cfg.devices ? e->cfg.devices[w / gw] : 0;
+    unsigned dev = w / gw;
+    int device = e->cfg.devices ? e->cfg.devices[dev] : 0;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stop) break;
-        part *p = chan_pop(e);
+        part *p = chan_pop(e, dev);
         if (!p) {
             pthread_cond_wait(&e->cv_item, &e->mu);
             continue;
@@ -635,8 +885,9 @@ static void *prover_main(void *arg)
         pthread_cond_signal(&e->cv_space);
         pthread_cond_broadcast(&e->cv_synth);
         job *j = p->job;
-        timeline(e, "GPU_PICKUP", j->id, (int)p->index, (int)w, "gpu=%d", device);
+        emit(e, EV(ENGINE_EV_GPU_PICKUP, j->id, (int)p->index, (int)w, .device = device));
         e->provers_active++;
+        e->dev_busy[dev]++;
         pthread_mutex_unlock(&e->mu);
 
         engine_partition ep = {
@@ -659,14 +910,16 @@ static void *prover_main(void *arg)
         err.code = CUZK_OK;
         err.msg[0] = '\0';
         double t0 = engine_now_ms(e);
-        timeline(e, "GPU_START", j->id, (int)p->index, (int)w, "gpu=%d", device);
+        emit(e, EV(ENGINE_EV_GPU_START, j->id, (int)p->index, (int)w, .device = device));
         cuzk_status st = e->be->prove_start(e->be, device, w, &ep, &p->handle, &err);
         double t1 = engine_now_ms(e);
-        timeline(e, "GPU_END", j->id, (int)p->index, (int)w, "gpu=%d gpu_ms=%.3f", device, t1 - t0);
+        emit(e, EV(ENGINE_EV_GPU_END, j->id, (int)p->index, (int)w, .device = device, .ms = t1 - t0));
         if (st != CUZK_OK) p->handle = NULL;
 
         pthread_mutex_lock(&e->mu);
         e->provers_active--;
+        e->dev_busy[dev]--;
+        if (e->crit_pending) pthread_cond_broadcast(&e->cv_item); /* a held worker may be this device's last */
         abc_set *done = p->abc && e->abc_host ? abc_return(e, p) : NULL; /* a witness set: after prove_finish */
         if (done) {
             pthread_mutex_unlock(&e->mu);
@@ -706,14 +959,13 @@ static void *finish_main(void *arg)
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stop) break;
-        part *p = e->fin_head;
+        part *p = fin_pop(e);
         if (!p) {
             pthread_cond_wait(&e->cv_fin, &e->mu);
             continue;
         }
-        e->fin_head = p->next;
         job *j = p->job;
-        timeline(e, "FINISH_START", j->id, (int)p->index, w, NULL);
+        emit(e, EV(ENGINE_EV_FINISH_START, j->id, (int)p->index, w, .ms = 0));
         pthread_mutex_unlock(&e->mu);
 
         cuzk_error err;
@@ -737,7 +989,7 @@ static void *finish_main(void *arg)
         double t1 = engine_now_ms(e);
 
         pthread_mutex_lock(&e->mu);
-        timeline(e, "FINISH_END", j->id, (int)p->index, w, "finish_ms=%.3f", t1 - t0);
+        emit(e, EV(ENGINE_EV_FINISH_END, j->id, (int)p->index, w, .ms = t1 - t0));
         if (st != CUZK_OK) {
             part_fail(e, p, &err, w);
             continue;
@@ -794,7 +1046,13 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->n_finish = e->cfg.finish_workers;
     e->abc_max_idle = e->cfg.abc_cache < 0 ? 0
                       : e->cfg.abc_cache > 0 ? (unsigned)e->cfg.abc_cache
-                                             : e->chan_cap + e->n_prover;
+                                             : e->chan_cap + 1 + e->n_prover;
+    if (cfg->host_budget && cfg->critical_reserve >= cfg->host_budget) {
+        free(e);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "engine: a CRITICAL reserve of %llu bytes in a budget of %llu",
+                              (unsigned long long)cfg->critical_reserve, (unsigned long long)cfg->host_budget);
+    }
+    e->critical_reserve = cfg->host_budget ? cfg->critical_reserve : 0;
     if ((e->be->host_alloc == NULL) != (e->be->host_free == NULL)) {
         free(e);
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "engine: a backend with only one of host_alloc and host_free");
@@ -803,14 +1061,17 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->abc_use_pinned = e->cfg.abc_pinned > 0 && e->be->host_alloc != NULL;
     e->abc_host = !e->be->evaluates_abc;
     e->wit_copy = !e->abc_host && e->abc_use_pinned;
-    unsigned total = e->n_synth + e->n_prover + e->n_finish;
-    e->chan = calloc(e->chan_cap, sizeof(*e->chan));
+    unsigned n_synth_threads = e->n_synth + 1; /* and the reserved one */
+    unsigned total = n_synth_threads + e->n_prover + e->n_finish;
+    e->chan = calloc(e->chan_cap + 1, sizeof(*e->chan));
+    e->dev_busy = calloc(e->cfg.num_devices, sizeof(*e->dev_busy));
     e->threads = calloc(total, sizeof(*e->threads));
     e->wargs = calloc(total, sizeof(*e->wargs));
     cuzk_status st = engine_mem_init(&e->mem, cfg->host_budget, 0, err);
-    if (st != CUZK_OK || !e->chan || !e->threads || !e->wargs) {
+    if (st != CUZK_OK || !e->chan || !e->threads || !e->wargs || !e->dev_busy) {
         if (st == CUZK_OK) engine_mem_destroy(&e->mem);
         free(e->chan);
+        free(e->dev_busy);
         free(e->threads);
         free(e->wargs);
         free(e);
@@ -827,15 +1088,16 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     for (unsigned i = 0; i < total; i++) {
         void *(*fn)(void *) = synth_main;
         unsigned id = i;
-        if (i >= e->n_synth + e->n_prover) {
+        if (i >= n_synth_threads + e->n_prover) {
             fn = finish_main;
-            id = i - e->n_synth - e->n_prover;
-        } else if (i >= e->n_synth) {
+            id = i - n_synth_threads - e->n_prover;
+        } else if (i >= n_synth_threads) {
             fn = prover_main;
-            id = i - e->n_synth;
+            id = i - n_synth_threads;
         }
         e->wargs[i].e = e;
         e->wargs[i].id = id;
+        e->wargs[i].reserved = i == e->n_synth;
         if (pthread_create(&e->threads[i], NULL, fn, &e->wargs[i]) != 0) {
             engine_destroy(e);
             return cuzk_error_set(err, CUZK_ERR_INTERNAL, "engine: cannot start worker thread %u", i);
@@ -856,7 +1118,7 @@ void engine_destroy(engine *e)
     engine_stop_threads(e);
     /* Workers drop what they hold before exiting; what remains sits in the queues. */
     pthread_mutex_lock(&e->mu);
-    while (e->chan_len) part_drop(e, e->chan[--e->chan_len]);
+    while (e->chan_len) part_drop(e, chan_take(e, e->chan_len - 1));
     while (e->fin_head) {
         part *p = e->fin_head;
         e->fin_head = p->next;
@@ -886,6 +1148,7 @@ void engine_destroy(engine *e)
     pthread_cond_destroy(&e->cv_done);
     engine_mem_destroy(&e->mem);
     free(e->chan);
+    free(e->dev_busy);
     free(e->threads);
     free(e->wargs);
     free(e);
@@ -924,7 +1187,7 @@ cuzk_status engine_submit(engine *e, const engine_request *req, uint64_t *job_id
     e->jobs = j;
     e->jobs_submitted++;
     *job_id = j->id;
-    timeline(e, "QUEUE", j->id, -1, -1, "parts=%u prio=%d", j->n, j->prio);
+    emit(e, EV(ENGINE_EV_QUEUE, j->id, -1, -1, .parts = j->n, .priority = j->prio));
     pthread_cond_broadcast(&e->cv_synth);
     pthread_mutex_unlock(&e->mu);
     return CUZK_OK;

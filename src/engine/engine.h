@@ -5,13 +5,14 @@
  *          ──► synthesis workers (partition_workers threads): witness, then a, b, c = A·w, B·w, C·w;
  *              a worker starts a partition only when its working set (witness + a/b/c) fits the memory
  *              budget and fewer partitions than the hand-off's capacity are synthesizing or waiting in it, and
- *              holds its permit (the worker itself) until the hand-off succeeds
+ *              holds its permit (the worker itself) until the hand-off succeeds; one more worker, with a slot
+ *              of its own in the hand-off, serves CRITICAL jobs only (see "Priorities" for the bound)
  *          ──► bounded hand-off channel, capacity max(synthesis_lookahead, partition_workers)
  *          ──► prover workers (gpu_workers per device): backend prove_start; a, b, c back to the engine's
  *              cache as soon as the backend lets go of them (engine_partition.abc_release) or prove_start
  *              returns (engine_config.abc_cache)
  *
- * So at most capacity + prover workers partitions hold a, b, c at once (partition_workers + 2 by default).
+ * So at most capacity + 1 + prover workers partitions hold a, b, c at once (partition_workers + 3 by default).
  * A backend that evaluates a, b, c itself (engine_backend.evaluates_abc: the GPU backend, from the circuit's
  * matrices on the device) gets the witness alone: synthesis stops after the witness, and when the backend offers
  * page-locked memory (host_alloc) the witness is copied into a buffer set of the cache (the synthesized arrays
@@ -29,8 +30,8 @@
  * Failures are per job: a synthesis error, a backend error or an allocation failure in one partition fails
  * that job (its other partitions are dropped and their memory released) and the engine keeps serving.
  *
- * Observability: one TIMELINE line per event (see engine_config.timeline) and Prometheus text metrics
- * (engine_metrics_write).
+ * Observability: one event per step, as a struct (engine_config.event_cb) and/or a TIMELINE line
+ * (engine_config.timeline), and Prometheus text metrics (engine_metrics_write).
  *
  * Threads: every function may be called from any thread, except that engine_destroy must not race with
  * the others, and timeline/fault callbacks must not call back into the engine. */
@@ -155,6 +156,58 @@ cuzk_status engine_backend_cpu_create(pool_t *start_pool, pool_t *finish_pool, e
 /* Calls be->destroy; NULL is allowed. */
 void engine_backend_destroy(engine_backend *be);
 
+/* ---- events ---- */
+
+/* What the engine reports of each step, in the order it happened (one lock keeps them in order). */
+typedef enum engine_event_type {
+    ENGINE_EV_QUEUE = 0,     /* submitted: parts, priority */
+    ENGINE_EV_SYNTH_START,   /* bytes: accounted host bytes after its reservation (the largest is the peak) */
+    ENGINE_EV_SYNTH_END,     /* ms: synthesis */
+    ENGINE_EV_HANDOFF,       /* ms: time blocked on a full hand-off channel */
+    ENGINE_EV_GPU_PICKUP,    /* device */
+    ENGINE_EV_GPU_START,     /* device */
+    ENGINE_EV_GPU_END,       /* device; ms: prove_start */
+    ENGINE_EV_FINISH_START,
+    ENGINE_EV_FINISH_END,    /* ms: prove_finish and verification */
+    ENGINE_EV_JOB_END,       /* status: CUZK_OK, CUZK_ERR_CANCELLED or the job's failure; verified; ms: total */
+    ENGINE_EV_FAIL,          /* a partition's failure: status */
+    ENGINE_EV_ABC_RELEASE,   /* the backend let go of a, b, c before the end of prove_start */
+    ENGINE_EV_ABC_FALLBACK,  /* the backend's host_alloc failed (status); malloc from now on; bytes: the set */
+    ENGINE_EV_COUNT
+} engine_event_type;
+
+typedef struct engine_event {
+    engine_event_type type;
+    double t_ms;        /* engine_now_ms when it happened */
+    uint64_t job_id;
+    int partition;      /* -1: the job as a whole (QUEUE, JOB_END) */
+    int worker;         /* the stage's worker: synthesis, prover (global index) or finish worker id; -1: none */
+    int device;         /* GPU_PICKUP, GPU_START, GPU_END: the device id; else -1 */
+    unsigned parts;     /* QUEUE */
+    int priority;       /* QUEUE: an engine_priority */
+    uint64_t bytes;     /* SYNTH_START, ABC_FALLBACK */
+    double ms;          /* SYNTH_END, HANDOFF, GPU_END, FINISH_END, JOB_END */
+    cuzk_status status; /* JOB_END, FAIL, ABC_FALLBACK; else CUZK_OK */
+    int verified;       /* JOB_END: every proof self-verified */
+} engine_event;
+
+/* One event; ev is valid only during the call. Called from engine threads, one at a time. */
+typedef void (*engine_event_fn)(void *ctx, const engine_event *ev);
+
+/* "QUEUE", "SYNTH_START", ...; "?" outside the enum. */
+const char *engine_event_name(engine_event_type type);
+
+/* The event's TIMELINE line (engine_config.timeline), newline included, into buf (truncated to size, always
+ * terminated when size > 0); returns the line's length. ENGINE_EVENT_LINE_MAX holds any line. */
+#define ENGINE_EVENT_LINE_MAX 256
+size_t engine_event_format(const engine_event *ev, char *buf, size_t size);
+
+/* Reads a TIMELINE line back (a saved log): the fields engine_event_format writes, in its order; the fields of
+ * other events stay at their defaults (-1 device, 0 or CUZK_OK). A JOB_END's text has only the outcome: a
+ * failed job reads back with status CUZK_ERR_INTERNAL. CUZK_ERR_FORMAT naming what is wrong and where (err may
+ * be NULL) for anything else, including lines that are not TIMELINE lines. */
+cuzk_status engine_event_parse(const char *line, engine_event *out, cuzk_error *err);
+
 /* ---- configuration ---- */
 
 /* One TIMELINE line (with its newline) per event; see engine_config.timeline. */
@@ -185,7 +238,7 @@ typedef struct engine_config {
      * abc_pinned: 1: sets from the backend's host_alloc when it has one (ENGINE_MEM_PINNED), else malloc
      * (ENGINE_MEM_HOST); -1: always malloc; 0: the default, ENGINE_ABC_PINNED_DEFAULT. If host_alloc fails the
      * engine uses malloc from then on (one ABC_FALLBACK timeline event).
-     * abc_cache: idle sets kept; 0: hand-off capacity + prover workers (every set that can be in use at
+     * abc_cache: idle sets kept; 0: hand-off capacity + 1 + prover workers (every set that can be in use at
      * once), of page-locked sets only: malloc'd ones are freed as soon as they are given back, as before (on
      * the H200 the GPU backend's staged prove_start from reused malloc'd sets took ~750 ms per 2^24 partition
      * against ~530 from fresh ones, cause not found); N > 0: N sets of either kind; < 0: none (each set is
@@ -200,12 +253,19 @@ typedef struct engine_config {
      * (status=ok|failed|cancelled verified=0|1 total_ms=), FAIL (a partition's failure, status=), ABC_RELEASE
      * (the backend let go of a, b, c before the end of prove_start), ABC_FALLBACK
      * (the backend's host_alloc failed, status=; malloc from now on; at most once).
-     * Written to the FILE and/or passed to the callback. */
+     * Written to the FILE and/or passed to the callback: engine_event_format of each event. */
     FILE *timeline;
     engine_timeline_fn timeline_cb;
     void *timeline_ctx;
+    /* Each event as a struct (before its line, when there are both). */
+    engine_event_fn event_cb;
+    void *event_ctx;
     engine_fault_fn fault;
     void *fault_ctx;
+    /* Bytes of host_budget that only CRITICAL partitions may take (see "Priorities" below); 0: none; must be
+     * less than host_budget; ignored without a budget. At least one CRITICAL partition's working set:
+     * witness_bytes + abc_bytes of its circuit (witness_bytes twice when the backend evaluates a, b, c). */
+    uint64_t critical_reserve;
 } engine_config;
 
 typedef struct engine engine;
@@ -223,6 +283,21 @@ typedef enum engine_priority {
     ENGINE_PRIO_CRITICAL = 4
 } engine_priority;
 
+/* Priorities. Every stage takes the highest priority first, then the oldest job, then the lowest partition:
+ * synthesis starts, the hand-off channel, prove_finish. CRITICAL (WinningPoSt) has three more things:
+ *   - a synthesis worker of its own (worker id partition_workers in the timeline) with a hand-off slot of its
+ *     own, so it never waits for a synthesis slot or for room in the channel;
+ *   - engine_config.critical_reserve: memory the other priorities leave free, so its working set is admitted
+ *     while big partitions hold the rest of the budget (idle buffer sets are freed for it as for anyone);
+ *   - while a CRITICAL partition synthesizes, a prover worker that comes free takes no other partition as long
+ *     as another worker keeps its device busy (a device is never left idle for it).
+ * The bound, for one CRITICAL partition at a time (more wait for each other in order) whose working set fits the
+ * reserve: its synthesis starts at submit (no partition of any other job starts before it), and at its hand-off
+ * it takes the next free prover worker before every queued partition: at once when a worker was kept for it
+ * (gpu_workers >= 2), else when the one prove_start in progress on that worker ends (gpu_workers = 1); its
+ * prove_finish then waits at most for the prove_finish calls in progress (finish_workers of them).
+ * HIGH (WindowPoSt) gets the priority order in every stage, but no reserved worker, reserve or kept turn: it
+ * waits for a synthesis slot, memory and a prover worker like the others, ahead of them. */
 typedef struct engine_request {
     const engine_circuit *circuit;
     const void *payload; /* passed to circuit->synthesize; borrowed until engine_wait returns */

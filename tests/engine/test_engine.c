@@ -173,46 +173,195 @@ static int verify_part(const groth16_proof *proof, uint64_t tag, unsigned part)
     return groth16_verify(NULL, &g_circuit.pvk, proof, pub, 2, &err) == CUZK_OK;
 }
 
-/* Timeline lines collected in memory. */
+/* Events collected in memory (and, for the text check, their lines); the condition variable lets a test wait
+ * for what the engine did, never for time (a deadline only turns a hang into a failure). */
 typedef struct tl_log {
     pthread_mutex_t mu;
-    char **lines;
+    pthread_cond_t cv;
+    engine_event *v;
     size_t n, cap;
+    char **lines;
+    size_t n_lines, cap_lines;
 } tl_log;
 
-static void tl_collect(void *ctx, const char *line)
+static void tl_init(tl_log *l)
+{
+    memset(l, 0, sizeof(*l));
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+}
+
+static void tl_event(void *ctx, const engine_event *ev)
 {
     tl_log *l = ctx;
     pthread_mutex_lock(&l->mu);
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
+        engine_event *nv = realloc(l->v, cap * sizeof(*nv));
+        if (!nv) {
+            pthread_mutex_unlock(&l->mu);
+            return;
+        }
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *ev;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void tl_line(void *ctx, const char *line)
+{
+    tl_log *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    if (l->n_lines == l->cap_lines) {
+        size_t cap = l->cap_lines ? 2 * l->cap_lines : 256;
         char **nl = realloc(l->lines, cap * sizeof(*nl));
         if (!nl) {
             pthread_mutex_unlock(&l->mu);
             return;
         }
         l->lines = nl;
-        l->cap = cap;
+        l->cap_lines = cap;
     }
-    l->lines[l->n] = strdup(line);
-    if (l->lines[l->n]) l->n++;
+    l->lines[l->n_lines] = strdup(line);
+    if (l->lines[l->n_lines]) l->n_lines++;
     pthread_mutex_unlock(&l->mu);
 }
 
 static void tl_free(tl_log *l)
 {
-    for (size_t i = 0; i < l->n; i++) free(l->lines[i]);
+    for (size_t i = 0; i < l->n_lines; i++) free(l->lines[i]);
     free(l->lines);
+    free(l->v);
+    pthread_cond_destroy(&l->cv);
     pthread_mutex_destroy(&l->mu);
 }
 
-static size_t tl_count(tl_log *l, const char *ev)
+/* With l->mu held (or the engine gone): the index of the first event t of job (part -1: any) at or after from;
+ * l->n if none. */
+static size_t tl_find(const tl_log *l, size_t from, engine_event_type t, uint64_t job, int part)
 {
-    char key[64];
-    snprintf(key, sizeof(key), " ev=%s ", ev);
-    size_t c = 0;
-    for (size_t i = 0; i < l->n; i++) c += strstr(l->lines[i], key) != NULL;
+    for (size_t i = from; i < l->n; i++)
+        if (l->v[i].type == t && l->v[i].job_id == job && (part < 0 || l->v[i].partition == part)) return i;
+    return l->n;
+}
+
+/* With l->mu held (or the engine gone): events t of job in [from, to). */
+static unsigned tl_count_in(const tl_log *l, size_t from, size_t to, engine_event_type t, uint64_t job)
+{
+    unsigned c = 0;
+    for (size_t i = from; i < to && i < l->n; i++) c += l->v[i].type == t && l->v[i].job_id == job;
     return c;
+}
+
+static size_t tl_count(tl_log *l, engine_event_type t)
+{
+    size_t c = 0;
+    pthread_mutex_lock(&l->mu);
+    for (size_t i = 0; i < l->n; i++) c += l->v[i].type == t;
+    pthread_mutex_unlock(&l->mu);
+    return c;
+}
+
+/* Waits (up to 30 s) until event t of job, partition part (-1: any), has happened; 0 on time-out. */
+static int tl_wait(tl_log *l, engine_event_type t, uint64_t job, int part)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    pthread_mutex_lock(&l->mu);
+    int waiting = 1;
+    while (tl_find(l, 0, t, job, part) == l->n && waiting)
+        waiting = pthread_cond_timedwait(&l->cv, &l->mu, &until) == 0;
+    int ok = tl_find(l, 0, t, job, part) < l->n;
+    pthread_mutex_unlock(&l->mu);
+    return ok;
+}
+
+static int ms_close(double a, double b) { return a - b < 0.0006 && b - a < 0.0006; }
+
+/* Each TIMELINE line is engine_event_format of the struct reported with it, and reads back to it (the text has
+ * milliseconds to 3 decimals, and a failed JOB_END only its outcome). */
+static void check_lines(tl_log *l)
+{
+    CHECK_MSG(l->n_lines == l->n && l->n > 0, "%zu lines for %zu events", l->n_lines, l->n);
+    unsigned bad = 0;
+    for (size_t i = 0; i < l->n && i < l->n_lines; i++) {
+        const engine_event *ev = &l->v[i];
+        char line[ENGINE_EVENT_LINE_MAX];
+        size_t len = engine_event_format(ev, line, sizeof line);
+        engine_event back;
+        cuzk_error err;
+        int ok = len == strlen(l->lines[i]) && !strcmp(line, l->lines[i]) &&
+                 engine_event_parse(l->lines[i], &back, &err) == CUZK_OK && back.type == ev->type &&
+                 ms_close(back.t_ms, ev->t_ms) && back.job_id == ev->job_id && back.partition == ev->partition &&
+                 back.worker == ev->worker && back.device == ev->device && back.parts == ev->parts &&
+                 back.priority == ev->priority && back.bytes == ev->bytes && ms_close(back.ms, ev->ms) &&
+                 (back.status == ev->status || (ev->type == ENGINE_EV_JOB_END && ev->status != CUZK_OK &&
+                                                ev->status != CUZK_ERR_CANCELLED)) &&
+                 back.verified == ev->verified;
+        if (!ok && bad++ < 5) CHECK_MSG(ok, "event %zu: line %s", i, l->lines[i]);
+    }
+    CHECK(bad == 0);
+}
+
+/* The text of events as the daemon's and cuzk-bench's readers know it, and lines that do not read. */
+static void test_event_text(void)
+{
+    static const struct {
+        engine_event ev;
+        const char *line;
+    } golden[] = {
+        {{.type = ENGINE_EV_QUEUE, .t_ms = 0.5, .job_id = 7, .partition = -1, .worker = -1, .device = -1, .parts = 10,
+          .priority = 4},
+         "TIMELINE t_ms=0.500 ev=QUEUE job=7 part=-1 worker=-1 parts=10 prio=4\n"},
+        {{.type = ENGINE_EV_SYNTH_START, .t_ms = 1, .job_id = 7, .partition = 3, .worker = 2, .device = -1,
+          .bytes = 123456789012ull},
+         "TIMELINE t_ms=1.000 ev=SYNTH_START job=7 part=3 worker=2 mem=123456789012\n"},
+        {{.type = ENGINE_EV_GPU_END, .t_ms = 2.25, .job_id = 7, .partition = 3, .worker = 1, .device = 4, .ms = 12.5},
+         "TIMELINE t_ms=2.250 ev=GPU_END job=7 part=3 worker=1 gpu=4 gpu_ms=12.500\n"},
+        {{.type = ENGINE_EV_FINISH_START, .t_ms = 3, .job_id = 7, .partition = 3, .worker = 0, .device = -1},
+         "TIMELINE t_ms=3.000 ev=FINISH_START job=7 part=3 worker=0\n"},
+        {{.type = ENGINE_EV_JOB_END, .t_ms = 4, .job_id = 7, .partition = -1, .worker = -1, .device = -1,
+          .status = CUZK_ERR_CANCELLED, .ms = 3.5},
+         "TIMELINE t_ms=4.000 ev=JOB_END job=7 part=-1 worker=-1 status=cancelled verified=0 total_ms=3.500\n"},
+        {{.type = ENGINE_EV_FAIL, .t_ms = 5, .job_id = 8, .partition = 0, .worker = 1, .device = -1,
+          .status = CUZK_ERR_GPU},
+         "TIMELINE t_ms=5.000 ev=FAIL job=8 part=0 worker=1 status=gpu-error\n"},
+        {{.type = ENGINE_EV_ABC_FALLBACK, .t_ms = 6, .job_id = 8, .partition = 1, .worker = -1, .device = -1,
+          .status = CUZK_ERR_NOMEM, .bytes = 4096},
+         "TIMELINE t_ms=6.000 ev=ABC_FALLBACK job=8 part=1 worker=-1 status=out-of-memory bytes=4096\n"},
+    };
+    cuzk_error err;
+    for (size_t i = 0; i < sizeof golden / sizeof golden[0]; i++) {
+        char line[ENGINE_EVENT_LINE_MAX];
+        engine_event_format(&golden[i].ev, line, sizeof line);
+        CHECK_MSG(!strcmp(line, golden[i].line), "format %zu: %s", i, line);
+        engine_event back;
+        CHECK(engine_event_parse(golden[i].line, &back, &err) == CUZK_OK && !memcmp(&back, &golden[i].ev, sizeof back));
+    }
+    char small[16];
+    CHECK(engine_event_format(&golden[0].ev, small, sizeof small) == strlen(golden[0].line) && strlen(small) == 15);
+    static const struct {
+        const char *line, *why;
+    } bad[] = {
+        {"", "TIMELINE"},
+        {"TIMELINE t_ms=1.000 ev=NOPE job=1 part=0 worker=0\n", "NOPE"},
+        {"TIMELINE t_ms=1.000 ev=GPU_END job=1 part=0 worker=0 gpu=0\n", "gpu_ms"},
+        {"TIMELINE t_ms=1.000 ev=SYNTH_START job=1 part=0 worker=0 mem=-5\n", "mem=-5"},
+        {"TIMELINE t_ms=nan ev=QUEUE job=1 part=-1 worker=-1 parts=1 prio=2\n", "t_ms"},
+        {"TIMELINE t_ms=1.000 ev=QUEUE job=1 part=-1 worker=-1 parts=1 prio=2 extra=1\n", "extra"},
+        {"TIMELINE t_ms=1.000 ev=FAIL job=1 part=0 worker=0 status=weird\n", "weird"},
+        {"TIMELINE t_ms=1.000 ev=JOB_END job=1 part=-1 worker=-1 status=ok verified=2 total_ms=1\n", "verified"},
+        {"TIMELINE t_ms=1.000 ev=HANDOFF job=1 part=99999999999 worker=0 wait_ms=0\n", "part"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        engine_event ev;
+        cuzk_status st = engine_event_parse(bad[i].line, &ev, &err);
+        CHECK_MSG(st == CUZK_ERR_FORMAT && strstr(err.msg, bad[i].why), "bad %zu: %s", i, err.msg);
+    }
+    CHECK(!strcmp(engine_event_name(ENGINE_EV_COUNT), "?") && !strcmp(engine_event_name(ENGINE_EV_HANDOFF), "HANDOFF"));
 }
 
 static void sleep_ms(unsigned ms)
@@ -372,10 +521,12 @@ static void test_many_jobs(rng_t *rng)
     be->host_alloc = hook_alloc; /* cancelled partitions must give their sets back too */
     be->host_free = hook_free;
     hooks_reset(0);
-    tl_log tl = {.n = 0};
-    pthread_mutex_init(&tl.mu, NULL);
+    tl_log tl;
+    tl_init(&tl);
+    /* Both forms of the events: each line must be its struct's (check_lines). */
     engine_config cfg = {.backend = be, .partition_workers = 3, .gpu_workers = 2, .synthesis_lookahead = 2,
-                         .finish_workers = 2, .timeline_cb = tl_collect, .timeline_ctx = &tl, .abc_pinned = 1};
+                         .finish_workers = 2, .event_cb = tl_event, .event_ctx = &tl, .timeline_cb = tl_line,
+                         .timeline_ctx = &tl, .abc_pinned = 1};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
 
@@ -425,9 +576,9 @@ static void test_many_jobs(rng_t *rng)
     CHECK(s.mem.host_in_use == s.abc_idle * g_circuit.abc_bytes); /* only the cache's idle sets remain */
     CHECK(s.jobs_completed == ok_jobs && s.jobs_cancelled == cancelled && s.jobs_failed == 0);
     CHECK(s.jobs_active == 0 && s.handoff_len == 0 && s.finish_pending == 0);
-    CHECK(tl_count(&tl, "QUEUE") == MANY_JOBS && tl_count(&tl, "JOB_END") == MANY_JOBS);
-    CHECK(tl_count(&tl, "FINISH_END") >= s.partitions_proved);
-    CHECK(tl_count(&tl, "GPU_END") == tl_count(&tl, "GPU_START"));
+    CHECK(tl_count(&tl, ENGINE_EV_QUEUE) == MANY_JOBS && tl_count(&tl, ENGINE_EV_JOB_END) == MANY_JOBS);
+    CHECK(tl_count(&tl, ENGINE_EV_FINISH_END) >= s.partitions_proved);
+    CHECK(tl_count(&tl, ENGINE_EV_GPU_END) == tl_count(&tl, ENGINE_EV_GPU_START));
     printf("many jobs: %u ok, %u cancelled, %llu partitions proved, peak accounted %llu bytes\n", ok_jobs, cancelled,
            (unsigned long long)s.partitions_proved, (unsigned long long)s.mem.host_peak);
 
@@ -453,6 +604,7 @@ static void test_many_jobs(rng_t *rng)
     be->host_alloc = NULL;
     be->host_free = NULL;
     engine_backend_destroy(be);
+    check_lines(&tl);
     tl_free(&tl);
 }
 
@@ -462,10 +614,10 @@ static void test_order(void)
     cuzk_error err;
     engine_backend *be;
     CHECK(engine_backend_cpu_create(g_pool, NULL, &be, &err) == CUZK_OK);
-    tl_log tl = {.n = 0};
-    pthread_mutex_init(&tl.mu, NULL);
+    tl_log tl;
+    tl_init(&tl);
     engine_config cfg = {.backend = be, .partition_workers = 1, .gpu_workers = 1, .no_verify = 1,
-                         .timeline_cb = tl_collect, .timeline_ctx = &tl};
+                         .event_cb = tl_event, .event_ctx = &tl};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     gate_set(0);
@@ -492,19 +644,15 @@ static void test_order(void)
     }
     /* Expected: critical (2), high (3), normal (1 then 4), low (0); partitions 0 then 1. */
     static const int order[5] = {2, 3, 1, 4, 0};
-    char want[10][64];
-    for (int k = 0; k < 5; k++)
-        for (int p = 0; p < 2; p++)
-            snprintf(want[2 * k + p], sizeof(want[0]), " ev=SYNTH_START job=%llu part=%d ",
-                     (unsigned long long)ids[order[k]], p);
     size_t got = 0;
     pthread_mutex_lock(&tl.mu);
     for (size_t i = 0; i < tl.n && got < 10; i++) {
-        if (!strstr(tl.lines[i], " ev=SYNTH_START ")) continue;
-        char gate_key[64];
-        snprintf(gate_key, sizeof(gate_key), " job=%llu ", (unsigned long long)gid);
-        if (strstr(tl.lines[i], gate_key)) continue;
-        CHECK_MSG(strstr(tl.lines[i], want[got]) != NULL, "start %zu: got %s wanted%s", got, tl.lines[i], want[got]);
+        const engine_event *ev = &tl.v[i];
+        if (ev->type != ENGINE_EV_SYNTH_START || ev->job_id == gid) continue;
+        uint64_t want_job = ids[order[got / 2]];
+        int want_part = (int)(got % 2);
+        CHECK_MSG(ev->job_id == want_job && ev->partition == want_part, "start %zu: job %llu part %d, wanted %llu %d",
+                  got, (unsigned long long)ev->job_id, ev->partition, (unsigned long long)want_job, want_part);
         got++;
     }
     pthread_mutex_unlock(&tl.mu);
@@ -656,8 +804,8 @@ static void test_faults(void)
     engine_stats s;
     engine_get_stats(e, &s);
     CHECK(s.jobs_failed == 3 && s.jobs_completed == 4 && s.mem.host_in_use == s.abc_idle * g_circuit.abc_bytes);
-    /* Failed partitions gave their sets back: no more sets than permits (2 + 2 + 2) ever existed. */
-    CHECK(s.abc_allocated <= 6 && s.abc_reused > 0 && g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
+    /* Failed partitions gave their sets back: no more sets than permits (2 + 1 reserved + 2 + 2) ever existed. */
+    CHECK(s.abc_allocated <= 7 && s.abc_reused > 0 && g_hooks.live_bytes == s.mem.in_use[ENGINE_MEM_PINNED]);
     engine_destroy(e);
     CHECK(g_hooks.frees == g_hooks.allocs && g_hooks.live_bytes == 0);
     engine_backend_destroy(cpu);
@@ -857,6 +1005,131 @@ static void test_devices(void)
     pthread_mutex_destroy(&dl.mu);
 }
 
+/* ---- CRITICAL work under load ---- */
+
+/* fixed_start, in the order of the calls; the partitions of one job wait for a turn the test grants. */
+typedef struct turn_backend {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t gated_job;
+    unsigned turns;
+    uint64_t calls[32]; /* job ids, in call order */
+    unsigned n_calls;
+} turn_backend;
+
+static cuzk_status turn_start(engine_backend *be, int device, unsigned worker, const engine_partition *p,
+                              void **handle, cuzk_error *err)
+{
+    turn_backend *tb = be->ctx;
+    pthread_mutex_lock(&tb->mu);
+    if (tb->n_calls < 32) tb->calls[tb->n_calls++] = p->job_id;
+    if (p->job_id == tb->gated_job) {
+        while (!tb->turns) pthread_cond_wait(&tb->cv, &tb->mu);
+        tb->turns--;
+    }
+    pthread_mutex_unlock(&tb->mu);
+    return fixed_start(be, device, worker, p, handle, err);
+}
+
+static void turn_grant(turn_backend *tb, unsigned n)
+{
+    pthread_mutex_lock(&tb->mu);
+    tb->turns += n;
+    pthread_cond_broadcast(&tb->cv);
+    pthread_mutex_unlock(&tb->mu);
+}
+
+/* A CRITICAL one-partition job submitted while a job of 8 larger partitions (the second circuit: twice the
+ * domain) fills the pipeline, its prove_start calls held until the test grants them turns. Two loads:
+ *   memory: the budget less the reserve holds three large partitions (one in prove_start, two handed off) and
+ *     the reserve one more, so without a reserve a fourth large one would have taken the room;
+ *   capacity: no budget, two prover workers both in prove_start and the hand-off full (its capacity 2); the
+ *     CRITICAL synthesis is gated so that one worker comes free while it synthesizes.
+ * In both its synthesis starts before any large partition's prove_start ends and no large synthesis starts
+ * before it; its prove_start is the next call after the one that ended (the memory load) or before any queued
+ * partition although a worker came free meanwhile (capacity); it ends before a second large prove_start has.
+ * The engine as it was (no reserved worker or reserve, no kept turn) fails each load at its first wait. */
+static void test_critical_latency(void)
+{
+    cuzk_error err;
+    uint64_t big = g_circuit2.witness_bytes + g_circuit2.abc_bytes;
+    uint64_t small = g_circuit.witness_bytes + g_circuit.abc_bytes;
+    CHECK(small <= big);
+    for (int load = 0; load < 2; load++) {
+        const int mem_load = load == 0;
+        turn_backend tb;
+        memset(&tb, 0, sizeof tb);
+        pthread_mutex_init(&tb.mu, NULL);
+        pthread_cond_init(&tb.cv, NULL);
+        tb.gated_job = 1; /* ids are 1, 2, ... in submission order on a fresh engine */
+        engine_backend be = {.name = "turns", .ctx = &tb, .prove_start = turn_start, .prove_finish = fixed_finish,
+                             .discard = fixed_discard};
+        tl_log l;
+        tl_init(&l);
+        engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = mem_load ? 1 : 2,
+                             .synthesis_lookahead = mem_load ? 8 : 2, .host_budget = mem_load ? 4 * big : 0,
+                             .critical_reserve = mem_load ? big : 0, .event_cb = tl_event,
+                             .event_ctx = &l};
+        engine *e;
+        CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+        payload pb = {.tag = 300 + (uint64_t)load, .fail_part = -1, .len = CHAIN_LEN2};
+        payload pc = {.tag = 310 + (uint64_t)load, .fail_part = -1, .gate = !mem_load};
+        engine_request rb = {.circuit = &g_circuit2, .payload = &pb, .partitions = 8, .priority = ENGINE_PRIO_NORMAL};
+        engine_request rc = {.circuit = &g_circuit, .payload = &pc, .partitions = 1, .priority = ENGINE_PRIO_CRITICAL};
+        uint64_t idb, idc;
+        CHECK(engine_submit(e, &rb, &idb, &err) == CUZK_OK && idb == 1);
+        /* The load in place: every large partition that can start has. */
+        if (mem_load)
+            CHECK(tl_wait(&l, ENGINE_EV_GPU_START, idb, 0) && tl_wait(&l, ENGINE_EV_HANDOFF, idb, 1) && tl_wait(&l, ENGINE_EV_HANDOFF, idb, 2));
+        else
+            CHECK(tl_wait(&l, ENGINE_EV_GPU_START, idb, 0) && tl_wait(&l, ENGINE_EV_GPU_START, idb, 1) &&
+                  tl_wait(&l, ENGINE_EV_HANDOFF, idb, 2) && tl_wait(&l, ENGINE_EV_HANDOFF, idb, 3));
+        if (!mem_load) gate_set(0);
+        CHECK(engine_submit(e, &rc, &idc, &err) == CUZK_OK && idc == 2);
+        CHECK_MSG(tl_wait(&l, ENGINE_EV_SYNTH_START, idc, 0), "load %d: the CRITICAL synthesis did not start", load);
+        if (!mem_load) {
+            /* One large prove_start ends while the CRITICAL partition synthesizes: its worker must wait. Its
+             * partition's FINISH_START comes after the worker chose (it queues the partition for prove_finish and
+             * looks at the channel under one hold of the engine's lock). */
+            turn_grant(&tb, 1);
+            CHECK(tl_wait(&l, ENGINE_EV_FINISH_START, idb, -1));
+            gate_set(1);
+        }
+        CHECK_MSG(tl_wait(&l, ENGINE_EV_HANDOFF, idc, 0), "load %d: the CRITICAL partition was not handed off", load);
+        if (mem_load) turn_grant(&tb, 1);
+        CHECK_MSG(tl_wait(&l, ENGINE_EV_JOB_END, idc, -1), "load %d: the CRITICAL job did not end", load);
+        turn_grant(&tb, 100);
+        engine_result res;
+        CHECK_MSG(engine_wait(e, idc, &res, &err) == CUZK_OK, "%s", res.error.msg);
+        CHECK(res.proofs && verify_part(&res.proofs[0], pc.tag, 0));
+        engine_result_free(&res);
+        CHECK_MSG(engine_wait(e, idb, &res, &err) == CUZK_OK && res.verified, "%s", res.error.msg);
+        engine_result_free(&res);
+        engine_stats s;
+        engine_get_stats(e, &s);
+        CHECK(!mem_load || s.mem.host_peak <= cfg.host_budget);
+        engine_destroy(e);
+
+        pthread_mutex_lock(&l.mu);
+        size_t queued = tl_find(&l, 0, ENGINE_EV_QUEUE, idc, -1), started = tl_find(&l, 0, ENGINE_EV_SYNTH_START, idc, 0);
+        size_t ended = tl_find(&l, 0, ENGINE_EV_JOB_END, idc, -1);
+        CHECK(queued < started && started < ended && ended < l.n);
+        CHECK_MSG(tl_count_in(&l, queued, started, ENGINE_EV_SYNTH_START, idb) == 0 &&
+                      tl_count_in(&l, queued, started, ENGINE_EV_GPU_END, idb) == 0,
+                  "load %d: the CRITICAL synthesis waited for the large job", load);
+        CHECK_MSG(tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb) == 1, "load %d: %u large prove_start calls ended first",
+                  load, tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb));
+        pthread_mutex_unlock(&l.mu);
+        /* The CRITICAL prove_start came right after those in progress when it was handed off. */
+        unsigned at = mem_load ? 1 : 2;
+        CHECK_MSG(tb.n_calls > at && tb.calls[at] == idc, "load %d: prove_start call %u was job %llu", load, at,
+                  (unsigned long long)(tb.n_calls > at ? tb.calls[at] : 0));
+        tl_free(&l);
+        pthread_cond_destroy(&tb.cv);
+        pthread_mutex_destroy(&tb.mu);
+    }
+}
+
 /* Sets come from the hooks, are reused across partitions and jobs, hold stale data past num_constraints (the
  * hooks' pattern, then an earlier partition's values) without changing a proof, stay accounted while idle, and
  * are all freed by engine_destroy. The same jobs without a cache (abc_cache < 0) give the same proofs. */
@@ -928,11 +1201,11 @@ static void test_abc_early_release(void)
     uint64_t w = g_circuit.witness_bytes, abc = g_circuit.abc_bytes;
     uint64_t budget = 3 * w + abc + w / 2;
     CHECK_MSG(2 * (w + abc) > budget, "the test needs a, b, c larger than 3/4 of a witness");
-    tl_log tl = {.n = 0};
-    pthread_mutex_init(&tl.mu, NULL);
+    tl_log tl;
+    tl_init(&tl);
     /* malloc'd sets (no host hooks) are kept only with an explicit cache size: 2 is the default's count here. */
     engine_config cfg = {.backend = &be, .partition_workers = 1, .gpu_workers = 1, .host_budget = budget,
-                         .timeline_cb = tl_collect, .timeline_ctx = &tl, .abc_cache = 2};
+                         .event_cb = tl_event, .event_ctx = &tl, .abc_cache = 2};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl = {.tag = 77, .fail_part = -1};
@@ -950,17 +1223,11 @@ static void test_abc_early_release(void)
               (unsigned long long)budget);
     CHECK(s.abc_allocated == 1 && s.abc_reused == parts - 1);
     engine_destroy(e);
-    CHECK(tl_count(&tl, "ABC_RELEASE") == parts);
+    CHECK(tl_count(&tl, ENGINE_EV_ABC_RELEASE) == parts);
     unsigned early = 0;
     for (unsigned k = 0; k + 1 < parts; k++) {
-        char start[96], end[96];
-        snprintf(start, sizeof start, " ev=SYNTH_START job=%llu part=%u ", (unsigned long long)id, k + 1);
-        snprintf(end, sizeof end, " ev=GPU_END job=%llu part=%u ", (unsigned long long)id, k);
-        size_t i_start = tl.n, i_end = tl.n;
-        for (size_t i = 0; i < tl.n; i++) {
-            if (i_start == tl.n && strstr(tl.lines[i], start)) i_start = i;
-            if (i_end == tl.n && strstr(tl.lines[i], end)) i_end = i;
-        }
+        size_t i_start = tl_find(&tl, 0, ENGINE_EV_SYNTH_START, id, (int)k + 1);
+        size_t i_end = tl_find(&tl, 0, ENGINE_EV_GPU_END, id, (int)k);
         CHECK(i_start < tl.n && i_end < tl.n);
         early += i_start < i_end;
     }
@@ -1148,10 +1415,10 @@ static void test_abc_fallback(void)
     be->host_alloc = hook_alloc;
     be->host_free = hook_free;
     hooks_reset(1);
-    tl_log tl = {.n = 0};
-    pthread_mutex_init(&tl.mu, NULL);
+    tl_log tl;
+    tl_init(&tl);
     engine_config cfg = {.backend = be, .partition_workers = 2, .gpu_workers = 2, .abc_pinned = 1,
-                         .timeline_cb = tl_collect, .timeline_ctx = &tl};
+                         .event_cb = tl_event, .event_ctx = &tl};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl = {.tag = 71, .fail_part = -1};
@@ -1167,13 +1434,17 @@ static void test_abc_fallback(void)
     CHECK(s.abc_fallback && s.abc_pinned == 0 && s.abc_allocated >= 1);
     /* Workers that started before the refusal was seen may each have asked once. */
     CHECK(g_hooks.refusals >= 1 && g_hooks.refusals <= 2 && g_hooks.allocs == 0);
-    CHECK(tl_count(&tl, "ABC_FALLBACK") == 1);
+    CHECK(tl_count(&tl, ENGINE_EV_ABC_FALLBACK) == 1);
+    pthread_mutex_lock(&tl.mu);
+    size_t fb = tl_find(&tl, 0, ENGINE_EV_ABC_FALLBACK, id, -1);
+    CHECK(fb < tl.n && tl.v[fb].status == CUZK_ERR_NOMEM && tl.v[fb].bytes == g_circuit.abc_bytes);
+    pthread_mutex_unlock(&tl.mu);
     CHECK(s.mem.in_use[ENGINE_MEM_PINNED] == 0 && s.mem.in_use[ENGINE_MEM_HOST] == s.abc_idle * g_circuit.abc_bytes);
     engine_destroy(e);
     /* abc_pinned -1: the hooks are never asked. */
     hooks_reset(0);
     cfg.abc_pinned = -1;
-    cfg.timeline_cb = NULL;
+    cfg.event_cb = NULL;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
     CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
@@ -1247,6 +1518,7 @@ int main(void)
         CHECK(0);
         return test_finish("test_engine");
     }
+    test_event_text();
     test_mem();
     test_mem_reclaim();
     test_prove_start_abc(&rng);
@@ -1262,6 +1534,7 @@ int main(void)
     test_abc_early_release();
     test_backend_evaluates_abc();
     test_devices();
+    test_critical_latency();
     test_residency();
     fixture_free();
     return test_finish("test_engine");

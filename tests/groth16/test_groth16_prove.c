@@ -248,10 +248,10 @@ static void test_shapes(rng_t *rng)
         CHECK(groth16_proof_read(&dec, b1, &err) == CUZK_OK && proof_eq(&dec, &proof));
 
         /* wrong input count is an error, not a crash */
-        fr_t extra[64];
-        memset(extra, 0, sizeof(extra));
-        CHECK(groth16_verify(pool, &pvk, &proof, extra, npub + 1, &err) == CUZK_ERR_INVALID_ARG);
-        if (npub > 0) CHECK(groth16_verify(pool, &pvk, &proof, extra, npub - 1, &err) == CUZK_ERR_INVALID_ARG);
+        fr_t wrong_pub[64];
+        memset(wrong_pub, 0, sizeof(wrong_pub));
+        CHECK(groth16_verify(pool, &pvk, &proof, wrong_pub, npub + 1, &err) == CUZK_ERR_INVALID_ARG);
+        if (npub > 0) CHECK(groth16_verify(pool, &pvk, &proof, wrong_pub, npub - 1, &err) == CUZK_ERR_INVALID_ARG);
 
         /* a changed public input */
         if (npub > 0) {

@@ -15,6 +15,20 @@ echo "$out" | grep -q '"proofs":3,"verified":3,"failed":0' || fail "zkey batch: 
 out=$("$bench" batch --circuit synthetic:k=8 -n 2 -j 2 --backend cpu --json) || fail "synthetic batch: exit $?"
 echo "$out" | grep -q '"proofs":2,"verified":2,"failed":0' || fail "synthetic batch: $out"
 
+# A saved timeline gives the live run's statistics back (cuzk-bench timeline); a malformed line is skipped, named.
+tl=$(mktemp)
+live=$("$bench" batch --circuit synthetic:k=8 -n 2 -j 2 --partitions 2 --backend cpu --timeline "$tl" --json) ||
+    fail "batch --timeline: exit $?"
+echo "TIMELINE t_ms=1.000 ev=GPU_END job=1 part=0 worker=0 gpu=0" >>"$tl"
+again=$("$bench" timeline "$tl" --json 2>"$tl.err") || fail "timeline: exit $?"
+for key in proofs verified failed cancelled peak_accounted_bytes; do
+    a=$(echo "$live" | grep -o "\"$key\":[0-9]*")
+    b=$(echo "$again" | grep -o "\"$key\":[0-9]*")
+    [ -n "$a" ] && [ "$a" = "$b" ] || fail "timeline: $key: live '$a', from the log '$b'"
+done
+grep -q ":$(wc -l <"$tl"): skipped: .*gpu_ms" "$tl.err" || fail "timeline: the malformed line: $(cat "$tl.err")"
+rm -f "$tl" "$tl.err"
+
 refuse() {
     local what=$1
     shift

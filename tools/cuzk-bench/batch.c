@@ -1,8 +1,9 @@
 /* cuzk-bench batch: the proving engine in-process, N proofs of P partitions with J requests in flight; and
  * cuzk-bench timeline: the same statistics recomputed from a saved TIMELINE log.
  *
- * Both compute their statistics from the engine's timeline lines, so a live run and a saved log of it give the
- * same numbers (peak RSS excepted, which only a live run can know). */
+ * Both compute their statistics from the engine's events (a live run's structs, a saved log's lines read back with
+ * engine_event_parse), so a live run and a saved log of it give the same numbers (peak RSS excepted, which only a
+ * live run can know). */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,7 +35,7 @@
 int bench_batch(int argc, char **argv);
 int bench_timeline(int argc, char **argv);
 
-/* ---- statistics from timeline lines ---- */
+/* ---- statistics from events ---- */
 
 typedef struct dvec {
     double *v;
@@ -71,48 +72,23 @@ typedef struct tl_stats {
     int have_any;
 } tl_stats;
 
-/* The value after " key=" in line, or NULL. */
-static const char *tl_field(const char *line, const char *key)
+/* Feeds one event. Returns -1 on allocation failure. */
+static int tl_stats_add(tl_stats *s, const engine_event *ev)
 {
-    size_t kl = strlen(key);
-    for (const char *p = strstr(line, key); p; p = strstr(p + 1, key))
-        if (p > line && p[-1] == ' ' && p[kl] == '=') return p + kl + 1;
-    return NULL;
-}
-
-static double tl_num(const char *line, const char *key, double dflt)
-{
-    const char *v = tl_field(line, key);
-    return v ? strtod(v, NULL) : dflt;
-}
-
-static int tl_is(const char *line, const char *ev)
-{
-    const char *v = tl_field(line, "ev");
-    size_t n = strlen(ev);
-    return v && strncmp(v, ev, n) == 0 && (v[n] == ' ' || v[n] == '\n' || v[n] == '\0');
-}
-
-/* Feeds one line (others than TIMELINE lines are ignored). Returns -1 on allocation failure. */
-static int tl_stats_add(tl_stats *s, const char *line)
-{
-    if (strncmp(line, "TIMELINE ", 9) != 0) return 0;
-    double t = tl_num(line, "t_ms", 0);
+    double t = ev->t_ms;
     if (!s->have_any) {
         s->t_first = t;
         s->t_last = t;
         s->have_any = 1;
     }
-    if (tl_is(line, "QUEUE") && t < s->t_first) s->t_first = t;
-    if (tl_is(line, "SYNTH_START")) {
-        double m = tl_num(line, "mem", 0);
-        if (m > (double)s->peak_mem) s->peak_mem = (uint64_t)m;
-    } else if (tl_is(line, "SYNTH_END")) {
-        if (dvec_push(&s->synth, tl_num(line, "synth_ms", 0))) return -1;
-    } else if (tl_is(line, "GPU_START") || tl_is(line, "GPU_END")) {
-        double w = tl_num(line, "worker", -1);
-        if (w < 0 || w > 1e6) return 0;
-        size_t wi = (size_t)w;
+    if (ev->type == ENGINE_EV_QUEUE && t < s->t_first) s->t_first = t;
+    if (ev->type == ENGINE_EV_SYNTH_START) {
+        if (ev->bytes > s->peak_mem) s->peak_mem = ev->bytes;
+    } else if (ev->type == ENGINE_EV_SYNTH_END) {
+        if (dvec_push(&s->synth, ev->ms)) return -1;
+    } else if (ev->type == ENGINE_EV_GPU_START || ev->type == ENGINE_EV_GPU_END) {
+        if (ev->worker < 0 || ev->worker > 1000000) return 0;
+        size_t wi = (size_t)ev->worker;
         if (wi >= s->n_workers) {
             double *ns = realloc(s->open_start, (wi + 1) * sizeof(*ns));
             if (!ns) return -1;
@@ -120,10 +96,10 @@ static int tl_stats_add(tl_stats *s, const char *line)
             s->open_start = ns;
             s->n_workers = wi + 1;
         }
-        if (tl_is(line, "GPU_START")) {
+        if (ev->type == ENGINE_EV_GPU_START) {
             s->open_start[wi] = t;
         } else {
-            if (dvec_push(&s->gpu, tl_num(line, "gpu_ms", 0))) return -1;
+            if (dvec_push(&s->gpu, ev->ms)) return -1;
             if (s->open_start[wi] >= 0) {
                 if (s->n_iv == s->cap_iv) {
                     size_t cap = s->cap_iv ? 2 * s->cap_iv : 64;
@@ -132,18 +108,17 @@ static int tl_stats_add(tl_stats *s, const char *line)
                     s->iv = ni;
                     s->cap_iv = cap;
                 }
-                s->iv[s->n_iv++] = (interval){s->open_start[wi], t, (int)tl_num(line, "gpu", 0)};
+                s->iv[s->n_iv++] = (interval){s->open_start[wi], t, ev->device};
                 s->open_start[wi] = -1;
             }
         }
-    } else if (tl_is(line, "JOB_END")) {
+    } else if (ev->type == ENGINE_EV_JOB_END) {
         s->jobs++;
         if (t > s->t_last) s->t_last = t;
-        const char *st = tl_field(line, "status");
-        if (st && strncmp(st, "ok", 2) == 0) {
+        if (ev->status == CUZK_OK) {
             s->proofs++;
-            s->verified += tl_num(line, "verified", 0) != 0;
-        } else if (st && strncmp(st, "cancelled", 9) == 0) {
+            s->verified += ev->verified != 0;
+        } else if (ev->status == CUZK_ERR_CANCELLED) {
             s->cancelled++;
         } else {
             s->failed++;
@@ -293,12 +268,11 @@ typedef struct batch_ctx {
     int have_err;
 } batch_ctx;
 
-static void batch_timeline(void *ctx, const char *line)
+static void batch_event(void *ctx, const engine_event *ev)
 {
     batch_ctx *b = ctx;
     pthread_mutex_lock(&b->tl_mu);
-    if (tl_stats_add(&b->stats, line)) b->stats_oom = 1;
-    if (b->tl_file) fputs(line, b->tl_file);
+    if (tl_stats_add(&b->stats, ev)) b->stats_oom = 1;
     pthread_mutex_unlock(&b->tl_mu);
 }
 
@@ -980,7 +954,7 @@ int bench_batch(int argc, char **argv)
         .abc_on_device = abc_device,
         .engine = {.synth_pool = synth_pool, .gpu_workers = (unsigned)gw, .partition_workers = (unsigned)pw,
                    .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
-                   .timeline_cb = batch_timeline, .timeline_ctx = &b, .abc_pinned = abc_pinned,
+                   .event_cb = batch_event, .event_ctx = &b, .timeline = b.tl_file, .abc_pinned = abc_pinned,
                    .abc_cache = !abc_cache_given ? 0 : abc_cache ? (int)abc_cache : -1}};
     if (engine_open(&oc, &host, &err) != CUZK_OK) goto fail;
     b.e = host->eng;
@@ -1103,15 +1077,25 @@ int bench_timeline(int argc, char **argv)
     memset(&s, 0, sizeof(s));
     char line[1024];
     int rc = 0;
-    size_t n_lines = 0;
+    size_t n_lines = 0, n_bad = 0, line_no = 0;
     while (fgets(line, sizeof(line), f)) {
-        if (strncmp(line, "TIMELINE ", 9) == 0) n_lines++;
-        if (tl_stats_add(&s, line)) {
+        line_no++;
+        if (strncmp(line, "TIMELINE ", 9) != 0) continue;
+        engine_event ev;
+        cuzk_error err;
+        if (engine_event_parse(line, &ev, &err) != CUZK_OK) {
+            /* A log cut off mid-line still gives the statistics of the rest. */
+            if (n_bad++ < 5) fprintf(stderr, "timeline: %s:%zu: skipped: %s\n", path, line_no, err.msg);
+            continue;
+        }
+        n_lines++;
+        if (tl_stats_add(&s, &ev)) {
             fprintf(stderr, "timeline: out of memory\n");
             rc = 1;
             break;
         }
     }
+    if (n_bad) fprintf(stderr, "timeline: %zu malformed TIMELINE lines skipped\n", n_bad);
     if (f != stdin) fclose(f);
     if (!rc && !n_lines) {
         fprintf(stderr, "timeline: no TIMELINE lines in %s\n", path);

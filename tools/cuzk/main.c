@@ -384,33 +384,20 @@ typedef struct porep_progress {
     unsigned partitions;
 } porep_progress;
 
-/* The value of " key=" in a TIMELINE line, or dflt. */
-static double timeline_num(const char *line, const char *key, double dflt)
-{
-    char pat[32];
-    snprintf(pat, sizeof pat, " %s=", key);
-    const char *v = strstr(line, pat);
-    return v ? strtod(v + strlen(pat), NULL) : dflt;
-}
-
-/* One line per partition and stage, from the engine's timeline. */
-static void porep_timeline(void *ctx, const char *line)
+/* One line per partition and stage, from the engine's events. */
+static void porep_event(void *ctx, const engine_event *ev)
 {
     const porep_progress *pp = ctx;
-    const char *ev = strstr(line, " ev=");
-    if (!ev) return;
-    ev += 4;
-    int part = (int)timeline_num(line, "part", -1);
-    if (part < 0) return;
-    if (strncmp(ev, "SYNTH_END ", 10) == 0)
-        fprintf(stderr, "cuzk prove: partition %d/%u synthesized (%.0f ms)\n", part + 1, pp->partitions,
-                timeline_num(line, "synth_ms", 0));
-    else if (strncmp(ev, "GPU_END ", 8) == 0)
-        fprintf(stderr, "cuzk prove: partition %d/%u H, L, A, B_G1 on %s (%.0f ms)\n", part + 1, pp->partitions,
-                pp->backend, timeline_num(line, "gpu_ms", 0));
-    else if (strncmp(ev, "FINISH_END ", 11) == 0)
-        fprintf(stderr, "cuzk prove: partition %d/%u finished and self-verified (%.0f ms)\n", part + 1,
-                pp->partitions, timeline_num(line, "finish_ms", 0));
+    if (ev->partition < 0) return;
+    if (ev->type == ENGINE_EV_SYNTH_END)
+        fprintf(stderr, "cuzk prove: partition %d/%u synthesized (%.0f ms)\n", ev->partition + 1, pp->partitions,
+                ev->ms);
+    else if (ev->type == ENGINE_EV_GPU_END)
+        fprintf(stderr, "cuzk prove: partition %d/%u H, L, A, B_G1 on %s (%.0f ms)\n", ev->partition + 1,
+                pp->partitions, pp->backend, ev->ms);
+    else if (ev->type == ENGINE_EV_FINISH_END)
+        fprintf(stderr, "cuzk prove: partition %d/%u finished and self-verified (%.0f ms)\n", ev->partition + 1,
+                pp->partitions, ev->ms);
 }
 
 /* The backend --backend names, or AUTO (the GPU when one is present and the CPU otherwise). */
@@ -463,7 +450,7 @@ static int cmd_prove_porep(pool_t *pool, const options *o)
                                  .pool = pool,
                                  .finish_threads = o->threads,
                                  .abc_on_device = -1,
-                                 .engine = {.synth_pool = pool, .timeline_cb = porep_timeline, .timeline_ctx = &pp}};
+                                 .engine = {.synth_pool = pool, .event_cb = porep_event, .event_ctx = &pp}};
         st = engine_open(&oc, &host, &err);
     }
     engine_backend *be = host ? host->backend : NULL;
