@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "circuits/stacked/stacked.h"
+#include "circuits/stacked/stacked_fast.h"
 #include "testutil.h"
 #include "util/blake2s.h"
 
@@ -102,6 +103,13 @@ static void test_stacked_circuit_rs(void)
     CHECK_MSG(strcmp(hex, "b9e22ee377bc73c4e08f679252c4f87948f5812be8c95358a6bf87a7279a785f") == 0,
               "hash %s differs from rust-fil-proofs'", hex);
     r1cs_free(&cs);
+    /* The compiled shape (stacked_fast: what setup and the engine build) hashes the same. */
+    r1cs fast;
+    CHECK(stacked_compile_shape(NULL, &c, &fast, &err) == CUZK_OK);
+    uint8_t got_fast[R1CS_HASH_BYTES];
+    CHECK(r1cs_bellperson_hash(&fast, got_fast, &err) == CUZK_OK);
+    CHECK(memcmp(got, got_fast, R1CS_HASH_BYTES) == 0);
+    r1cs_free(&fast);
     stacked_circuit_free(&c);
 }
 

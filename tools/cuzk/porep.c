@@ -8,8 +8,10 @@
 #include "circuits/porep/geometry.h"
 #include "circuits/porep/seal.h"
 #include "circuits/porep/synth_c1.h"
+#include "circuits/spec.h"
 #include "circuits/stacked/stacked.h"
 #include "cuzk.h"
+#include "formats/filecoin_params.h"
 #include "r1cs/r1cs.h"
 
 static const char *PUSAGE =
@@ -200,32 +202,56 @@ static int porep_check_circuit_cmd(int argc, char **argv)
 
 int cmd_circuit_info(int argc, char **argv)
 {
-    const char *spec = NULL;
+    const char *text = NULL;
+    int want_hash = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc) spec = argv[++i];
+        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc) text = argv[++i];
+        else if (strcmp(argv[i], "--hash") == 0) want_hash = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: cuzk circuit-info --circuit porep:SIZE\n"
-                   "  constraints and public inputs of one PoRep partition circuit, counted without storing it\n");
+            printf("usage: cuzk circuit-info --circuit porep:SIZE[,api=..,kind=..] [--hash]\n"
+                   "  constraints and public inputs of one PoRep partition circuit, counted without storing it, and\n"
+                   "  the published parameter files it needs; --hash builds its shape and prints bellperson's\n"
+                   "  TestConstraintSystem::hash() of it (memory: ~100 bytes a constraint)\n");
             return 0;
         } else {
             fprintf(stderr, "cuzk circuit-info: unexpected argument '%s'\n", argv[i]);
             return EXIT_BAD_INPUT;
         }
     }
-    if (!spec || strncmp(spec, "porep:", 6) != 0) {
+    if (!text || strncmp(text, "porep:", 6) != 0) {
         fprintf(stderr, "cuzk circuit-info: --circuit porep:SIZE is required (e.g. porep:32GiB)\n");
         return EXIT_BAD_INPUT;
     }
     cuzk_error err;
-    const porep_geometry *g;
-    cuzk_status st = porep_geometry_parse(spec + 6, &g, &err);
+    circuit_spec spec;
+    cuzk_status st = circuit_spec_parse(text, &spec, &err);
     if (st) return cli_report("circuit-info", st, &err);
+    const porep_geometry *g = porep_geometry_for_size(spec.porep->sector_size);
     stacked_info info;
     st = stacked_circuit_info(g->sector_size, &info, &err);
     if (st) return cli_report("circuit-info", st, &err);
     printf("PoRep %s, one partition (of %u): %zu constraints, %zu inputs including ONE (%zu constraints with the "
            "prover's input constraints), %zu aux variables\n",
-           g->name, g->partitions, info.synth_constraints, info.inputs, info.constraints, info.aux);
+           g->name, porep_partitions(g, spec.porep->kind), info.synth_constraints, info.inputs, info.constraints,
+           info.aux);
+    char name[FILECOIN_PARAMS_NAME_MAX];
+    filecoin_params_kind pk =
+        spec.porep->kind == POREP_NON_INTERACTIVE ? FILECOIN_PARAMS_POREP_NI : FILECOIN_PARAMS_POREP;
+    if (filecoin_params_name(pk, g->sector_size, name, sizeof name, &err) == CUZK_OK)
+        printf("params: %s.params\nvk: %s.vk\n", name, name);
+    else
+        printf("params: none published (%s)\n", err.msg);
+    if (want_hash) {
+        r1cs cs;
+        st = circuit_spec_build(NULL, &spec, R1CS_MATRICES, &cs, &err);
+        uint8_t h[R1CS_HASH_BYTES];
+        if (st == CUZK_OK) st = r1cs_bellperson_hash(&cs, h, &err);
+        r1cs_free(&cs);
+        if (st) return cli_report("circuit-info", st, &err);
+        char hex[2 * R1CS_HASH_BYTES + 1];
+        r1cs_hash_hex(h, hex);
+        printf("hash: %s\n", hex);
+    }
     return 0;
 }
 
