@@ -11,6 +11,7 @@
 #include "circuits/hash/sha256.h"
 #include "circuits/porep/geometry.h"
 #include "circuits/porep/prf.h"
+#include "circuits/stacked/stacked.h"
 #include "groth16/groth16.h"
 
 static const char *const KIND_NAMES[FILECOIN_PARAMS_KINDS] = {"porep", "porep-ni", "wpost",
@@ -231,6 +232,25 @@ cuzk_status filecoin_params_find(const char *dir, filecoin_params_kind kind, uin
                           porep_geometry_for_size(sector_size)->name, names[0], names[1], dir);
 }
 
+cuzk_status filecoin_params_find_vk(const char *dir, filecoin_params_kind kind, uint64_t sector_size, char *out,
+                                    size_t n, int *published, cuzk_error *err)
+{
+    char names[2][FILECOIN_PARAMS_NAME_MAX];
+    cuzk_status st = filecoin_params_name(kind, sector_size, names[0], sizeof names[0], err);
+    if (st == CUZK_OK) st = filecoin_params_own_name(kind, sector_size, names[1], sizeof names[1], err);
+    if (st) return st;
+    for (int i = 0; i < 2; i++) {
+        if ((st = fits(snprintf(out, n, "%s/%s.vk", dir, names[i]), n, "the vk path", err))) return st;
+        if (is_file(out)) {
+            if (published) *published = i == 0;
+            return CUZK_OK;
+        }
+    }
+    if (n) out[0] = 0;
+    return cuzk_error_set(err, CUZK_ERR_IO, "%s %s: neither %s.vk nor %s.vk is in %s", KIND_NAMES[kind],
+                          porep_geometry_for_size(sector_size)->name, names[0], names[1], dir);
+}
+
 cuzk_status filecoin_params_digest(const char *path, char out[33], cuzk_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -254,5 +274,89 @@ cuzk_status filecoin_params_digest(const char *path, char out[33], cuzk_error *e
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < 16; i++) out[2 * i] = digits[d[i] >> 4], out[2 * i + 1] = digits[d[i] & 15];
     out[32] = 0;
+    return CUZK_OK;
+}
+
+uint64_t filecoin_params_vk_bytes(uint64_t ic) { return GROTH16_VK_FIXED_BYTES + 96 * ic; }
+
+uint64_t filecoin_params_file_bytes(const filecoin_params_layout *lo)
+{
+    return filecoin_params_vk_bytes(lo->ic) + 5 * 4 + 96 * (lo->h + lo->l + lo->a + lo->b_g1) + 192 * lo->b_g2;
+}
+
+cuzk_status filecoin_params_read_layout(const char *path, filecoin_params_layout *out, uint64_t *file_bytes,
+                                        cuzk_error *err)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0) {
+        fclose(f);
+        return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
+    }
+    uint64_t size = (uint64_t)sb.st_size, pos = GROTH16_VK_FIXED_BYTES - 4;
+    *file_bytes = size;
+    static const char *const names[6] = {"ic", "h", "l", "a", "b_g1", "b_g2"};
+    uint64_t *lens[6] = {&out->ic, &out->h, &out->l, &out->a, &out->b_g1, &out->b_g2};
+    cuzk_status st = CUZK_OK;
+    for (int i = 0; st == CUZK_OK && i < 6; i++) {
+        uint8_t b[4];
+        if (pos + 4 > size || fseeko(f, (off_t)pos, SEEK_SET) != 0 || fread(b, 1, 4, f) != 4) {
+            st = cuzk_error_set(err, CUZK_ERR_TRUNCATED, "%s: ends before the length of %s (byte %llu of %llu)", path,
+                                names[i], (unsigned long long)pos, (unsigned long long)size);
+            break;
+        }
+        *lens[i] = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+        pos += 4 + *lens[i] * (i == 5 ? 192 : 96);
+        if (pos > size)
+            st = cuzk_error_set(err, CUZK_ERR_TRUNCATED, "%s: %s holds %llu points, which run to byte %llu of %llu",
+                                path, names[i], (unsigned long long)*lens[i], (unsigned long long)pos,
+                                (unsigned long long)size);
+    }
+    fclose(f);
+    if (st == CUZK_OK && pos != size)
+        st = cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: %llu bytes after the last section", path,
+                            (unsigned long long)(size - pos));
+    return st;
+}
+
+cuzk_status filecoin_params_porep_layout(uint64_t sector_size, filecoin_params_layout *out, cuzk_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const porep_geometry *g = NULL;
+    cuzk_status st = published_geometry(FILECOIN_PARAMS_POREP, sector_size, &g, err);
+    if (st) return st;
+    stacked_info info;
+    if ((st = stacked_circuit_info(sector_size, &info, err))) return st;
+    uint64_t dens[3][3] = {{0}}; /* [challenges][a_aux, b_input, b_aux] */
+    unsigned top = g->challenges < 2 ? g->challenges : 2;
+    for (unsigned ch = 1; st == CUZK_OK && ch <= top; ch++) {
+        stacked_circuit c;
+        r1cs cs;
+        memset(&cs, 0, sizeof cs);
+        st = stacked_circuit_init(&c, g->nodes, g->layers, ch, g->base_arity, g->sub_arity, g->top_arity, err);
+        if (st == CUZK_OK) st = r1cs_create(&cs, 0, err);
+        if (st == CUZK_OK) st = stacked_synthesize(&cs, &c, NULL, err);
+        if (st == CUZK_OK) st = r1cs_finalize(&cs, err);
+        r1cs_density d;
+        memset(&d, 0, sizeof d);
+        if (st == CUZK_OK) st = r1cs_compute_density(&cs, &d, err);
+        if (st == CUZK_OK) dens[ch][0] = d.a_aux_count, dens[ch][1] = d.b_input_count, dens[ch][2] = d.b_aux_count;
+        r1cs_density_free(&d);
+        r1cs_free(&cs);
+        stacked_circuit_free(&c);
+    }
+    if (st) return cuzk_error_prefix(err, "PoRep %s layout: ", g->name);
+    uint64_t count[3];
+    for (int i = 0; i < 3; i++)
+        count[i] = dens[1][i] + (uint64_t)(g->challenges - 1) * (top == 2 ? dens[2][i] - dens[1][i] : 0);
+    uint64_t domain = 1;
+    while (domain < info.constraints) domain <<= 1;
+    out->ic = info.inputs;
+    out->h = domain - 1;
+    out->l = info.aux;
+    out->a = info.inputs + count[0];
+    out->b_g1 = out->b_g2 = count[1] + count[2];
     return CUZK_OK;
 }

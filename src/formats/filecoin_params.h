@@ -79,10 +79,33 @@ typedef struct filecoin_params_files {
  * when the .vk disagrees. */
 cuzk_status filecoin_params_find(const char *dir, filecoin_params_kind kind, uint64_t sector_size,
                                  filecoin_params_files *out, cuzk_error *err);
+/* The verifying key alone (all a verifier needs): <published>.vk, else <own>.vk in dir, its path in out.
+ * CUZK_ERR_IO naming both names when neither exists. The key is not read. */
+cuzk_status filecoin_params_find_vk(const char *dir, filecoin_params_kind kind, uint64_t sector_size, char *out,
+                                    size_t n, int *published, cuzk_error *err);
 /* Checks that the .vk file is a valid verifying key and byte for byte the key the .params begins with (bellperson
  * writes the vk first). Reads only the key's bytes of the .params. CUZK_ERR_FORMAT / CUZK_ERR_TRUNCATED /
  * CUZK_ERR_IO naming the file. */
 cuzk_status filecoin_params_check_vk(const char *params_path, const char *vk_path, cuzk_error *err);
+
+/* The sections of a bellperson .params file (groth16 Parameters::write: the vk with ic, then h, l, a, b_g1, b_g2,
+ * each a u32 BE length and uncompressed points of 96 bytes, b_g2 192). */
+typedef struct filecoin_params_layout {
+    uint64_t ic, h, l, a, b_g1, b_g2;
+} filecoin_params_layout;
+/* Bytes of the .vk and of the whole .params of a layout. */
+uint64_t filecoin_params_vk_bytes(uint64_t ic);
+uint64_t filecoin_params_file_bytes(const filecoin_params_layout *lo);
+/* The section lengths of a .params file, read by seeking past the points (a 47 GB file costs six small reads);
+ * *file_bytes the file's size. CUZK_ERR_TRUNCATED when a section runs past the end, CUZK_ERR_FORMAT for trailing
+ * bytes, CUZK_ERR_IO naming the file. */
+cuzk_status filecoin_params_read_layout(const char *path, filecoin_params_layout *out, uint64_t *file_bytes,
+                                        cuzk_error *err);
+/* What bellperson's generator writes for the PoRep partition circuit of a published size: ic = inputs, h = domain
+ * - 1 (domain: the power of two >= constraints with the input constraints), l = aux, a = inputs + A's aux density,
+ * b_g1 = b_g2 = B's input density + B's aux density. The densities are those of shapes of 1 and 2 challenges,
+ * extrapolated (every challenge's block has the same shape): ~1 GB and ~15 s for 32 GiB, a second for 2 KiB. */
+cuzk_status filecoin_params_porep_layout(uint64_t sector_size, filecoin_params_layout *out, cuzk_error *err);
 
 /* paramfetch's digest of a file: the first 32 hex digits of BLAKE2b-512 over the whole file (streamed).
  * out gets 33 bytes. CUZK_ERR_IO naming the file. */

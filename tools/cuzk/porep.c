@@ -15,9 +15,10 @@
 #include "r1cs/r1cs.h"
 
 static const char *PUSAGE =
-    "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
+    "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope] [--info FILE]\n"
     "           seal a random sector of SIZE (2KiB or 8MiB: sealing runs in memory) and write its C1 output\n"
-    "           (SealCommitPhase1Output JSON, or the Lotus/Curio envelope with --envelope)\n"
+    "           (SealCommitPhase1Output JSON, or the Lotus/Curio envelope with --envelope); --info also writes\n"
+    "           the sector's public values (what cuzk verify-seal takes)\n"
     "       cuzk porep synth-c1 --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
     "           write a valid C1 output for any published size (32GiB, 64GiB included) without sealing: the\n"
     "           sector is sparse (constant data, default leaves), only the challenged columns are computed\n"
@@ -33,13 +34,14 @@ static const char *PUSAGE =
 static int porep_write_cmd(int argc, char **argv, int synth)
 {
     const char *cmd = synth ? "porep synth-c1" : "porep seal";
-    const char *size = NULL, *out = NULL;
+    const char *size = NULL, *out = NULL, *info = NULL;
     unsigned long long seed = 1;
     int envelope = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc) size = argv[++i];
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(argv[i], "--envelope") == 0) envelope = 1;
+        else if (!synth && strcmp(argv[i], "--info") == 0 && i + 1 < argc) info = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             char *end;
             seed = strtoull(argv[++i], &end, 0);
@@ -73,8 +75,29 @@ static int porep_write_cmd(int argc, char **argv, int synth)
                           &err);
     fprintf(stderr, "cuzk %s: %s %s (%s)...\n", cmd, synth ? "synthesizing" : "sealing", g->name, t->name);
     porep_c1 c1;
-    st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_test_c1(&c1, t, seed, &err);
+    uint8_t prover_id[32];
+    uint64_t sector_id = 0;
+    st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_test_c1_ids(&c1, t, seed, prover_id, &sector_id, &err);
     if (st) return cli_report(cmd, st, &err);
+    if (info) {
+        /* VerifySeal's arguments: the registered proof and the sector's public values, bytes in hex. */
+        char text[1024];
+        int w = snprintf(text, sizeof text, "{\"registered_proof\": %u, \"sector_id\": %llu", t->id,
+                         (unsigned long long)sector_id);
+        const char *keys[5] = {"comm_r", "comm_d", "prover_id", "ticket", "seed"};
+        const uint8_t *vals[5] = {c1.comm_r, c1.comm_d, prover_id, c1.ticket, c1.seed};
+        for (int k = 0; k < 5; k++) {
+            w += snprintf(text + w, sizeof text - (size_t)w, ", \"%s\": \"", keys[k]);
+            for (int b = 0; b < 32; b++) w += snprintf(text + w, sizeof text - (size_t)w, "%02x", vals[k][b]);
+            w += snprintf(text + w, sizeof text - (size_t)w, "\"");
+        }
+        w += snprintf(text + w, sizeof text - (size_t)w, "}\n");
+        st = cli_write_file(info, text, (size_t)w, &err);
+        if (st) {
+            porep_c1_free(&c1);
+            return cli_report(cmd, st, &err);
+        }
+    }
     char *buf = NULL;
     size_t len = 0;
     st = envelope ? porep_c1_to_envelope(&c1, (int64_t)seed, &buf, &len, &err)
