@@ -383,10 +383,199 @@ int cmd_verify_seal(int argc, char **argv)
     return cli_report("verify-seal", st, &err);
 }
 
+/* ---------------------------------------------------------------- params check */
+
+static const char *PCUSAGE =
+    "usage: cuzk params check [DIR] [--manifest parameters.json] [--no-digest]\n"
+    "  every file of Filecoin's parameters.json (default DIR/parameters.json) that is in DIR (default\n"
+    "  $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters): its digest (the first 32 hex\n"
+    "  digits of BLAKE2b-512, as paramfetch checks; --no-digest skips reading whole files), its sections against\n"
+    "  its own size and against the circuit its name belongs to (PoRep: ic, h, l, a, b_g1, b_g2; PoSt and\n"
+    "  SnapDeals: ic), and a .vk against its .params. One line per file; exit 1 on any mismatch.\n";
+
+/* The kind and size whose published name is stem, or -1. */
+static int params_kind_of(const char *stem, filecoin_params_kind *kind, uint64_t *size)
+{
+    static const uint64_t sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
+    for (int k = 0; k < FILECOIN_PARAMS_KINDS; k++)
+        for (int i = 0; i < 5; i++) {
+            char name[FILECOIN_PARAMS_NAME_MAX];
+            cuzk_error e;
+            if (filecoin_params_name((filecoin_params_kind)k, sizes[i], name, sizeof name, &e) == CUZK_OK &&
+                strcmp(name, stem) == 0) {
+                *kind = (filecoin_params_kind)k;
+                *size = sizes[i];
+                return 0;
+            }
+        }
+    return -1;
+}
+
+/* Public inputs (ONE included) of the circuit behind a published file. */
+static uint64_t params_circuit_ic(filecoin_params_kind kind, uint64_t size)
+{
+    switch (kind) {
+    case FILECOIN_PARAMS_POREP:
+    case FILECOIN_PARAMS_POREP_NI:
+        return 1 + 3 + (uint64_t)POREP_INPUTS_PER_CHALLENGE * porep_geometry_for_size(size)->challenges;
+    case FILECOIN_PARAMS_WINDOW_POST: /* per sector comm_r and one leaf index per challenge */
+        return 1 + (uint64_t)filecoin_window_post_sector_count(size) * (1 + FILECOIN_WINDOW_POST_CHALLENGES);
+    case FILECOIN_PARAMS_WINNING_POST: return 1 + (uint64_t)FILECOIN_WINNING_POST_CHALLENGES * 2;
+    default: return 5; /* k_and_h_select, comm_r_old, comm_d_new, comm_r_new */
+    }
+}
+
+/* One file: appends what is wrong to why (empty: all checks passed). */
+static void params_check_file(const char *dir, const char *file, const json_value *entry, int digest,
+                              filecoin_params_layout porep_cache[5], int porep_have[5], char *why, size_t n)
+{
+    char path[4096], stem[FILECOIN_PARAMS_NAME_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path) {
+        snprintf(why, n, " the path is too long");
+        return;
+    }
+    size_t fl = strlen(file);
+    int is_vk = fl > 3 && strcmp(file + fl - 3, ".vk") == 0;
+    size_t sl = fl - (is_vk ? 3 : 7);
+    snprintf(stem, sizeof stem, "%.*s", (int)(sl < sizeof stem ? sl : sizeof stem - 1), file);
+    size_t w = 0;
+#define WHY(...) (w += (size_t)snprintf(why + w, w < n ? n - w : 0, __VA_ARGS__))
+    cuzk_error err;
+    why[0] = 0;
+    if (digest) {
+        char d[33];
+        const json_value *dj = json_get(entry, "digest");
+        if (filecoin_params_digest(path, d, &err)) WHY(" %s;", err.msg);
+        else if (!dj || dj->type != JSON_STRING || strcmp(dj->text, d) != 0)
+            WHY(" digest %s, parameters.json says %s;", d, dj && dj->type == JSON_STRING ? dj->text : "nothing");
+    }
+    filecoin_params_kind kind;
+    uint64_t size;
+    if (params_kind_of(stem, &kind, &size) != 0) {
+        WHY(" the name is no published circuit's;");
+        return;
+    }
+    uint64_t want_ic = params_circuit_ic(kind, size);
+    if (is_vk) {
+        groth16_vk vk;
+        struct stat sb;
+        if (groth16_vk_read(&vk, path, &err)) {
+            WHY(" %s;", err.msg);
+            return;
+        }
+        if (vk.ic_len != want_ic) WHY(" ic %zu, the circuit has %llu inputs;", vk.ic_len, (unsigned long long)want_ic);
+        if (stat(path, &sb) == 0 && (uint64_t)sb.st_size != filecoin_params_vk_bytes(vk.ic_len))
+            WHY(" %llu bytes, a key of %zu inputs is %llu;", (unsigned long long)sb.st_size, vk.ic_len,
+                (unsigned long long)filecoin_params_vk_bytes(vk.ic_len));
+        groth16_vk_free(&vk);
+        char params[4096];
+        if (snprintf(params, sizeof params, "%s/%s.params", dir, stem) < (int)sizeof params &&
+            access(params, R_OK) == 0 && filecoin_params_check_vk(params, path, &err)) WHY(" %s;", err.msg);
+        return;
+    }
+    filecoin_params_layout lo;
+    uint64_t bytes;
+    if (filecoin_params_read_layout(path, &lo, &bytes, &err)) {
+        WHY(" %s;", err.msg);
+        return;
+    }
+    if (lo.ic != want_ic) WHY(" ic %llu, the circuit has %llu inputs;", (unsigned long long)lo.ic,
+                              (unsigned long long)want_ic);
+    if (kind == FILECOIN_PARAMS_POREP || kind == FILECOIN_PARAMS_POREP_NI) {
+        int si = size == 2048 ? 0 : size == 8ull << 20 ? 1 : size == 512ull << 20 ? 2 : size == 32ull << 30 ? 3 : 4;
+        if (!porep_have[si]) {
+            if (filecoin_params_porep_layout(size, &porep_cache[si], &err)) {
+                WHY(" %s;", err.msg);
+                return;
+            }
+            porep_have[si] = 1;
+        }
+        const filecoin_params_layout *c = &porep_cache[si];
+        static const char *const names[5] = {"h", "l", "a", "b_g1", "b_g2"};
+        const uint64_t got[5] = {lo.h, lo.l, lo.a, lo.b_g1, lo.b_g2}, want[5] = {c->h, c->l, c->a, c->b_g1, c->b_g2};
+        for (int i = 0; i < 5; i++)
+            if (got[i] != want[i])
+                WHY(" %s %llu, the circuit gives %llu;", names[i], (unsigned long long)got[i],
+                    (unsigned long long)want[i]);
+    }
+#undef WHY
+}
+
 int cmd_params(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    return EXIT_BAD_INPUT;
+    if (argc < 2 || strcmp(argv[1], "check") != 0) {
+        if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+            fputs(PCUSAGE, stdout);
+            return 0;
+        }
+        fprintf(stderr, "cuzk params: expected 'check'\n%s", PCUSAGE);
+        return EXIT_BAD_INPUT;
+    }
+    const char *dir_arg = NULL, *manifest = NULL;
+    int digest = 1;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc) manifest = argv[++i];
+        else if (strcmp(argv[i], "--no-digest") == 0) digest = 0;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(PCUSAGE, stdout);
+            return 0;
+        } else if (!dir_arg && argv[i][0] != '-') dir_arg = argv[i];
+        else {
+            fprintf(stderr, "cuzk params check: unexpected argument '%s'\n%s", argv[i], PCUSAGE);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    cuzk_error err;
+    char dir[4096], mpath[4096];
+    cuzk_status st = filecoin_params_dir(dir_arg, dir, sizeof dir, &err);
+    if (st) return cli_report("params check", st, &err);
+    snprintf(mpath, sizeof mpath, "%s", manifest ? manifest : "");
+    if (!manifest && snprintf(mpath, sizeof mpath, "%s/parameters.json", dir) >= (int)sizeof mpath)
+        return cli_report("params check", cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "the directory name is too long"),
+                          &err);
+    uint8_t *text;
+    size_t len;
+    json_doc *doc = NULL;
+    st = read_whole(mpath, &text, &len, &err);
+    if (st && !manifest) cuzk_error_prefix(&err, "no manifest (give --manifest with Filecoin's parameters.json): ");
+    if (st == CUZK_OK) {
+        st = json_parse(&doc, (const char *)text, len, &err);
+        if (st == CUZK_OK && json_root(doc)->type != JSON_OBJECT)
+            st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s is not a JSON object of files", mpath);
+        if (st) cuzk_error_prefix(&err, "%s: ", mpath);
+        free(text);
+    }
+    if (st) {
+        if (doc) json_free(doc);
+        return cli_report("params check", st, &err);
+    }
+    const json_value *root = json_root(doc);
+    size_t checked = 0, bad = 0, absent = 0;
+    filecoin_params_layout cache[5];
+    int have[5] = {0};
+    for (size_t i = 0; i < root->len; i++) {
+        const char *file = root->keys[i];
+        size_t fl = strlen(file);
+        int kind_ok = (fl > 7 && strcmp(file + fl - 7, ".params") == 0) || (fl > 3 && strcmp(file + fl - 3, ".vk") == 0);
+        char path[4096];
+        struct stat sb;
+        if (!kind_ok || strchr(file, '/') || snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path ||
+            stat(path, &sb) != 0) {
+            absent++;
+            continue;
+        }
+        double t0 = now_s();
+        char why[2048];
+        params_check_file(dir, file, root->items[i], digest, cache, have, why, sizeof why);
+        checked++;
+        bad += why[0] != 0;
+        printf("%s %s: %llu bytes%s%s (%.1f s)\n", why[0] ? "BAD" : "ok ", file, (unsigned long long)sb.st_size,
+               why[0] ? ":" : "",
+               why[0] ? why : digest ? ", digest and sections match" : ", sections match", now_s() - t0);
+    }
+    printf("params check: %zu files in %s checked, %zu bad; %zu listed files absent\n", checked, dir, bad, absent);
+    json_free(doc);
+    return bad ? EXIT_INVALID : EXIT_VALID;
 }
 
 int cmd_selftest(int argc, char **argv)
