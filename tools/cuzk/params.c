@@ -13,6 +13,9 @@
 
 #include "circuits/porep/challenges.h"
 #include "circuits/porep/geometry.h"
+#include "circuits/porep/seal.h"
+#include "circuits/spec.h"
+#include "circuits/stacked/stacked.h"
 #include "cuzk.h"
 #include "formats/filecoin_params.h"
 #include "formats/json.h"
@@ -501,6 +504,60 @@ static void params_check_file(const char *dir, const char *file, const json_valu
 #undef WHY
 }
 
+/* Checks every manifest file present in dir, one line each. *bad: the number that failed. */
+static cuzk_status params_check_dir(const char *dir, const char *manifest, int digest, size_t *checked, size_t *bad,
+                                    cuzk_error *err)
+{
+    *checked = *bad = 0;
+    char mpath[4096];
+    if (snprintf(mpath, sizeof mpath, manifest ? "%s" : "%s/parameters.json", manifest ? manifest : dir) >=
+        (int)sizeof mpath)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "the manifest path is too long");
+    uint8_t *text;
+    size_t len;
+    json_doc *doc = NULL;
+    cuzk_status st = read_whole(mpath, &text, &len, err);
+    if (st && !manifest) cuzk_error_prefix(err, "no manifest (give --manifest with Filecoin's parameters.json): ");
+    if (st == CUZK_OK) {
+        st = json_parse(&doc, (const char *)text, len, err);
+        if (st == CUZK_OK && json_root(doc)->type != JSON_OBJECT)
+            st = cuzk_error_set(err, CUZK_ERR_FORMAT, "not a JSON object of files");
+        if (st) cuzk_error_prefix(err, "%s: ", mpath);
+        free(text);
+    }
+    if (st) {
+        if (doc) json_free(doc);
+        return st;
+    }
+    const json_value *root = json_root(doc);
+    size_t absent = 0;
+    filecoin_params_layout cache[5];
+    int have[5] = {0};
+    for (size_t i = 0; i < root->len; i++) {
+        const char *file = root->keys[i];
+        size_t fl = strlen(file);
+        int kind_ok = (fl > 7 && strcmp(file + fl - 7, ".params") == 0) || (fl > 3 && strcmp(file + fl - 3, ".vk") == 0);
+        char path[4096];
+        struct stat sb;
+        if (!kind_ok || strchr(file, '/') || snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path ||
+            stat(path, &sb) != 0) {
+            absent++;
+            continue;
+        }
+        double t0 = now_s();
+        char why[2048];
+        params_check_file(dir, file, root->items[i], digest, cache, have, why, sizeof why);
+        ++*checked;
+        *bad += why[0] != 0;
+        printf("%s %s: %llu bytes%s%s (%.1f s)\n", why[0] ? "BAD" : "ok ", file, (unsigned long long)sb.st_size,
+               why[0] ? ":" : "", why[0] ? why : digest ? ", digest and sections match" : ", sections match",
+               now_s() - t0);
+    }
+    printf("params check: %zu files in %s checked, %zu bad; %zu listed files absent\n", *checked, dir, *bad, absent);
+    json_free(doc);
+    return CUZK_OK;
+}
+
 int cmd_params(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "check") != 0) {
@@ -526,60 +583,240 @@ int cmd_params(int argc, char **argv)
         }
     }
     cuzk_error err;
-    char dir[4096], mpath[4096];
+    char dir[4096];
+    size_t checked, bad;
     cuzk_status st = filecoin_params_dir(dir_arg, dir, sizeof dir, &err);
+    if (st == CUZK_OK) st = params_check_dir(dir, manifest, digest, &checked, &bad, &err);
     if (st) return cli_report("params check", st, &err);
-    snprintf(mpath, sizeof mpath, "%s", manifest ? manifest : "");
-    if (!manifest && snprintf(mpath, sizeof mpath, "%s/parameters.json", dir) >= (int)sizeof mpath)
-        return cli_report("params check", cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "the directory name is too long"),
-                          &err);
-    uint8_t *text;
-    size_t len;
-    json_doc *doc = NULL;
-    st = read_whole(mpath, &text, &len, &err);
-    if (st && !manifest) cuzk_error_prefix(&err, "no manifest (give --manifest with Filecoin's parameters.json): ");
-    if (st == CUZK_OK) {
-        st = json_parse(&doc, (const char *)text, len, &err);
-        if (st == CUZK_OK && json_root(doc)->type != JSON_OBJECT)
-            st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s is not a JSON object of files", mpath);
-        if (st) cuzk_error_prefix(&err, "%s: ", mpath);
-        free(text);
-    }
-    if (st) {
-        if (doc) json_free(doc);
-        return cli_report("params check", st, &err);
-    }
-    const json_value *root = json_root(doc);
-    size_t checked = 0, bad = 0, absent = 0;
-    filecoin_params_layout cache[5];
-    int have[5] = {0};
-    for (size_t i = 0; i < root->len; i++) {
-        const char *file = root->keys[i];
-        size_t fl = strlen(file);
-        int kind_ok = (fl > 7 && strcmp(file + fl - 7, ".params") == 0) || (fl > 3 && strcmp(file + fl - 3, ".vk") == 0);
-        char path[4096];
-        struct stat sb;
-        if (!kind_ok || strchr(file, '/') || snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path ||
-            stat(path, &sb) != 0) {
-            absent++;
-            continue;
-        }
-        double t0 = now_s();
-        char why[2048];
-        params_check_file(dir, file, root->items[i], digest, cache, have, why, sizeof why);
-        checked++;
-        bad += why[0] != 0;
-        printf("%s %s: %llu bytes%s%s (%.1f s)\n", why[0] ? "BAD" : "ok ", file, (unsigned long long)sb.st_size,
-               why[0] ? ":" : "",
-               why[0] ? why : digest ? ", digest and sections match" : ", sections match", now_s() - t0);
-    }
-    printf("params check: %zu files in %s checked, %zu bad; %zu listed files absent\n", checked, dir, bad, absent);
-    json_free(doc);
     return bad ? EXIT_INVALID : EXIT_VALID;
+}
+
+/* ---------------------------------------------------------------- selftest */
+
+static const char *SUSAGE =
+    "usage: cuzk selftest [--params-dir DIR] [--records FILE]... [--manifest parameters.json] [--no-digest]\n"
+    "  for operators: seals a 2 KiB sector, proves it with the published 2 KiB parameters in DIR (default\n"
+    "  $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters), verifies it from its public values\n"
+    "  with the published .vk, verifies the seal regression records (--records, and DIR/seal_regression_records-\n"
+    "  v16.json, -v18.json) for every size whose .vk is there, and checks the digests and sections of the files\n"
+    "  there (DIR/parameters.json or --manifest). Without the published 2 KiB files it makes cuzk's own in a\n"
+    "  temporary directory (about a minute) and says what it skipped. One line per check with its time.\n";
+
+typedef struct selftest {
+    double t0;
+    int failed;
+} selftest;
+
+static void st_line(selftest *t, const char *what, cuzk_status st, const cuzk_error *err, const char *detail)
+{
+    if (st) t->failed++;
+    printf("%-4s %s%s%s (%.1f s)\n", st ? "FAIL" : "ok", what, st ? ": " : detail ? ": " : "",
+           st ? err->msg : detail ? detail : "", now_s() - t->t0);
+    fflush(stdout);
+    t->t0 = now_s();
+}
+
+static void st_skip(selftest *t, const char *what)
+{
+    printf("skip %s\n", what);
+    fflush(stdout);
+    t->t0 = now_s();
+}
+
+/* cuzk's own 2 KiB parameters in tmp (setup of the circuit's shape from fresh toxic waste). */
+static cuzk_status selftest_own_params(pool_t *pool, const char *tmp, char *params, char *vk, size_t n,
+                                       cuzk_error *err)
+{
+    if (snprintf(params, n, "%s/porep-2k.params", tmp) >= (int)n || snprintf(vk, n, "%s/porep-2k.vk", tmp) >= (int)n)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "the temporary directory name is too long");
+    circuit_spec spec;
+    cuzk_status st = circuit_spec_parse("porep:2KiB", &spec, err);
+    r1cs cs;
+    memset(&cs, 0, sizeof cs);
+    if (st == CUZK_OK) st = circuit_spec_build(pool, &spec, R1CS_MATRICES, &cs, err);
+    if (st == CUZK_OK) st = groth16_setup_files(pool, &cs, NULL, params, vk, err);
+    r1cs_free(&cs);
+    return st;
+}
+
+/* Proves every partition of c1 with params on the CPU: the witness synthesized in full, groth16_prove. */
+static cuzk_status selftest_prove(pool_t *pool, const porep_c1 *c1, const groth16_params *params, uint8_t *out,
+                                  cuzk_error *err)
+{
+    stacked_circuit c;
+    cuzk_status st = stacked_circuit_init_geometry(&c, c1->geometry, c1->type->kind, err);
+    for (unsigned k = 0; st == CUZK_OK && k < c1->partitions; k++) {
+        stacked_witness w;
+        r1cs cs;
+        memset(&cs, 0, sizeof cs);
+        st = stacked_witness_from_c1(&w, &c, c1, k, err);
+        if (st) break;
+        st = r1cs_create(&cs, 1, err);
+        if (st == CUZK_OK) st = stacked_synthesize(&cs, &c, &w, err);
+        if (st == CUZK_OK) st = r1cs_finalize(&cs, err);
+        stacked_witness_free(&w);
+        groth16_proof pr;
+        groth16_timings tm;
+        if (st == CUZK_OK) st = groth16_prove(pool, params, &cs, NULL, NULL, NULL, NULL, &pr, &tm, err);
+        if (st == CUZK_OK) groth16_proof_write(out + (size_t)k * GROTH16_PROOF_BYTES, &pr);
+        r1cs_free(&cs);
+    }
+    stacked_circuit_free(&c);
+    return st;
+}
+
+static void rm_tree_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char p[4096];
+        if (e->d_name[0] == '.' || snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p) continue;
+        unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
 }
 
 int cmd_selftest(int argc, char **argv)
 {
-    (void)argc, (void)argv;
-    return EXIT_BAD_INPUT;
+    const char *dir_arg = NULL, *manifest = NULL, *records[8];
+    int nrec = 0, digest = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--params-dir") == 0 && i + 1 < argc) dir_arg = argv[++i];
+        else if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc) manifest = argv[++i];
+        else if (strcmp(argv[i], "--records") == 0 && i + 1 < argc && nrec < 8) records[nrec++] = argv[++i];
+        else if (strcmp(argv[i], "--no-digest") == 0) digest = 0;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(SUSAGE, stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "cuzk selftest: unexpected argument '%s'\n%s", argv[i], SUSAGE);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    selftest t = {now_s(), 0};
+    cuzk_error err;
+    char dir[4096], params_path[4096], vk_path[4096], tmp[64] = "";
+    cuzk_status st = filecoin_params_dir(dir_arg, dir, sizeof dir, &err);
+    if (st) return cli_report("selftest", st, &err);
+    printf("parameter directory: %s\n", dir);
+    pool_t *pool = NULL;
+    if ((st = pool_create(&pool, 0, &err))) return cli_report("selftest", st, &err);
+
+    /* The 2 KiB parameters: the published ones, else cuzk's own made here. */
+    filecoin_params_files f;
+    int published = 0;
+    st = filecoin_params_find(dir, FILECOIN_PARAMS_POREP, 2048, &f, &err);
+    if (st == CUZK_OK && f.published) {
+        published = 1;
+        snprintf(params_path, sizeof params_path, "%s", f.params);
+        snprintf(vk_path, sizeof vk_path, "%s", f.vk);
+        st_line(&t, "published 2 KiB .params found", CUZK_OK, &err, f.vk[0] ? "with its .vk, which is its key" : "no .vk");
+    } else if (st == CUZK_OK) {
+        snprintf(params_path, sizeof params_path, "%s", f.params);
+        snprintf(vk_path, sizeof vk_path, "%s", f.vk);
+        st_skip(&t, "proving with the published 2 KiB parameters: they are not in the directory; cuzk's own there "
+                    "are used");
+    } else if (st == CUZK_ERR_FORMAT) {
+        st_line(&t, "2 KiB .vk against its .params", st, &err, NULL);
+    } else {
+        st_skip(&t, "proving with the published 2 KiB parameters: they are not in the directory; cuzk's own made instead");
+        snprintf(tmp, sizeof tmp, "/tmp/cuzk-selftest-XXXXXX");
+        st = mkdtemp(tmp) ? CUZK_OK : cuzk_error_set(&err, CUZK_ERR_IO, "mkdtemp: %s", strerror(errno));
+        if (st == CUZK_OK) st = selftest_own_params(pool, tmp, params_path, vk_path, sizeof params_path, &err);
+        st_line(&t, "setup of cuzk's own 2 KiB parameters", st, &err, tmp);
+    }
+
+    /* Seal, prove, verify from the public values. */
+    porep_c1 c1;
+    memset(&c1, 0, sizeof c1);
+    uint8_t prover_id[32], *proof = NULL;
+    uint64_t sector_id = 0;
+    int sealed = 0;
+    const porep_proof_type *type = porep_proof_type_find(2048, POREP_API_1_1, POREP_INTERACTIVE);
+    if (t.failed == 0) {
+        st = porep_seal_test_c1_ids(&c1, type, (uint64_t)time(NULL), prover_id, &sector_id, &err);
+        sealed = st == CUZK_OK;
+        st_line(&t, "seal a 2 KiB sector (StackedDrg2KiBV1_1)", st, &err, NULL);
+    }
+    groth16_params params;
+    int have_params = 0;
+    if (sealed) {
+        st = groth16_params_read(pool, &params, params_path, 0, &err);
+        have_params = st == CUZK_OK;
+        st_line(&t, published ? "load the published 2 KiB .params (every point checked)" : "load cuzk's 2 KiB .params",
+                st, &err, NULL);
+    }
+    if (have_params) {
+        proof = malloc((size_t)c1.partitions * GROTH16_PROOF_BYTES);
+        st = proof ? selftest_prove(pool, &c1, &params, proof, &err)
+                   : cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+        st_line(&t, "prove the sector on the CPU", st, &err, NULL);
+        if (st) {
+            free(proof);
+            proof = NULL;
+        }
+    }
+    if (proof) {
+        groth16_pvk pvk;
+        if (vk_path[0]) st = load_pvk(vk_path, &pvk, &err);
+        else st = groth16_pvk_prepare(&pvk, &params.vk, &err);
+        if (st == CUZK_OK) {
+            seal_public sp;
+            memset(&sp, 0, sizeof sp);
+            sp.g = c1.geometry;
+            sp.api = type->api;
+            sp.kind = type->kind;
+            sp.partitions = c1.partitions;
+            porep_proof_type_porep_id(type, sp.porep_id);
+            memcpy(sp.comm_r, c1.comm_r, 32), memcpy(sp.comm_d, c1.comm_d, 32), memcpy(sp.prover_id, prover_id, 32);
+            memcpy(sp.ticket, c1.ticket, 32), memcpy(sp.seed, c1.seed, 32);
+            sp.sector_id = sector_id;
+            st = seal_verify(&sp, &pvk, proof, (size_t)c1.partitions * GROTH16_PROOF_BYTES, &err);
+            st_line(&t, vk_path[0] ? "verify-seal from the public values with the .vk" :
+                                     "verify-seal from the public values with the .params' key", st, &err, NULL);
+            sp.seed[0] ^= 1;
+            cuzk_status bad = seal_verify(&sp, &pvk, proof, (size_t)c1.partitions * GROTH16_PROOF_BYTES, &err);
+            st_line(&t, "verify-seal rejects another seed",
+                    bad == CUZK_ERR_INVALID_PROOF ? CUZK_OK
+                                                  : cuzk_error_set(&err, CUZK_ERR_INTERNAL, "a changed seed %s",
+                                                                   bad ? err.msg : "verified"),
+                    &err, NULL);
+            groth16_pvk_free(&pvk);
+        } else
+            st_line(&t, "load the 2 KiB .vk", st, &err, NULL);
+    }
+    free(proof);
+    if (have_params) groth16_params_free(&params);
+    if (sealed) porep_c1_free(&c1);
+    pool_destroy(pool);
+    if (tmp[0]) rm_tree_files(tmp);
+
+    /* The regression records. */
+    int any = 0;
+    for (int v = 0; v < 2 + nrec; v++) {
+        char path[4096];
+        if (v < nrec) snprintf(path, sizeof path, "%s", records[v]);
+        else if (snprintf(path, sizeof path, "%s/seal_regression_records-v%d.json", dir, v - nrec == 0 ? 16 : 18) >=
+                     (int)sizeof path || access(path, R_OK) != 0)
+            continue;
+        any = 1;
+        int rc = verify_records(path, dir, 0);
+        st_line(&t, "seal regression records", rc == 0 ? CUZK_OK : cuzk_error_set(&err, CUZK_ERR_INVALID_PROOF,
+                                                                                 "%s: see above", path), &err, path);
+    }
+    if (!any) st_skip(&t, "seal regression records: none given (--records FILE) and none in the directory");
+
+    /* Digests and sections of what is there. */
+    size_t checked = 0, bad = 0;
+    st = params_check_dir(dir, manifest, digest, &checked, &bad, &err);
+    if (st == CUZK_ERR_IO && !manifest) st_skip(&t, "params check: no parameters.json in the directory (--manifest)");
+    else {
+        if (st == CUZK_OK && bad) st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%zu of %zu files bad", bad, checked);
+        st_line(&t, "params check", st, &err, NULL);
+    }
+    printf("selftest: %s\n", t.failed ? "FAILED" : "passed");
+    return t.failed ? EXIT_INVALID : EXIT_VALID;
 }
