@@ -59,6 +59,13 @@ for v in v16 v18; do
   grep -o "skipped .*" "$work/out" | sed "s/^/params_cli: records $v: /"
 done
 
+# cuzk's own key of a size is never used for the records (they were proved with Filecoin's parameters).
+mkdir -p "$work/own"
+cp "$work/s.vk" "$work/own/porep-2k.vk"
+expect 0 "records with only cuzk's own 2 KiB key" "$cuzk" verify-seal --records \
+  "$data/filecoin/seal_regression_records-v16.json" --params-dir "$work/own"
+expect_text "all skipped" "0 valid, 0 invalid, 0 bad; skipped 448 without the published .vk"
+
 # params check on fake directories: a key under a published name whose circuit it is not, a truncated .params.
 mkdir -p "$work/pd"
 cp "$work/s.vk" "$work/pd/$porep2k.vk"
