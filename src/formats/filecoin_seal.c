@@ -82,11 +82,9 @@ cuzk_status filecoin_seal_parse(const json_value *root, filecoin_seal *sp, cuzk_
             return cuzk_error_set(err, CUZK_ERR_FORMAT, "\"api_version\" (\"1.0.0\", \"1.1.0\" or \"1.2.0\") is missing");
         const char *a = av->text[0] == 'V' ? av->text + 1 : av->text;
         int api = -1;
-        for (int i = 0; i < 3; i++) {
-            char u[8];
-            snprintf(u, sizeof u, "1_%d_0", i);
-            if (strcmp(a, FILECOIN_SEAL_API_NAMES[i]) == 0 || strcmp(a, u) == 0) api = i;
-        }
+        static const char *const rust_names[3] = {"1_0_0", "1_1_0", "1_2_0"}; /* ApiVersion's serde names, V cut */
+        for (int i = 0; i < 3; i++)
+            if (strcmp(a, FILECOIN_SEAL_API_NAMES[i]) == 0 || strcmp(a, rust_names[i]) == 0) api = i;
         if (api < 0) return cuzk_error_set(err, CUZK_ERR_FORMAT, "api_version \"%s\" is not 1.0.0, 1.1.0 or 1.2.0", av->text);
         sp->api = (porep_api)api;
         sp->kind = POREP_INTERACTIVE;

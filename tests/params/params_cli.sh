@@ -118,6 +118,12 @@ if [ "${CUZK_SLOW_TESTS:-0}" = 1 ]; then
   expect 0 "params check of cuzk's own 2 KiB files" "$cuzk" params check "$work/pub"
   expect_text "the .params matches the circuit" "ok  $porep2k.params: 1114707768 bytes, digest and sections match"
   expect_text "the .vk matches" "ok  $porep2k.vk: 4708 bytes"
+  # selftest with cuzk's own 2 KiB parameters in the directory: it says the published ones are missing.
+  expect 0 "selftest" "$cuzk" selftest --params-dir "$work" --records "$data/filecoin/seal_regression_records-v16.json"
+  expect_text "the published parameters' absence is said" "skip proving with the published 2 KiB parameters"
+  expect_text "proved" "ok   prove the sector on the CPU"
+  expect_text "verified from the public values" "ok   verify-seal from the public values with the .vk"
+  expect_text "passed" "selftest: passed"
 else
   echo "params_cli: 2 KiB setup, prove and verify-seal skipped (a minute of CPU; CUZK_SLOW_TESTS=1 runs them)"
 fi
