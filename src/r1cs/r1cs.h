@@ -191,6 +191,16 @@ cuzk_status r1cs_eval_abc(pool_t *pool, const r1cs *cs, const fr_t *inputs, cons
  * failing row. A system that is not finalized or has no matrices gives 0 with *bad_row == SIZE_MAX. */
 int r1cs_is_satisfied(pool_t *pool, const r1cs *cs, const fr_t *inputs, const fr_t *aux, size_t *bad_row);
 
+/* bellpepper-core's TestConstraintSystem::hash() of cs (finalized, with matrices), as rust-fil-proofs' tests compute
+ * it on the circuit they synthesize: BLAKE2s-256 over u64 BE inputs (ONE included), aux and constraints, then per
+ * constraint A, B, C: u64 BE term count and per term 'I' or 'A', u64 BE index, coefficient 32 bytes big-endian;
+ * terms inputs first then aux by index, repeated variables summed, zero coefficients dropped. The input constraints
+ * r1cs_finalize appended (the last num_inputs rows) are left out: TestConstraintSystem has none. */
+#define R1CS_HASH_BYTES 32
+cuzk_status r1cs_bellperson_hash(const r1cs *cs, uint8_t out[R1CS_HASH_BYTES], cuzk_error *err);
+/* Lowercase hex, as hash() returns it. */
+void r1cs_hash_hex(const uint8_t hash[R1CS_HASH_BYTES], char out[2 * R1CS_HASH_BYTES + 1]);
+
 /* Test hook: the n-th allocation from now made by this layer (and by circuits built on it) fails, as if
  * the system were out of memory; n < 0 disables. Not thread-safe; for tests of the CUZK_ERR_NOMEM paths. */
 void r1cs_test_fail_alloc_after(long n);

@@ -1,11 +1,14 @@
-/* PoRep geometry, the PRFs (BLAKE2b, ChaCha8/20) against published vectors, and the parent graph against the
- * parent-cache digests rust-fil-proofs publishes (storage-proofs-porep/parent_cache.json). */
+/* PoRep geometry, the PRFs (BLAKE2b, ChaCha8/20) against published vectors, the parent graph against the
+ * parent-cache digests rust-fil-proofs publishes (storage-proofs-porep/parent_cache.json: 2 KiB and 8 MiB always,
+ * 512 MiB with CUZK_SLOW_TESTS=1), and the labels against storage-proofs-porep tests/stacked_vanilla.rs
+ * test_stacked_porep_generate_labels (11 layers). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "circuits/hash/sha256.h"
 #include "circuits/porep/geometry.h"
 #include "circuits/porep/graph.h"
+#include "circuits/porep/hashing.h"
 #include "circuits/porep/prf.h"
 #include "testutil.h"
 
@@ -264,6 +267,67 @@ static void test_graph_structure(rng_t *rng)
     CHECK(porep_graph_init_seeds(&g, UINT64_C(1) << 32, POREP_API_1_1, seed, keys, &err) == CUZK_ERR_INVALID_ARG);
 }
 
+static void test_parent_cache_8m(void)
+{
+    test_parent_cache("StackedDrg8MiBV1", "dcdabb0fbe4364bf0ac28b6a18c66de246409fa1a9020a00f33fb3e3053da6dc");
+    test_parent_cache("StackedDrg8MiBV1_1", "5eed212119fd91aa6220a27f31a8966444a9381842bceb3a1ea61525bd47a5b5");
+}
+
+/* tests/stacked_vanilla.rs test_stacked_porep_generate_labels: replica_id [9; 32], 11 layers, the label of node
+ * nodes - 1 in the last layer, as Fr::from_u64s_le limbs. The 37 parents of a label are rust-fil-proofs'
+ * create_label rule: the 6 DRG parents (this layer) and, from layer 2, the 8 expander parents (previous layer), cycled
+ * to 37. This checks porep_label and porep_graph_parents over many layers (the sealing code uses 2 or 11). */
+static void test_labels_kat(void)
+{
+    static const struct {
+        uint64_t nodes;
+        unsigned porep_byte;
+        porep_api api;
+        uint64_t want[4];
+    } cases[] = {
+        {64, 0, POREP_API_1_0, {0xd3faa96b9a0fba04ull, 0xea81a283d106485eull, 0xe3d51b9afa5ac2b3ull, 0x0462f4f4f1a68d37ull}},
+        {128, 0, POREP_API_1_0, {0x7e191e52c4a8da86ull, 0x5ae8a1c9e6fac148ull, 0xce239f3b88a894b8ull, 0x234c00d1dc1d53beull}},
+        {64, 123, POREP_API_1_1, {0xabb3f38bb70defcfull, 0x777a2e4d7769119full, 0x3448959d495490bcull, 0x06021188c7a71cb5ull}},
+        {128, 123, POREP_API_1_1, {0x22ab81cf68c4676dull, 0x7a77a82fc7c9c189ull, 0xc6c03d32c1e42d23ull, 0x0f777c18cc2c55bdull}},
+        {64, 123, POREP_API_1_2, {0xabb3f38bb70defcfull, 0x777a2e4d7769119full, 0x3448959d495490bcull, 0x06021188c7a71cb5ull}},
+        {128, 123, POREP_API_1_2, {0x22ab81cf68c4676dull, 0x7a77a82fc7c9c189ull, 0xc6c03d32c1e42d23ull, 0x0f777c18cc2c55bdull}},
+    };
+    enum { LAYERS = 11 };
+    cuzk_error err;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        uint64_t n = cases[k].nodes;
+        uint8_t porep_id[32];
+        memset(porep_id, (int)cases[k].porep_byte, 32);
+        porep_graph g;
+        CHECK(porep_graph_init(&g, n, cases[k].api, porep_id, &err) == CUZK_OK);
+        porep_dom replica_id, *labels = malloc((size_t)LAYERS * n * sizeof(porep_dom)), par[POREP_LABEL_PARENTS];
+        memset(replica_id, 9, 32);
+        for (unsigned layer = 1; layer <= LAYERS; layer++) {
+            porep_dom *cur = labels + (size_t)(layer - 1) * n, *prev = cur - n;
+            for (uint64_t v = 0; v < n; v++) {
+                if (v == 0) {
+                    porep_label(cur[0], replica_id, layer, 0, NULL);
+                    continue;
+                }
+                uint32_t pa[POREP_DEGREE];
+                porep_graph_parents(&g, (uint32_t)v, pa);
+                unsigned deg = layer == 1 ? POREP_DRG_DEGREE : POREP_DEGREE;
+                for (unsigned q = 0; q < POREP_LABEL_PARENTS; q++) {
+                    unsigned j = q % deg;
+                    memcpy(par[q], j < POREP_DRG_DEGREE ? cur[pa[j]] : prev[pa[j]], 32);
+                }
+                porep_label(cur[v], replica_id, layer, v, par);
+            }
+        }
+        uint8_t want[32];
+        for (int i = 0; i < 32; i++) want[i] = (uint8_t)(cases[k].want[i / 8] >> (8 * (i % 8)));
+        CHECK_MSG(memcmp(labels[(size_t)LAYERS * n - 1], want, 32) == 0,
+                  "labels KAT %llu nodes, porep_id [%u; 32], api %d: last label differs", (unsigned long long)n,
+                  cases[k].porep_byte, (int)cases[k].api);
+        free(labels);
+    }
+}
+
 int main(void)
 {
     rng_t rng;
@@ -271,21 +335,27 @@ int main(void)
     test_geometry();
     test_prf(&rng);
     test_graph_structure(&rng);
+    test_labels_kat();
     /* 2 KiB, API 1.0 and 1.1 (porep_id 0 and 5) */
     test_parent_cache("StackedDrg2KiBV1", "3f0eef38bb48af1f48ad65e14eb85b4ebfc167cec18cd81764f6d998836c9899");
     test_parent_cache("StackedDrg2KiBV1_1", "494d91dc80f2df5272c4b9e129bc7ade9405225993af9fe34e6542a39a47554b");
-    /* 8 MiB (2^18 nodes: seconds, minutes under the sanitizers) only for the API version in use; V1 maps to
-     * dcdabb0f.. */
+    /* 8 MiB (2^18 nodes: seconds, minutes under the sanitizers), both API versions. */
 #if defined(__SANITIZE_ADDRESS__)
     printf("test_porep_graph: 8 MiB parent cache skipped under AddressSanitizer\n");
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
     printf("test_porep_graph: 8 MiB parent cache skipped under AddressSanitizer\n");
 #else
-    test_parent_cache("StackedDrg8MiBV1_1", "5eed212119fd91aa6220a27f31a8966444a9381842bceb3a1ea61525bd47a5b5");
+    test_parent_cache_8m();
 #endif
 #else
-    test_parent_cache("StackedDrg8MiBV1_1", "5eed212119fd91aa6220a27f31a8966444a9381842bceb3a1ea61525bd47a5b5");
+    test_parent_cache_8m();
 #endif
+    /* 512 MiB: 2^24 nodes, about 3 minutes here. */
+    if (getenv("CUZK_SLOW_TESTS") && strcmp(getenv("CUZK_SLOW_TESTS"), "1") == 0) {
+        test_parent_cache("StackedDrg512MiBV1", "2aa9c77c3e58259481351cc4be2079cc71e1c9af39700866545c043bfa30fb42");
+        test_parent_cache("StackedDrg512MiBV1_1", "7ba215a1d2345774ab90b8cb1158d296e409d6068819d7b8c7baf0b25d63dc34");
+    } else
+        printf("test_porep_graph: 512 MiB parent caches skipped (minutes; CUZK_SLOW_TESTS=1 runs them)\n");
     return test_finish("test_porep_graph");
 }

@@ -17,4 +17,11 @@ int cmd_porep(int argc, char **argv);
 /* cuzk circuit-info --circuit porep:SIZE; argv[0] is "circuit-info". */
 int cmd_circuit_info(int argc, char **argv);
 
+/* cuzk verify-seal ...; argv[0] is "verify-seal". */
+int cmd_verify_seal(int argc, char **argv);
+/* cuzk params check [DIR]; argv[0] is "params". */
+int cmd_params(int argc, char **argv);
+/* cuzk selftest [--params-dir DIR]; argv[0] is "selftest". */
+int cmd_selftest(int argc, char **argv);
+
 #endif

@@ -55,8 +55,15 @@ static const char *USAGE =
     "           Filecoin PoRep test data: seal a small sector or synthesize a C1 of any size; check a C1\n"
     "           file, or its witness against the whole partition circuit\n"
     "           ('cuzk porep --help')\n"
-    "  circuit-info --circuit porep:SIZE\n"
-    "           constraint and public-input counts of one PoRep partition, counted without storing it\n"
+    "  circuit-info --circuit porep:SIZE [--hash]\n"
+    "           constraint and public-input counts of one PoRep partition, counted without storing it, its\n"
+    "           published parameter file names, and with --hash bellperson's constraint-system hash\n"
+    "  verify-seal --info INFO.json --proof PROOF [--vk VK | --params-dir DIR] | --records FILE\n"
+    "           filecoin-ffi's VerifySeal from a sector's public values ('cuzk verify-seal --help')\n"
+    "  params check [DIR]\n"
+    "           size, digest and section lengths of every published parameter file in DIR\n"
+    "  selftest [--params-dir DIR]\n"
+    "           seal, prove and verify a 2 KiB sector and check the parameter files there, one line a check\n"
     "  inspect  FILE...\n"
     "           say what a .params, .vk, .zkey, .wtns, proof or snarkjs .json file holds and whether it is valid\n"
     "\n"
@@ -847,6 +854,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "porep") == 0) return cmd_porep(argc - 1, argv + 1);
     if (strcmp(cmd, "circuit-info") == 0) return cmd_circuit_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify-seal") == 0) return cmd_verify_seal(argc - 1, argv + 1);
+    if (strcmp(cmd, "params") == 0) return cmd_params(argc - 1, argv + 1);
+    if (strcmp(cmd, "selftest") == 0) return cmd_selftest(argc - 1, argv + 1);
     options o;
     if (parse_options(argc - 2, argv + 2, &o) != 0) {
         free(o.files);

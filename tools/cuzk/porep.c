@@ -8,15 +8,18 @@
 #include "circuits/porep/geometry.h"
 #include "circuits/porep/seal.h"
 #include "circuits/porep/synth_c1.h"
+#include "circuits/spec.h"
 #include "circuits/stacked/stacked.h"
 #include "cuzk.h"
+#include "formats/filecoin_params.h"
 #include "formats/porep_c1.h"
 #include "r1cs/r1cs.h"
 
 static const char *PUSAGE =
-    "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
+    "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope] [--info FILE]\n"
     "           seal a random sector of SIZE (2KiB or 8MiB: sealing runs in memory) and write its C1 output\n"
-    "           (SealCommitPhase1Output JSON, or the Lotus/Curio envelope with --envelope)\n"
+    "           (SealCommitPhase1Output JSON, or the Lotus/Curio envelope with --envelope); --info also writes\n"
+    "           the sector's public values (what cuzk verify-seal takes)\n"
     "       cuzk porep synth-c1 --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
     "           write a valid C1 output for any published size (32GiB, 64GiB included) without sealing: the\n"
     "           sector is sparse (constant data, default leaves), only the challenged columns are computed\n"
@@ -32,13 +35,14 @@ static const char *PUSAGE =
 static int porep_write_cmd(int argc, char **argv, int synth)
 {
     const char *cmd = synth ? "porep synth-c1" : "porep seal";
-    const char *size = NULL, *out = NULL;
+    const char *size = NULL, *out = NULL, *info = NULL;
     unsigned long long seed = 1;
     int envelope = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc) size = argv[++i];
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(argv[i], "--envelope") == 0) envelope = 1;
+        else if (!synth && strcmp(argv[i], "--info") == 0 && i + 1 < argc) info = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             char *end;
             seed = strtoull(argv[++i], &end, 0);
@@ -72,8 +76,29 @@ static int porep_write_cmd(int argc, char **argv, int synth)
                           &err);
     fprintf(stderr, "cuzk %s: %s %s (%s)...\n", cmd, synth ? "synthesizing" : "sealing", g->name, t->name);
     porep_c1 c1;
-    st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_test_c1(&c1, t, seed, &err);
+    uint8_t prover_id[32];
+    uint64_t sector_id = 0;
+    st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_test_c1_ids(&c1, t, seed, prover_id, &sector_id, &err);
     if (st) return cli_report(cmd, st, &err);
+    if (info) {
+        /* VerifySeal's arguments: the registered proof and the sector's public values, bytes in hex. */
+        char text[1024];
+        int w = snprintf(text, sizeof text, "{\"registered_proof\": %u, \"sector_id\": %llu", t->id,
+                         (unsigned long long)sector_id);
+        const char *keys[5] = {"comm_r", "comm_d", "prover_id", "ticket", "seed"};
+        const uint8_t *vals[5] = {c1.comm_r, c1.comm_d, prover_id, c1.ticket, c1.seed};
+        for (int k = 0; k < 5; k++) {
+            w += snprintf(text + w, sizeof text - (size_t)w, ", \"%s\": \"", keys[k]);
+            for (int b = 0; b < 32; b++) w += snprintf(text + w, sizeof text - (size_t)w, "%02x", vals[k][b]);
+            w += snprintf(text + w, sizeof text - (size_t)w, "\"");
+        }
+        w += snprintf(text + w, sizeof text - (size_t)w, "}\n");
+        st = cli_write_file(info, text, (size_t)w, &err);
+        if (st) {
+            porep_c1_free(&c1);
+            return cli_report(cmd, st, &err);
+        }
+    }
     char *buf = NULL;
     size_t len = 0;
     st = envelope ? porep_c1_to_envelope(&c1, (int64_t)seed, &buf, &len, &err)
@@ -201,32 +226,56 @@ static int porep_check_circuit_cmd(int argc, char **argv)
 
 int cmd_circuit_info(int argc, char **argv)
 {
-    const char *spec = NULL;
+    const char *text = NULL;
+    int want_hash = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc) spec = argv[++i];
+        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc) text = argv[++i];
+        else if (strcmp(argv[i], "--hash") == 0) want_hash = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: cuzk circuit-info --circuit porep:SIZE\n"
-                   "  constraints and public inputs of one PoRep partition circuit, counted without storing it\n");
+            printf("usage: cuzk circuit-info --circuit porep:SIZE[,api=..,kind=..] [--hash]\n"
+                   "  constraints and public inputs of one PoRep partition circuit, counted without storing it, and\n"
+                   "  the published parameter files it needs; --hash builds its shape and prints bellperson's\n"
+                   "  TestConstraintSystem::hash() of it (memory: ~100 bytes a constraint)\n");
             return 0;
         } else {
             fprintf(stderr, "cuzk circuit-info: unexpected argument '%s'\n", argv[i]);
             return EXIT_BAD_INPUT;
         }
     }
-    if (!spec || strncmp(spec, "porep:", 6) != 0) {
+    if (!text || strncmp(text, "porep:", 6) != 0) {
         fprintf(stderr, "cuzk circuit-info: --circuit porep:SIZE is required (e.g. porep:32GiB)\n");
         return EXIT_BAD_INPUT;
     }
     cuzk_error err;
-    const porep_geometry *g;
-    cuzk_status st = porep_geometry_parse(spec + 6, &g, &err);
+    circuit_spec spec;
+    cuzk_status st = circuit_spec_parse(text, &spec, &err);
     if (st) return cli_report("circuit-info", st, &err);
+    const porep_geometry *g = porep_geometry_for_size(spec.porep->sector_size);
     stacked_info info;
     st = stacked_circuit_info(g->sector_size, &info, &err);
     if (st) return cli_report("circuit-info", st, &err);
     printf("PoRep %s, one partition (of %u): %zu constraints, %zu inputs including ONE (%zu constraints with the "
            "prover's input constraints), %zu aux variables\n",
-           g->name, g->partitions, info.synth_constraints, info.inputs, info.constraints, info.aux);
+           g->name, porep_partitions(g, spec.porep->kind), info.synth_constraints, info.inputs, info.constraints,
+           info.aux);
+    char name[FILECOIN_PARAMS_NAME_MAX];
+    filecoin_params_kind pk =
+        spec.porep->kind == POREP_NON_INTERACTIVE ? FILECOIN_PARAMS_POREP_NI : FILECOIN_PARAMS_POREP;
+    if (filecoin_params_name(pk, g->sector_size, name, sizeof name, &err) == CUZK_OK)
+        printf("params: %s.params\nvk: %s.vk\n", name, name);
+    else
+        printf("params: none published (%s)\n", err.msg);
+    if (want_hash) {
+        r1cs cs;
+        st = circuit_spec_build(NULL, &spec, R1CS_MATRICES, &cs, &err);
+        uint8_t h[R1CS_HASH_BYTES];
+        if (st == CUZK_OK) st = r1cs_bellperson_hash(&cs, h, &err);
+        r1cs_free(&cs);
+        if (st) return cli_report("circuit-info", st, &err);
+        char hex[2 * R1CS_HASH_BYTES + 1];
+        r1cs_hash_hex(h, hex);
+        printf("hash: %s\n", hex);
+    }
     return 0;
 }
 

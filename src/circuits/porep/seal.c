@@ -294,6 +294,14 @@ cuzk_status porep_sealed_c1(porep_c1 *c1, const porep_sealed *s, const porep_pro
 
 cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, cuzk_error *err)
 {
+    uint8_t prover_id[32];
+    uint64_t sector_id;
+    return porep_seal_test_c1_ids(c1, t, seed_value, prover_id, &sector_id, err);
+}
+
+cuzk_status porep_seal_test_c1_ids(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value,
+                                   uint8_t prover_id[32], uint64_t *sector_id, cuzk_error *err)
+{
     memset(c1, 0, sizeof *c1);
     const porep_geometry *g = porep_geometry_for_size(t->sector_size);
     if (!g) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "porep seal: no geometry for %s", t->name);
@@ -310,6 +318,8 @@ cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t
     rng_bytes(&rng, p.ticket, 32);
     uint8_t seed[32];
     rng_bytes(&rng, seed, 32);
+    memcpy(prover_id, p.prover_id, 32);
+    *sector_id = p.sector_id;
     porep_sealed s;
     cuzk_status st = porep_seal(&s, &p, err);
     free(data);

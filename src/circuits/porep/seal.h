@@ -52,5 +52,9 @@ cuzk_status porep_sealed_c1(porep_c1 *c1, const porep_sealed *s, const porep_pro
  * sector_id, ticket and seed drawn from a xoshiro generator seeded with seed_value (data nodes below 2^254), and
  * returns its C1. */
 cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, cuzk_error *err);
+/* The same, also giving the drawn prover_id and sector_id (the C1 holds only the replica_id made from them), so
+ * that the sector's public values alone (filecoin-ffi VerifySeal's arguments) can be written out. */
+cuzk_status porep_seal_test_c1_ids(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value,
+                                   uint8_t prover_id[32], uint64_t *sector_id, cuzk_error *err);
 
 #endif
