@@ -188,7 +188,10 @@ int service_srs_start(daemon_service *s, const engine_kind *k, const char *id, i
 /* ---- service_status.c ---- */
 
 /* The engine's timeline callback (engine_config.timeline_cb, ctx = the service). */
-void service_on_timeline(void *ctx, const char *line);
+void service_on_event(void *ctx, const engine_event *ev);
+
+/* The most memory kept for CRITICAL work (engine_config.critical_reserve). */
+#define SERVICE_CRITICAL_RESERVE (256ull << 20)
 /* Whether synthesis of engine job id has begun; remove: forget the id (its job ended). */
 int service_started(daemon_service *s, uint64_t id, int remove);
 /* The residency's counters. A load holds the residency's lock (and reg_mu) for as long as it takes, and the

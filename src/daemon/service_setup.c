@@ -36,6 +36,12 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
     if (st == CUZK_OK) st = pool_create(&s->synth_pool, cfg->synthesis_threads, err);
     if (st == CUZK_OK) {
         uint64_t budget = daemon_config_budget(cfg);
+        /* Room only CRITICAL work (WinningPoSt) may take, so that its partition is admitted while PoRep
+         * partitions hold the rest of the budget: a 32 GiB WinningPoSt partition's witness and a, b, c are
+         * ~70 MB, so 256 MiB covers it with room to spare (a sixteenth of a small budget). */
+        uint64_t critical_reserve = budget ? (budget / 16 < SERVICE_CRITICAL_RESERVE ? budget / 16
+                                                                                    : SERVICE_CRITICAL_RESERVE)
+                                           : 0;
         engine_open_config oc = {
             .backend = ENGINE_BACKEND_AUTO,
             .devices = cfg->devices,
@@ -50,9 +56,10 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
                     .synthesis_lookahead = cfg->synthesis_lookahead,
                     .abc_pinned = cfg->pinned_abc ? 1 : -1,
                     .host_budget = budget,
+                    .critical_reserve = critical_reserve,
                     .synth_pool = s->synth_pool,
-                    .timeline_cb = service_on_timeline,
-                    .timeline_ctx = s,
+                    .event_cb = service_on_event,
+                    .event_ctx = s,
                 },
             .idle_evict_s = (double)cfg->idle_evict_s,
             .pinned_budget = cfg->pinned_budget,

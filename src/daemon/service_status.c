@@ -1,4 +1,4 @@
-/* GetStatus, and the engine's timeline events it is counted from (which jobs have started, which job each GPU
+/* GetStatus, and the engine's events it is counted from (which jobs have started, which job each GPU
  * is proving). */
 #include <pthread.h>
 #include <stdio.h>
@@ -8,19 +8,20 @@
 #include "daemon/log.h"
 #include "daemon/service_internal.h"
 
-void service_on_timeline(void *ctx, const char *line)
+void service_on_event(void *ctx, const engine_event *ev)
 {
     daemon_service *s = ctx;
-    if (daemon_log_enabled(LOG_TRACE)) daemon_log(LOG_TRACE, "%.*s", (int)strcspn(line, "\n"), line);
-    int gpu_start = strstr(line, " ev=GPU_START ") != NULL, gpu_end = !gpu_start && strstr(line, " ev=GPU_END ");
-    if (!gpu_start && !gpu_end && !strstr(line, " ev=SYNTH_START ")) return;
-    const char *j = strstr(line, " job=");
-    if (!j) return;
-    uint64_t id = strtoull(j + 5, NULL, 10);
+    if (daemon_log_enabled(LOG_TRACE)) {
+        char line[ENGINE_EVENT_LINE_MAX];
+        engine_event_format(ev, line, sizeof line);
+        daemon_log(LOG_TRACE, "%.*s", (int)strcspn(line, "\n"), line);
+    }
+    int gpu_start = ev->type == ENGINE_EV_GPU_START, gpu_end = ev->type == ENGINE_EV_GPU_END;
+    if (!gpu_start && !gpu_end && ev->type != ENGINE_EV_SYNTH_START) return;
+    uint64_t id = ev->job_id;
     if (gpu_start || gpu_end) {
         /* GetStatus's current job of each GPU: the last job to start there while some prove_start runs. */
-        const char *g = strstr(line, " gpu=");
-        int dev = g ? atoi(g + 5) : -1;
+        int dev = ev->device;
         pthread_mutex_lock(&s->tl_mu);
         for (size_t i = 0; i < s->host->num_devices; i++) {
             if (s->host->devices[i] != dev) continue;
