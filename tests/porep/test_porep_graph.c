@@ -351,7 +351,7 @@ int main(void)
 #else
     test_parent_cache_8m();
 #endif
-    /* 512 MiB: 2^24 nodes, about 3 minutes here. */
+    /* 512 MiB: 2^24 nodes, about 7 minutes of CPU for the two. */
     if (getenv("CUZK_SLOW_TESTS") && strcmp(getenv("CUZK_SLOW_TESTS"), "1") == 0) {
         test_parent_cache("StackedDrg512MiBV1", "2aa9c77c3e58259481351cc4be2079cc71e1c9af39700866545c043bfa30fb42");
         test_parent_cache("StackedDrg512MiBV1_1", "7ba215a1d2345774ab90b8cb1158d296e409d6068819d7b8c7baf0b25d63dc34");
