@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuits/post/post_types.h"
+#include "circuits/post/post_public.h"
 #include "testutil.h"
 
 static cuzk_error err;
@@ -73,31 +73,46 @@ static void test_counts(void)
     post_circuit_free(&c);
 }
 
-static void test_registry(void)
+static void test_types(void)
 {
-    size_t n;
-    const post_proof_type *all = post_proof_types(&n);
-    CHECK(n == 15);
-    for (size_t i = 0; i < n; i++) CHECK(post_proof_type_by_id(all[i].id) == &all[i]);
-    const post_proof_type *w = post_proof_type_by_id(13), *w0 = post_proof_type_by_id(8), *g = post_proof_type_by_id(0);
-    CHECK(w && w->kind == POST_WINDOW && w->api == POST_API_1_2 && w->sector_size == UINT64_C(32) << 30);
-    CHECK(w0 && w0->kind == POST_WINDOW && w0->api == POST_API_1_0 && w0->sector_size == UINT64_C(32) << 30);
-    CHECK(g && g->kind == POST_WINNING && g->api == POST_API_1_0 && g->sector_size == 2048);
-    CHECK(post_proof_type_by_id(15) == NULL);
-    CHECK(post_window_sector_count(2048) == 2 && post_window_sector_count(UINT64_C(64) << 30) == 2300);
-    CHECK(post_window_sector_count(1000) == 0);
+    const post_proof_type *w = post_proof_type_find(POST_WINDOW, UINT64_C(32) << 30);
+    const post_proof_type *g = post_proof_type_find(POST_WINNING, 2048);
+    CHECK(w && w->id == 13 && g && g->id == 0);
+    CHECK(post_proof_type_find(POST_WINDOW, 4096) == NULL);
+    unsigned s, c;
+    post_circuit_dims(w, &s, &c);
+    CHECK(s == 2349 && c == 10);
+    post_circuit_dims(g, &s, &c);
+    CHECK(s == 66 && c == 1);
 }
 
 static void test_challenges(void)
 {
     uint8_t r[32];
     for (int i = 0; i < 32; i++) r[i] = (uint8_t)i;
+    const post_proof_type *w2k = post_proof_type_by_id(10), *w32 = post_proof_type_by_id(13),
+                          *w32v1 = post_proof_type_by_id(8);
     /* Python: int.from_bytes(sha256(r + pack('<Q', id) + pack('<Q', idx)).digest()[:8], 'little') % nodes. */
-    CHECK(post_leaf_challenge(r, 7, 3, 64) == 53);
-    CHECK(post_leaf_challenge(r, 7, 3, UINT64_C(1) << 30) == 347619957);
-    CHECK(post_leaf_challenge(r, 1234567, 0, UINT64_C(1) << 30) == 531211990);
-    CHECK(post_challenge_index(POST_API_1_2, 5, 10, 3) == 3);
-    CHECK(post_challenge_index(POST_API_1_0, 5, 10, 3) == 53);
+    CHECK(post_challenge_leaf(w2k, r, 7, 0, 3) == 53);
+    CHECK(post_challenge_leaf(w32, r, 7, 5, 3) == 347619957);
+    CHECK(post_challenge_leaf(w32, r, 1234567, 0, 0) == 531211990);
+    CHECK(post_challenge_leaf(w32v1, r, 7, 5, 3) == 760632211); /* API 1.0: index 5 * 10 + 3 */
+    /* The public inputs of a padded 2 KiB request by hand: [comm_r, 10 challenges] for sector 7, twice. */
+    post_public_sector one = {7, {0}};
+    one.comm_r[0] = 9;
+    fr_t *pub;
+    size_t n;
+    CHECK(post_public_inputs(w2k, r, &one, 1, &pub, &n, &err) == CUZK_OK && n == 22);
+    fr_t nine, want;
+    fr_from_u64(&nine, 9);
+    fr_from_u64(&want, 53);
+    CHECK(fr_eq(&pub[0], &nine) && fr_eq(&pub[11], &nine) && fr_eq(&pub[4], &want) && fr_eq(&pub[15], &want));
+    free(pub);
+    one.comm_r[31] = 0xff; /* >= r */
+    CHECK(post_public_inputs(w2k, r, &one, 1, &pub, &n, &err) == CUZK_ERR_FORMAT);
+    post_public_sector three[3] = {one, one, one};
+    CHECK(post_public_inputs(w2k, r, three, 3, &pub, &n, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(post_public_inputs(post_proof_type_by_id(0), r, three, 2, &pub, &n, &err) == CUZK_ERR_INVALID_ARG);
 }
 
 /* A whole small tree of the circuit's shape: levels[0] the leaves, levels[L] the root. */
@@ -158,13 +173,13 @@ static void make_witness(rng_t *rng, const post_proof_type *t, const post_circui
         if (t->kind == POST_WINNING) {
             /* The vanilla proof's 66 challenges are those of sector index 0 of a 1 x 66 request. */
             for (unsigned k = 0; k < c->sectors; k++) {
-                ch[k] = post_leaf_challenge(rnd, pub[i].sector_id, post_challenge_index(t->api, 0, 66, k), c->nodes);
+                ch[k] = post_challenge_leaf(t, rnd, pub[i].sector_id, 0, k);
                 post_sector *sk = &w->sector[k];
                 sk->comm_c = comm_c, sk->comm_r_last = comm_r_last, sk->comm_r = comm_r;
                 tree_path(c, &tr, ch[k], &sk->paths[0]);
             }
         } else {
-            post_sector_challenges(t, rnd, &pub[i], (unsigned)i, ch);
+            post_circuit_challenges(t, rnd, pub, n, (unsigned)i, ch);
             post_sector *s = &w->sector[i];
             s->comm_c = comm_c, s->comm_r_last = comm_r_last, s->comm_r = comm_r;
             for (unsigned j = 0; j < c->challenges; j++) tree_path(c, &tr, ch[j], &s->paths[j]);
@@ -304,7 +319,7 @@ int main(void)
     rng_t rng;
     test_seed(&rng, "test_post_circuit");
     test_counts();
-    test_registry();
+    test_types();
     test_challenges();
     test_satisfied(&rng, 10, 2); /* Window 2 KiB V1_1 (API 1.2) */
     test_satisfied(&rng, 10, 1); /* padded */

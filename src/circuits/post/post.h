@@ -23,7 +23,7 @@ typedef struct post_circuit {
 } post_circuit;
 
 #define POST_MAX_SECTORS 4096
-#define POST_MAX_CHALLENGES 128
+#define POST_CIRCUIT_MAX_CHALLENGES 128
 
 /* A shape given directly (rust-fil-proofs' circuit tests use shapes no sector size has): nodes divisible by
  * sub * top with a power of base_arity (2, 4 or 8) left, sub and top 0 or a power of two (top only with sub).
