@@ -1,12 +1,15 @@
 /* PoSt through the engine: jobs from decoded vanilla proofs (validation naming sector, challenge and field; any
- * changed value refused), the job's witness inputs equal to the public inputs a verifier derives, parameters that
- * do not fit refused, and setup + prove (CPU backend) + verify of WindowPoSt 2 KiB (a full and a padded request)
- * and WinningPoSt 2 KiB, with a changed public input failing. */
+ * changed bit of the bincode refused by the decoder or the job), the job's witness inputs equal to the public
+ * inputs a verifier derives, parameters that do not fit refused, and setup + prove (CPU backend) + verify of
+ * WindowPoSt 2 KiB (a full and a padded request) and WinningPoSt 2 KiB from the vanilla proofs of sealed 2 KiB
+ * sectors, against inputs derived from public values only; a changed public input fails. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "circuits/porep/seal.h"
 #include "engine/post.h"
-#include "post_testtree.h"
+#include "formats/post_vanilla_gen.h"
+#include "testutil.h"
 
 static cuzk_error err;
 
@@ -35,30 +38,6 @@ static void check_job_inputs(pool_t *pool, const engine_post_job *j)
     free(pub);
 }
 
-/* Flips bit `bit` of byte `at` of one field of sector s (or moves an index); returns what was changed. */
-static const char *corrupt(post_vanilla *v, size_t s, unsigned field, unsigned i, size_t at, unsigned bit)
-{
-    post_vanilla_sector *vs = &v->sectors[s];
-    size_t nsib = v->shape.sib_offset[v->shape.levels];
-    uint8_t *p;
-    const char *what;
-    switch (field) {
-    case 0: p = vs->comm_r, what = "comm_r"; break;
-    case 1: p = vs->comm_c, what = "comm_c"; break;
-    case 2: p = vs->comm_r_last, what = "comm_r_last"; break;
-    case 3: p = vs->roots[i], what = "root"; break;
-    case 4: p = vs->leaves[i], what = "leaf"; break;
-    case 5: p = vs->sibs[i * nsib + at / 32], at %= 32, what = "sibling"; break;
-    default: {
-        uint8_t *ix = &vs->index[(size_t)i * v->shape.levels + at % v->shape.levels];
-        *ix = (uint8_t)((*ix + 1 + bit % (v->shape.arity[0] - 1)) % v->shape.arity[0]);
-        return "index";
-    }
-    }
-    p[at % 32] ^= (uint8_t)(1u << bit);
-    return what;
-}
-
 static void test_validation(rng_t *rng, pool_t *pool)
 {
     uint8_t rnd[32];
@@ -68,13 +47,15 @@ static void test_validation(rng_t *rng, pool_t *pool)
     for (size_t k = 0; k < 3; k++) {
         const post_proof_type *t = post_proof_type_by_id(ids[k]);
         post_vanilla v;
-        test_vanilla_make(rng, t, counts[k], rnd, &v);
+        CHECK_MSG(post_vanilla_synth(&v, t, counts[k], 1000, rnd, rng_next(rng), pool, &err) == CUZK_OK, "%s",
+                  err.msg);
         engine_post_job *j = NULL;
         CHECK_MSG(engine_post_job_create(&j, &v, rnd, pool, &err) == CUZK_OK, "%s: %s", t->name, err.msg);
         if (j) check_job_inputs(pool, j);
         engine_post_job_free(j);
+        j = NULL;
 
-        /* Other randomness: every challenge differs. */
+        /* Other randomness: the challenges differ. */
         uint8_t other[32];
         memcpy(other, rnd, 32);
         other[0] ^= 1;
@@ -82,45 +63,41 @@ static void test_validation(rng_t *rng, pool_t *pool)
         CHECK_MSG(strstr(err.msg, "sector 0 (id 1000): challenge") && strstr(err.msg, "the challenge is leaf"), "%s",
                   err.msg);
 
-        /* Changed values, each refused with the sector named. */
-        size_t nsib = v.shape.sib_offset[v.shape.levels];
-        for (int trial = 0; trial < 60; trial++) {
-            size_t s = (size_t)(rng_next(rng) % v.count);
-            unsigned field = (unsigned)(rng_next(rng) % 7), i = (unsigned)(rng_next(rng) % t->challenges);
-            size_t at = (size_t)(rng_next(rng) % (field == 5 ? nsib * 32 : 32));
-            unsigned bit = (unsigned)(rng_next(rng) % 8);
-            post_vanilla_sector keep = v.sectors[s];
-            uint8_t save[32 * 3];
-            memcpy(save, keep.comm_r, 32), memcpy(save + 32, keep.comm_c, 32), memcpy(save + 64, keep.comm_r_last, 32);
-            size_t blob = (size_t)t->challenges * (64 + nsib * 32 + v.shape.levels);
-            uint8_t *copy = malloc(blob), *q = copy;
-            memcpy(q, keep.roots, t->challenges * 32), q += t->challenges * 32;
-            memcpy(q, keep.leaves, t->challenges * 32), q += t->challenges * 32;
-            memcpy(q, keep.sibs, t->challenges * nsib * 32), q += t->challenges * nsib * 32;
-            memcpy(q, keep.index, (size_t)t->challenges * v.shape.levels);
-            const char *what = corrupt(&v, s, field, i, at, bit);
-            cuzk_status st = engine_post_job_create(&j, &v, rnd, pool, &err);
-            char want[48];
-            snprintf(want, sizeof want, "sector %zu (id %llu)", s, (unsigned long long)v.sectors[s].sector_id);
-            CHECK_MSG(st != CUZK_OK && !j && strstr(err.msg, want), "%s: changed %s of sector %zu (challenge %u, "
-                      "byte %zu bit %u) accepted or not named: %s", t->name, what, s, i, at, bit,
-                      st ? err.msg : "accepted");
-            engine_post_job_free(j);
-            j = NULL;
-            memcpy(v.sectors[s].comm_r, save, 32), memcpy(v.sectors[s].comm_c, save + 32, 32);
-            memcpy(v.sectors[s].comm_r_last, save + 64, 32);
-            q = copy;
-            memcpy(keep.roots, q, t->challenges * 32), q += t->challenges * 32;
-            memcpy(keep.leaves, q, t->challenges * 32), q += t->challenges * 32;
-            memcpy(keep.sibs, q, t->challenges * nsib * 32), q += t->challenges * nsib * 32;
-            memcpy(keep.index, q, (size_t)t->challenges * v.shape.levels);
-            free(copy);
+        /* Any changed bit of the bincode: refused by the decoder or by the job, never accepted. */
+        uint8_t *blob[2];
+        size_t len[2];
+        for (size_t s = 0; s < v.count; s++) {
+            len[s] = post_vanilla_sector_encoded_size(&v, &v.sectors[s]);
+            blob[s] = malloc(len[s]);
+            post_vanilla_encode_sector(&v, s, blob[s]);
         }
-        CHECK_MSG(engine_post_job_create(&j, &v, rnd, pool, &err) == CUZK_OK, "restored: %s", err.msg);
-        engine_post_job_free(j);
-        j = NULL;
+        unsigned decoder = 0, job = 0;
+        for (int trial = 0; trial < 150; trial++) {
+            size_t s = (size_t)(rng_next(rng) % v.count), at = (size_t)(rng_next(rng) % len[s]);
+            uint8_t bit = (uint8_t)(1u << (rng_next(rng) % 8));
+            blob[s][at] ^= bit;
+            post_vanilla w;
+            cuzk_status st = post_vanilla_decode(&w, t, (const uint8_t *const *)blob, len, v.count, &err);
+            if (st != CUZK_OK) {
+                CHECK(err.msg[0] != 0);
+                decoder++;
+            } else {
+                st = engine_post_job_create(&j, &w, rnd, pool, &err);
+                char want[32];
+                snprintf(want, sizeof want, "sector %zu (id", s);
+                CHECK_MSG(st != CUZK_OK && !j && strstr(err.msg, want), "%s: sector %zu byte %zu bit 0x%02x "
+                          "accepted or not named: %s", t->name, s, at, bit, st ? err.msg : "accepted");
+                engine_post_job_free(j);
+                j = NULL;
+                post_vanilla_free(&w);
+                job++;
+            }
+            blob[s][at] ^= bit;
+        }
+        printf("%s: 150 changed bits: %u refused by the decoder, %u by the job's checks\n", t->name, decoder, job);
+        for (size_t s = 0; s < v.count; s++) free(blob[s]);
 
-        /* A value not below r. */
+        /* A value not below r (as a caller other than the decoder could pass). */
         uint8_t keep = v.sectors[0].leaves[0][31];
         v.sectors[0].leaves[0][31] = 0xff;
         CHECK(engine_post_job_create(&j, &v, rnd, pool, &err) == CUZK_ERR_FORMAT &&
@@ -134,14 +111,50 @@ static void test_validation(rng_t *rng, pool_t *pool)
         CHECK(engine_post_job_create(&j, &v, rnd, pool, &err) == CUZK_ERR_INVALID_ARG);
         v.count = n;
         v.shape.levels--;
-        CHECK(engine_post_job_create(&j, &v, rnd, pool, &err) == CUZK_ERR_INVALID_ARG &&
-              strstr(err.msg, "TreeR"));
+        CHECK(engine_post_job_create(&j, &v, rnd, pool, &err) == CUZK_ERR_INVALID_ARG && strstr(err.msg, "TreeR"));
         v.shape.levels++;
         v.sectors[0].proofs--;
         CHECK(engine_post_job_create(&j, &v, rnd, pool, &err) == CUZK_ERR_INVALID_ARG &&
               strstr(err.msg, "inclusion proofs"));
         v.sectors[0].proofs++;
-        test_vanilla_free(&v);
+        post_vanilla_free(&v);
+    }
+}
+
+/* Two sealed 2 KiB sectors (SDR, TreeR over the replica) as a prover holds them. */
+typedef struct sealed_pair {
+    porep_sealed sealed[2];
+    porep_dom *tree_r[2];
+    post_sector_tree trees[2];
+} sealed_pair;
+
+static void seal_pair(sealed_pair *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    porep_hashers h;
+    CHECK(porep_hashers_init(&h, &err) == CUZK_OK);
+    const porep_proof_type *seal_type = porep_proof_type_by_name("StackedDrg2KiBV1_1");
+    for (int q = 0; q < 2; q++) {
+        porep_seal_params p;
+        uint8_t seed[32];
+        CHECK_MSG(porep_seal_test(&sp->sealed[q], &p, seed, seal_type, 21 + (uint64_t)q, &err) == CUZK_OK, "%s",
+                  err.msg);
+        porep_dom root;
+        CHECK(porep_tree_r_build(&sp->tree_r[q], root, sp->sealed[q].geometry, &h, sp->sealed[q].replica, &err) ==
+              CUZK_OK);
+        CHECK(memcmp(root, sp->sealed[q].comm_r_last, 32) == 0);
+        sp->trees[q] = (post_sector_tree){.sector_id = p.sector_id, .tree_r = sp->tree_r[q]};
+        memcpy(sp->trees[q].comm_c, sp->sealed[q].comm_c, 32);
+        memcpy(sp->trees[q].comm_r_last, sp->sealed[q].comm_r_last, 32);
+        memcpy(sp->trees[q].comm_r, sp->sealed[q].comm_r, 32);
+    }
+}
+
+static void sealed_pair_free(sealed_pair *sp)
+{
+    for (int q = 0; q < 2; q++) {
+        porep_sealed_free(&sp->sealed[q]);
+        free(sp->tree_r[q]);
     }
 }
 
@@ -162,7 +175,8 @@ static cuzk_status setup(pool_t *pool, const post_proof_type *t, groth16_params 
     return st;
 }
 
-static void test_prove(rng_t *rng, pool_t *pool, const groth16_params *pp, unsigned id, size_t n)
+static void test_prove(rng_t *rng, pool_t *pool, const sealed_pair *sp, const groth16_params *pp, unsigned id,
+                       size_t n)
 {
     const post_proof_type *t = post_proof_type_by_id(id);
     groth16_params params = *pp; /* borrowed */
@@ -170,7 +184,9 @@ static void test_prove(rng_t *rng, pool_t *pool, const groth16_params *pp, unsig
     uint8_t rnd[32];
     random_randomness(rng, rnd);
     post_vanilla v;
-    test_vanilla_make(rng, t, n, rnd, &v);
+    st = post_vanilla_from_trees(&v, t, sp->trees, n, rnd, &err);
+    CHECK_MSG(st == CUZK_OK, "%s", err.msg);
+    if (st != CUZK_OK) return;
     engine_post_job *j = NULL;
     engine_post_circuit *pc = NULL;
     engine_backend *be = NULL;
@@ -220,7 +236,7 @@ static void test_prove(rng_t *rng, pool_t *pool, const groth16_params *pp, unsig
     engine_backend_destroy(be);
     engine_post_circuit_free(pc);
     engine_post_job_free(j);
-    test_vanilla_free(&v);
+    post_vanilla_free(&v);
 }
 
 int main(void)
@@ -231,21 +247,24 @@ int main(void)
     CHECK(pool_create(&pool, 0, &err) == CUZK_OK);
     test_validation(&rng, pool);
     /* Window V1 and V1_1 share the circuit and its parameters. */
+    sealed_pair sp;
+    seal_pair(&sp);
     groth16_params params;
     if (setup(pool, post_proof_type_by_id(10), &params) == CUZK_OK) {
-        test_prove(&rng, pool, &params, 10, 2); /* WindowPoSt 2 KiB V1_1 */
-        test_prove(&rng, pool, &params, 5, 1);  /* WindowPoSt 2 KiB V1, padded */
+        test_prove(&rng, pool, &sp, &params, 10, 2); /* WindowPoSt 2 KiB V1_1 */
+        test_prove(&rng, pool, &sp, &params, 5, 1);  /* WindowPoSt 2 KiB V1, padded */
         groth16_params_free(&params);
     }
     const char *slow = getenv("CUZK_SLOW_TESTS");
     if (slow && strcmp(slow, "1") == 0) {
         if (setup(pool, post_proof_type_by_id(0), &params) == CUZK_OK) {
-            test_prove(&rng, pool, &params, 0, 1); /* WinningPoSt 2 KiB */
+            test_prove(&rng, pool, &sp, &params, 0, 1); /* WinningPoSt 2 KiB */
             groth16_params_free(&params);
         }
     } else {
         printf("test_post_engine: WinningPoSt 2 KiB setup + prove skipped (CUZK_SLOW_TESTS=1 runs it)\n");
     }
+    sealed_pair_free(&sp);
     pool_destroy(pool);
     return test_finish("test_post_engine");
 }
