@@ -5,16 +5,38 @@
 #include <stddef.h>
 
 #include "cuzk/status.h"
+#include "engine/engine.h"
+#include "util/pool.h"
 
 enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_BAD_INPUT = 2, EXIT_INTERNAL = 3 };
 
 /* Prints "cuzk CMD: status: message" for a failure and returns the exit code of st. */
 int cli_report(const char *cmd, cuzk_status st, const cuzk_error *err);
 cuzk_status cli_write_file(const char *path, const void *data, size_t len, cuzk_error *err);
+/* A whole regular file (free()). */
+cuzk_status cli_read_file(const char *path, uint8_t **out, size_t *len, cuzk_error *err);
+/* The backend --backend names (cpu, gpu), or the GPU when one is present and the CPU otherwise; *finish_pool is
+ * created for the GPU backend (pool_destroy it after the backend). */
+cuzk_status cli_backend(const char *want, unsigned threads, pool_t *pool, pool_t **finish_pool, engine_backend **be,
+                        cuzk_error *err);
 
 /* cuzk porep ...; argv[0] is "porep". */
 int cmd_porep(int argc, char **argv);
 /* cuzk circuit-info --circuit porep:SIZE; argv[0] is "circuit-info". */
 int cmd_circuit_info(int argc, char **argv);
+
+/* PoSt (post.c). */
+int cli_is_post_spec(const char *spec); /* wpost:... or winning:... */
+/* cuzk circuit-info --circuit wpost:SIZE|winning:SIZE; argv[0] is "circuit-info". */
+int cmd_post_circuit_info(int argc, char **argv);
+/* cuzk verify-post --info INFO.json --proof FILE --vk FILE; argv[0] is "verify-post". */
+int cmd_verify_post(int argc, char **argv);
+typedef struct cli_post_prove {
+    const char *vanilla, *info, *params, *vk, *out, *backend;
+    unsigned threads;
+    int trusted;
+} cli_post_prove;
+/* cuzk prove --post ... */
+int cmd_prove_post(pool_t *pool, const cli_post_prove *a);
 
 #endif
