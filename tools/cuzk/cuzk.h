@@ -14,6 +14,8 @@ cuzk_status cli_write_file(const char *path, const void *data, size_t len, cuzk_
 
 /* cuzk porep ...; argv[0] is "porep". */
 int cmd_porep(int argc, char **argv);
+/* cuzk post vanilla | synth-vanilla | check-vanilla; argv[0] is "post". */
+int cmd_post_data(int argc, char **argv);
 /* cuzk circuit-info --circuit porep:SIZE; argv[0] is "circuit-info". */
 int cmd_circuit_info(int argc, char **argv);
 
