@@ -22,6 +22,8 @@ cuzk_status cli_backend(const char *want, unsigned threads, pool_t *pool, pool_t
 
 /* cuzk porep ...; argv[0] is "porep". */
 int cmd_porep(int argc, char **argv);
+/* cuzk post vanilla | synth-vanilla | check-vanilla; argv[0] is "post". */
+int cmd_post_data(int argc, char **argv);
 /* cuzk circuit-info --circuit porep:SIZE; argv[0] is "circuit-info". */
 int cmd_circuit_info(int argc, char **argv);
 

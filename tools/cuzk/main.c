@@ -59,6 +59,7 @@ static const char *USAGE =
     "  verify   --vk verification_key.json --proof proof.json --public public.json\n"
     "           check a snarkjs proof (chosen when --vk ends in .json)\n"
     "  porep    seal | synth-c1 | check-c1 | check-circuit ...\n"
+    "  post     vanilla | synth-vanilla | check-vanilla ...  PoSt vanilla proofs ('cuzk post --help')\n"
     "           Filecoin PoRep test data: seal a small sector or synthesize a C1 of any size; check a C1\n"
     "           file, or its witness against the whole partition circuit\n"
     "           ('cuzk porep --help')\n"
@@ -879,6 +880,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "porep") == 0) return cmd_porep(argc - 1, argv + 1);
+    if (strcmp(cmd, "post") == 0) return cmd_post_data(argc - 1, argv + 1);
     if (strcmp(cmd, "circuit-info") == 0) {
         for (int i = 2; i + 1 < argc; i++)
             if (strcmp(argv[i], "--circuit") == 0 && cli_is_post_spec(argv[i + 1]))
