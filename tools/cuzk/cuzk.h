@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "cuzk/status.h"
-#include "engine/engine.h"
+#include "engine/open.h"
 #include "util/pool.h"
 
 enum { EXIT_VALID = 0, EXIT_INVALID = 1, EXIT_BAD_INPUT = 2, EXIT_INTERNAL = 3 };
@@ -15,10 +15,8 @@ int cli_report(const char *cmd, cuzk_status st, const cuzk_error *err);
 cuzk_status cli_write_file(const char *path, const void *data, size_t len, cuzk_error *err);
 /* A whole regular file (free()). */
 cuzk_status cli_read_file(const char *path, uint8_t **out, size_t *len, cuzk_error *err);
-/* The backend --backend names (cpu, gpu), or the GPU when one is present and the CPU otherwise; *finish_pool is
- * created for the GPU backend (pool_destroy it after the backend). */
-cuzk_status cli_backend(const char *want, unsigned threads, pool_t *pool, pool_t **finish_pool, engine_backend **be,
-                        cuzk_error *err);
+/* The backend --backend names (cpu, gpu), or AUTO when none is named. */
+cuzk_status cli_backend_choice(const char *want, engine_backend_choice *out, cuzk_error *err);
 
 /* cuzk porep ...; argv[0] is "porep". */
 int cmd_porep(int argc, char **argv);

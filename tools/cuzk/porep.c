@@ -11,6 +11,7 @@
 #include "circuits/stacked/stacked.h"
 #include "formats/sector_dir.h"
 #include "cuzk.h"
+#include "formats/porep_c1.h"
 #include "r1cs/r1cs.h"
 
 static const char *PUSAGE =

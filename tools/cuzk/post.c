@@ -85,9 +85,8 @@ int cmd_prove_post(pool_t *pool, const cli_post_prove *a)
     int have_v = 0, have_params = 0, have_vk = 0;
     engine_post_job *job = NULL;
     engine_post_circuit *pc = NULL;
-    engine_backend *be = NULL;
-    pool_t *finish_pool = NULL;
-    engine *e = NULL;
+    engine_host *host = NULL;
+    engine_backend_choice choice = ENGINE_BACKEND_AUTO;
     engine_result res;
     memset(&res, 0, sizeof res);
     double t0 = post_now_s(), t_load = 0, t_check = 0, t_prove = 0;
@@ -105,19 +104,27 @@ int cmd_prove_post(pool_t *pool, const cli_post_prove *a)
     if (st == CUZK_OK) st = engine_post_job_create(&job, &v, info.randomness, pool, &err);
     t_check = post_now_s() - t0 - t_load;
     if (st == CUZK_OK) st = engine_post_circuit_create(info.type, &params, pool, &pc, &err);
-    if (st == CUZK_OK) st = cli_backend(a->backend, a->threads, pool, &finish_pool, &be, &err);
+    if (st == CUZK_OK) st = cli_backend_choice(a->backend, &choice, &err);
     if (st == CUZK_OK) {
-        engine_config cfg = {.backend = be, .synth_pool = pool};
-        st = engine_create(&e, &cfg, &err);
+        engine_open_config oc = {.backend = choice,
+                                 .pool = pool,
+                                 .finish_threads = a->threads,
+                                 .abc_on_device = -1,
+                                 .engine = {.synth_pool = pool}};
+        st = engine_open(&oc, &host, &err);
     }
+    if (st == CUZK_OK && choice == ENGINE_BACKEND_AUTO && !host->on_devices)
+        fprintf(stderr, "cuzk prove: %s; proving on the CPU\n",
+                host->backend_note[0] ? host->backend_note : "no CUDA device (none visible, or cuzk was built without "
+                                                             "CUDA)");
     if (st == CUZK_OK) {
         double t1 = post_now_s();
         engine_request rq;
         uint64_t id;
         engine_priority prio = info.type->kind == POST_WINNING ? ENGINE_PRIO_CRITICAL : ENGINE_PRIO_HIGH;
         if ((st = engine_post_request(pc, job, prio, &rq, &err)) == CUZK_OK &&
-            (st = engine_submit(e, &rq, &id, &err)) == CUZK_OK)
-            st = engine_wait(e, id, &res, &err);
+            (st = engine_submit(host->eng, &rq, &id, &err)) == CUZK_OK)
+            st = engine_wait(host->eng, id, &res, &err);
         t_prove = post_now_s() - t1;
         if (st == CUZK_OK && !res.verified)
             st = cuzk_error_set(&err, CUZK_ERR_INTERNAL, "the engine did not self-verify the proof");
@@ -150,13 +157,10 @@ int cmd_prove_post(pool_t *pool, const cli_post_prove *a)
         fprintf(stderr,
                 "cuzk prove: wrote %s (%d bytes); load %.2f s, checks %.2f s, prove %.2f s (synthesis %.2f s, %s "
                 "%.2f s, finish %.2f s), total %.2f s\n",
-                a->out, GROTH16_PROOF_BYTES, t_load, t_check, t_prove, res.synth_ms / 1e3, be->name,
+                a->out, GROTH16_PROOF_BYTES, t_load, t_check, t_prove, res.synth_ms / 1e3, host->backend->name,
                 res.gpu_ms / 1e3, res.finish_ms / 1e3, post_now_s() - t0);
     engine_result_free(&res);
-    engine_destroy(e);
-    if (have_params) engine_backend_gpu_drop_params(be, &params);
-    engine_backend_destroy(be);
-    pool_destroy(finish_pool);
+    engine_close(host); /* the backend's copies of params go with it */
     engine_post_circuit_free(pc);
     engine_post_job_free(job);
     if (have_vk) groth16_vk_free(&vk);
