@@ -25,11 +25,14 @@ typedef struct engine_post_job {
  * parallel over sectors on pool (NULL: this thread):
  *   - the sector count (Window: 1 .. sector_count; Winning: 1) and t->challenges proofs per sector;
  *   - the path shape of the type's TreeR (levels, arity per level);
- *   - every value below r; every root = comm_r_last; every path hashes from its leaf to comm_r_last;
+ *   - every value below r; every root = comm_r_last;
  *   - Poseidon2(comm_c, comm_r_last) = comm_r;
  *   - every path's leaf index = the challenge derived from randomness, the sector id and its position.
  * CUZK_ERR_INVALID_ARG (count, shape), CUZK_ERR_FORMAT (not below r) or CUZK_ERR_INVALID_PROOF (hashes,
- * challenges), naming the sector (position and id), the challenge and the field. Free with engine_post_job_free. */
+ * challenges), naming the sector (position and id), the challenge and the field. That every path hashes from its
+ * leaf to comm_r_last (10 Poseidon hashes a path, 4 s of one core for 32 GiB) is checked where the witness
+ * computes those hashes anyway, in the parallel synthesis (post_synth_sector: an error naming the circuit's
+ * sector and challenge). Free with engine_post_job_free. */
 cuzk_status engine_post_job_create(engine_post_job **out, const post_vanilla *v, const uint8_t randomness[32],
                                    pool_t *pool, cuzk_error *err);
 void engine_post_job_free(engine_post_job *j); /* NULL is allowed */

@@ -117,19 +117,6 @@ uint64_t post_path_leaf_index(const post_circuit *c, const post_path *p)
     return index;
 }
 
-void post_path_root(const post_circuit *c, const post_path *p, fr_t *root)
-{
-    fr_t cur = p->leaf, children[POR_MAX_ARITY];
-    const fr_t *sib = p->sibs;
-    for (unsigned l = 0; l < c->tree.levels; l++) {
-        unsigned arity = c->tree.arity[l], at = p->index[l] < arity ? p->index[l] : arity - 1;
-        for (unsigned i = 0, k = 0; i < arity; i++) children[i] = i == at ? cur : sib[k++];
-        sib += arity - 1;
-        poseidon_hash(c->tree.pc[l], children, &cur);
-    }
-    *root = cur;
-}
-
 cuzk_status post_synth_sector(r1cs *cs, const post_circuit *c, const post_sector *s, cuzk_error *err)
 {
     cuzk_status st;
@@ -154,8 +141,13 @@ cuzk_status post_synth_sector(r1cs *cs, const post_circuit *c, const post_sector
             a.index = s->paths[i].index;
             a.sibs = s->paths[i].sibs;
         }
-        if ((st = gadget_por(cs, &c->tree, &a, NULL, err)) != CUZK_OK)
+        gadget_num computed;
+        if ((st = gadget_por(cs, &c->tree, &a, &computed, err)) != CUZK_OK)
             return cuzk_error_prefix(err, "challenge_inclusion_%u: ", i);
+        /* A witness-only system checks nothing; a path that misses the root would only show as an invalid proof. */
+        if (s && !fr_eq(&computed.value, &s->comm_r_last))
+            return cuzk_error_set(err, CUZK_ERR_INVALID_PROOF,
+                                  "challenge_inclusion_%u: the path does not hash from its leaf to comm_r_last", i);
     }
     return CUZK_OK;
 }

@@ -60,10 +60,10 @@ void post_witness_free(post_witness *w);
 
 /* The leaf index a path addresses (the public input its packed index bits make). */
 uint64_t post_path_leaf_index(const post_circuit *c, const post_path *p);
-/* The root a path hashes to, natively (the Poseidon the circuit computes). */
-void post_path_root(const post_circuit *c, const post_path *p, fr_t *root);
 
-/* Sector::synthesize of one sector (s NULL: shape, zero values). */
+/* Sector::synthesize of one sector (s NULL: shape, zero values). With values, a path that does not hash to the
+ * sector's comm_r_last fails (CUZK_ERR_INVALID_PROOF naming the challenge) instead of giving an unsatisfied
+ * system: the witness-only systems the prover synthesizes check no constraint. */
 cuzk_status post_synth_sector(r1cs *cs, const post_circuit *c, const post_sector *s, cuzk_error *err);
 /* The whole circuit into cs (any r1cs mode); w NULL: shape. */
 cuzk_status post_synthesize(r1cs *cs, const post_circuit *c, const post_witness *w, cuzk_error *err);
