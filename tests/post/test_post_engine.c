@@ -162,6 +162,7 @@ static void seal_pair(sealed_pair *sp)
         memcpy(sp->trees[q].comm_r_last, sp->sealed[q].comm_r_last, 32);
         memcpy(sp->trees[q].comm_r, sp->sealed[q].comm_r, 32);
     }
+    porep_hashers_free(&h);
 }
 
 static void sealed_pair_free(sealed_pair *sp)
