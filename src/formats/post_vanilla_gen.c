@@ -44,6 +44,7 @@ typedef struct post_synth_ctx {
     const uint8_t *randomness;
     uint64_t seed, first_id;
     porep_hashers hashers;
+    porep_dom def[POREP_MAX_TREE_LEVELS + 1]; /* the untouched node of each level: one chain for the request */
     int failed;
 } post_synth_ctx;
 
@@ -81,12 +82,8 @@ static int post_synth_sector(post_synth_ctx *c, size_t k)
 
     post_synth_node lv[POREP_MAX_TREE_LEVELS + 1][POST_MAX_CHALLENGES];
     size_t n[POREP_MAX_TREE_LEVELS + 1];
-    porep_dom def[POREP_MAX_TREE_LEVELS + 1], kids[16];
-    post_synth_random_fe(&rng, def[0]);
-    for (unsigned l = 0; l < sh->levels; l++) {
-        for (unsigned q = 0; q < sh->arity[l]; q++) memcpy(kids[q], def[l], 32);
-        if (porep_poseidon(&c->hashers, sh->arity[l], kids, def[l + 1]) != 0) return -1;
-    }
+    const porep_dom *def = c->def;
+    porep_dom kids[16];
     n[0] = 0;
     for (unsigned i = 0; i < s->proofs; i++) {
         lv[0][n[0]].pos = leaves[i];
@@ -154,8 +151,18 @@ cuzk_status post_vanilla_synth(post_vanilla *v, const post_proof_type *t, size_t
     if (st) return st;
     st = post_vanilla_alloc(v, t, count, err);
     if (st == CUZK_OK) {
+        const post_vanilla_shape *sh = &v->shape;
+        rng_t rng;
+        rng_seed(&rng, seed);
+        post_synth_random_fe(&rng, c.def[0]);
+        porep_dom kids[16];
+        for (unsigned l = 0; l < sh->levels && !c.failed; l++) {
+            for (unsigned q = 0; q < sh->arity[l]; q++) memcpy(kids[q], c.def[l], 32);
+            c.failed = porep_poseidon(&c.hashers, sh->arity[l], kids, c.def[l + 1]) != 0;
+        }
+
         c.v = v;
-        pool_parallel_for(pool, count, 16, post_synth_range, &c);
+        if (!c.failed) pool_parallel_for(pool, count, 16, post_synth_range, &c);
         if (c.failed) {
             post_vanilla_free(v);
             st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "post synth: a value left the field");

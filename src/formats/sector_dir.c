@@ -93,8 +93,7 @@ cuzk_status sector_dir_read(sector_dir *d, const char *dir, int with_unsealed, c
     cuzk_status st = sector_dir_get(dir, "sector.json", 0, &text, &len, err);
     if (st) return st;
     json_doc *doc = NULL;
-    st = json_parse(&doc, (const char *)text, len, err);
-    free(text);
+    st = json_parse(&doc, (const char *)text, len, err); /* numbers point into text: free it after doc */
     const json_value *root = st ? NULL : json_root(doc);
     if (!st) st = json_expect(root, JSON_OBJECT, "the document", err);
     uint64_t size = 0, id = 0;
@@ -108,6 +107,7 @@ cuzk_status sector_dir_read(sector_dir *d, const char *dir, int with_unsealed, c
     if (!st) st = sector_dir_hex(root, "comm_r", d->comm_r, err);
     if (!st) st = sector_dir_hex(root, "comm_d", d->comm_d, err);
     json_free(doc);
+    free(text);
     if (!st && (id > 1000 || !(d->geometry = porep_geometry_for_size(size))))
         st = cuzk_error_set(err, CUZK_ERR_FORMAT, "sector_size %" PRIu64 " / registered_seal_proof %" PRIu64
                             " not known", size, id);

@@ -13,6 +13,7 @@
 #include "circuits/post/challenges.h"
 #include "formats/post_vanilla.h"
 #include "formats/post_vanilla_gen.h"
+#include "formats/sector_dir.h"
 #include "testutil.h"
 
 static void random_fe(rng_t *rng, porep_dom x)
@@ -517,6 +518,54 @@ static void test_sealed(void)
     porep_hashers_free(&h);
 }
 
+/* The sealed-sector directory: written, read back field by field, and refused when broken. */
+static void test_sector_dir(void)
+{
+    const porep_proof_type *seal_type = porep_proof_type_find(2048, POREP_API_1_1, POREP_INTERACTIVE);
+    porep_sealed s;
+    porep_seal_params p;
+    uint8_t seed[32];
+    cuzk_error err;
+    if (porep_seal_test(&s, &p, seed, seal_type, 5, &err) != CUZK_OK) {
+        CHECK(0);
+        return;
+    }
+    const char *dir = "test_post_vanilla.sector";
+    CHECK(sector_dir_write(dir, &s, &p, seal_type->id, &err) == CUZK_OK);
+    sector_dir d;
+    cuzk_status st = sector_dir_read(&d, dir, 1, &err);
+    CHECK_MSG(st == CUZK_OK, "%s", err.msg);
+    if (st == CUZK_OK) {
+        CHECK(d.geometry == s.geometry && d.registered_seal_proof == seal_type->id && d.sector_id == p.sector_id);
+        CHECK(memcmp(d.prover_id, p.prover_id, 32) == 0 && memcmp(d.ticket, p.ticket, 32) == 0);
+        CHECK(memcmp(d.comm_c, s.comm_c, 32) == 0 && memcmp(d.comm_r_last, s.comm_r_last, 32) == 0);
+        CHECK(memcmp(d.comm_r, s.comm_r, 32) == 0 && memcmp(d.comm_d, s.comm_d, 32) == 0);
+        CHECK(memcmp(d.sealed, s.replica, 2048) == 0 && memcmp(d.unsealed, s.data, 2048) == 0);
+        sector_dir_free(&d);
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s/sector.json", dir);
+    static const char *bad[][2] = {
+        {"{\"sector_size\": 2048}", "registered_seal_proof"},
+        {"{\"sector_size\": 3000, \"registered_seal_proof\": 5, \"sector_id\": 1, \"prover_id\": \"00\"}",
+         "prover_id: 2 hex digits, expected 64"},
+        {"[1]", "sector.json"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        test_write_file(path, bad[i][0], strlen(bad[i][0]));
+        err.msg[0] = 0;
+        CHECK_MSG(sector_dir_read(&d, dir, 0, &err) != CUZK_OK && strstr(err.msg, bad[i][1]), "%s", err.msg);
+    }
+    snprintf(path, sizeof path, "%s/sealed", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/unsealed", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/sector.json", dir);
+    remove(path);
+    remove(dir);
+    porep_sealed_free(&s);
+}
+
 static void test_synth(uint64_t seed)
 {
     porep_hashers h;
@@ -572,6 +621,7 @@ int main(void)
     test_rejections(&rng);
     test_json(&rng);
     test_sealed();
+    test_sector_dir();
     test_synth(seed);
     return test_finish("test_post_vanilla");
 }
