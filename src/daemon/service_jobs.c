@@ -165,6 +165,10 @@ static void *job_main(void *arg)
     /* Parsed here, not in the handler: a 50 MB C1 or a 58 MB WindowPoSt request must not hold up the server
      * loop. */
     cuzk_status st = k->parse(&j->in, &kjob, &plan, &err);
+    pthread_mutex_lock(&s->mu);
+    engine_kind_input_free(&j->in);
+    j->have_in = 0;
+    pthread_mutex_unlock(&s->mu);
     if (st == CUZK_OK) {
         LOGI("job %s: %s", j->id, plan.summary);
         pthread_mutex_lock(&s->mu);
@@ -206,11 +210,6 @@ static void *job_main(void *arg)
     }
     if (set) service_circuit_release(s, set, params);
     if (kjob && k->job_free) k->job_free(kjob);
-    /* The request's bytes go with the parse (the job may have borrowed from them until now). */
-    pthread_mutex_lock(&s->mu);
-    engine_kind_input_free(&j->in);
-    j->have_in = 0;
-    pthread_mutex_unlock(&s->mu);
 
     uint8_t *proof = NULL;
     size_t proof_len = 0;

@@ -83,8 +83,8 @@ typedef struct engine_kind {
     cuzk_status (*check)(const engine_kind_input *in, cuzk_error *err);
 
     /* Parses and validates the whole request before any synthesis (CUZK_ERR_INVALID_ARG / CUZK_ERR_FORMAT with a
-     * message naming what is wrong; nothing is kept on failure). The job may borrow from in's byte strings (the
-     * caller keeps them until job_free). */
+     * message naming what is wrong; nothing is kept on failure). in is borrowed for the call only: the job keeps
+     * what it needs in its own memory, so that the daemon frees the request (a 50 MB C1) as soon as it is parsed. */
     cuzk_status (*parse)(const engine_kind_input *in, void **job, engine_kind_plan *plan, cuzk_error *err);
     void (*job_free)(void *job); /* NULL is allowed */
 
