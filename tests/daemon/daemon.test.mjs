@@ -220,12 +220,21 @@ async function main() {
     check(!r.err && statusOf(r) === 'FAILED' && /^invalid C1/.test(r.res.result.error_message),
       `${id}: FAILED with a clear message (${r.err || r.res.result.error_message})`);
   }
-  for (const kind of ['SNAP_DEALS_UPDATE', 'WINDOW_POST_PARTITION', 'WINNING_POST']) {
+  for (const kind of ['SNAP_DEALS_UPDATE']) {
     r = await call('Prove', { submit: { request_id: `fc-${kind}`, proof_kind: kind, vanilla_proofs: [Buffer.alloc(64)],
       randomness: Buffer.alloc(32), comm_r_old: Buffer.alloc(32) } });
     check(!r.err && statusOf(r) === 'FAILED' && /not implemented yet/.test(r.res.result.error_message),
       `${kind} answered FAILED`);
   }
+  // PoSt: a registered proof of the other kind is refused at submission; junk vanilla proofs fail the job, named.
+  r = await call('Prove', { submit: { request_id: 'wpost-bad-type', proof_kind: 'WINDOW_POST_PARTITION',
+    registered_proof: 0, vanilla_proofs: [Buffer.alloc(64)], randomness: Buffer.alloc(32) } });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /registered WindowPoSt/.test(r.err.details),
+    `WindowPoSt with a Winning proof type: INVALID_ARGUMENT (${r.err && r.err.details})`);
+  r = await call('Prove', { submit: { request_id: 'winning-junk', proof_kind: 'WINNING_POST', registered_proof: 0,
+    vanilla_proofs: [Buffer.alloc(64)], randomness: Buffer.alloc(32) } });
+  check(!r.err && statusOf(r) === 'FAILED' && /vanilla_proofs: /.test(r.res.result.error_message),
+    `WinningPoSt with junk vanilla proofs answered FAILED (${r.err || r.res.result.error_message})`);
   r = await call('SubmitProof', { request_id: 'k0', proof_kind: 'PROOF_KIND_UNSPECIFIED' });
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'PROOF_KIND_UNSPECIFIED: INVALID_ARGUMENT');
   r = await call('SubmitProof', { request_id: 'k7', proof_kind: 7 });
@@ -286,7 +295,8 @@ async function main() {
   check(r.err && r.err.code === grpc.status.FAILED_PRECONDITION && /porep-32g\.params/.test(r.err.details),
     `PreloadSRS porep-32g without its file: FAILED_PRECONDITION naming the file (${r.err && r.err.details})`);
   r = await call('PreloadSRS', { circuit_id: 'winning-32g' });
-  check(r.err && r.err.code === grpc.status.UNIMPLEMENTED, 'PreloadSRS winning-32g: UNIMPLEMENTED');
+  check(r.err && r.err.code === grpc.status.FAILED_PRECONDITION && /v28-proof-of-spacetime-fallback/.test(r.err.details),
+    `PreloadSRS winning-32g without its file: FAILED_PRECONDITION naming the file (${r.err && r.err.details})`);
   r = await call('EvictSRS', { circuit_id: 'porep-32g' });
   check(!r.err && r.res.was_loaded === false, 'EvictSRS porep-32g: was not loaded');
   r = await call('PreloadSRS', { circuit_id: 'bogus' });
@@ -298,7 +308,8 @@ async function main() {
   for (let i = 0; i < 100; i++) {
     if (i % 2 === 0) reqs.push(call('Prove', { submit: circuit(8, 1, { request_id: `conc-${i}` }) }));
     else if (i % 4 === 1) reqs.push(call('GetStatus', {}));
-    else reqs.push(call('SubmitProof', { request_id: `conc-${i}`, proof_kind: 'WINNING_POST' }));
+    else reqs.push(call('SubmitProof', { request_id: `conc-${i}`, proof_kind: 'WINNING_POST', registered_proof: 0,
+      vanilla_proofs: [Buffer.alloc(64)], randomness: Buffer.alloc(32) }));
   }
   const all = await Promise.all(reqs);
   const bad = all.filter((x, i) => x.err || (i % 2 === 0 && statusOf(x) !== 'COMPLETED'));
