@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(strcmp(canon, canon2) == 0 && again.kind == spec.kind);
         if (spec.kind == CIRCUIT_SYNTHETIC) FUZZ_CHECK(again.k == spec.k && again.seed == spec.seed);
         if (spec.kind == CIRCUIT_POREP) FUZZ_CHECK(again.porep == spec.porep);
+        if (spec.kind == CIRCUIT_POST) FUZZ_CHECK(again.post == spec.post);
     }
     free(text);
     return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "circuits/post/post_public.h"
 #include "circuits/stacked/stacked_fast.h"
 #include "circuits/synthetic.h"
 
@@ -137,10 +138,29 @@ static cuzk_status parse_porep(const char *text, const char *p, circuit_spec *ou
     return CUZK_OK;
 }
 
+/* wpost:SIZE and winning:SIZE: the newest registered proof of the kind (no options). */
+static cuzk_status parse_post(const char *text, const char *p, post_kind kind, circuit_spec *out, cuzk_error *err)
+{
+    const porep_geometry *g;
+    cuzk_status st = porep_geometry_parse(p, &g, err);
+    if (st) return cuzk_error_prefix(err, "circuit spec '%s': ", text);
+    const post_proof_type *t = post_proof_type_find(kind, g->sector_size);
+    if (!t)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': %s has no registered %s", text, g->name,
+                              post_kind_name(kind));
+    memset(out, 0, sizeof *out);
+    out->kind = CIRCUIT_POST;
+    out->post = t;
+    return CUZK_OK;
+}
+
 cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *err)
 {
     const char *colon = strchr(text, ':');
     size_t kind_len = colon ? (size_t)(colon - text) : strlen(text);
+    if (colon && ((kind_len == 5 && strncmp(text, "wpost", 5) == 0) ||
+                  (kind_len == 7 && strncmp(text, "winning", 7) == 0)))
+        return parse_post(text, colon + 1, kind_len == 5 ? POST_WINDOW : POST_WINNING, out, err);
     if (kind_len == strlen("porep") && strncmp(text, "porep", kind_len) == 0) {
         if (!colon) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': expected porep:SIZE", text);
         return parse_porep(text, colon + 1, out, err);
@@ -148,7 +168,7 @@ cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *
     if (kind_len != strlen("synthetic") || strncmp(text, "synthetic", kind_len) != 0)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                               "circuit spec '%s': unknown kind (known: synthetic:k=K[,seed=S][,partitions=P], "
-                              "porep:SIZE[,api=A][,kind=K])", text);
+                              "porep:SIZE[,api=A][,kind=K], wpost:SIZE, winning:SIZE)", text);
     circuit_spec s = {.kind = CIRCUIT_SYNTHETIC, .k = 0, .seed = 1};
     cuzk_status st = spec_each(text, colon ? colon + 1 : text + kind_len, synthetic_kv, &s, err);
     if (st) return st;
@@ -159,6 +179,11 @@ cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *
 
 void circuit_spec_format(const circuit_spec *spec, char *buf, size_t len)
 {
+    if (spec->kind == CIRCUIT_POST) {
+        const porep_geometry *g = post_proof_type_geometry(spec->post);
+        snprintf(buf, len, "%s:%s", spec->post->kind == POST_WINDOW ? "wpost" : "winning", g ? g->name : "?");
+        return;
+    }
     if (spec->kind == CIRCUIT_POREP) {
         const porep_geometry *g = porep_geometry_for_size(spec->porep->sector_size);
         snprintf(buf, len, "porep:%s,api=%s,kind=%s", g ? g->name : "?", API_NAMES[spec->porep->api],
@@ -168,8 +193,22 @@ void circuit_spec_format(const circuit_spec *spec, char *buf, size_t len)
     snprintf(buf, len, "synthetic:k=%u,seed=%llu", spec->k, (unsigned long long)spec->seed);
 }
 
+static cuzk_status post_build(pool_t *pool, const circuit_spec *spec, unsigned what, r1cs *out, cuzk_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (what & R1CS_WITNESS)
+        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
+                              "%s: a PoSt witness comes from vanilla proofs (cuzk prove --post)", spec->post->name);
+    post_circuit c;
+    cuzk_status st = post_circuit_init_type(&c, spec->post, err);
+    if (st == CUZK_OK) st = post_compile_shape(pool, &c, out, err);
+    post_circuit_free(&c);
+    return st == CUZK_OK ? st : cuzk_error_prefix(err, "%s: ", spec->post->name);
+}
+
 cuzk_status circuit_spec_build(pool_t *pool, const circuit_spec *spec, unsigned what, r1cs *out, cuzk_error *err)
 {
+    if (spec->kind == CIRCUIT_POST) return post_build(pool, spec, what, out, err);
     if (spec->kind != CIRCUIT_POREP) return synthetic_build(pool, spec->k, spec->seed, what, out, err);
     memset(out, 0, sizeof *out);
     if (what & R1CS_WITNESS)

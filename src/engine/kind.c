@@ -26,34 +26,16 @@ static int snap_sets(const char *name, char *id, size_t idlen)
     return set_in(names, sizeof(names) / sizeof(names[0]), name, id, idlen);
 }
 
-static int wpost_sets(const char *name, char *id, size_t idlen)
-{
-    static const char *const names[] = {"wpost-32g"};
-    return set_in(names, 1, name, id, idlen);
-}
-
-static int winning_sets(const char *name, char *id, size_t idlen)
-{
-    static const char *const names[] = {"winning-32g"};
-    return set_in(names, 1, name, id, idlen);
-}
-
 static const engine_kind kind_snap_pending = {
     .id = 2, .label = "snap-update", .metric = "snap_update", .what = "SnapDeals update (SNAP_DEALS_UPDATE)",
     .default_priority = ENGINE_PRIO_NORMAL, .set_known = snap_sets};
-static const engine_kind kind_wpost_pending = {
-    .id = 3, .label = "window-post", .metric = "window_post", .what = "WindowPoSt (WINDOW_POST_PARTITION)",
-    .default_priority = ENGINE_PRIO_HIGH, .set_known = wpost_sets};
-static const engine_kind kind_winning_pending = {
-    .id = 4, .label = "winning-post", .metric = "winning_post", .what = "WinningPoSt (WINNING_POST)",
-    .default_priority = ENGINE_PRIO_CRITICAL, .set_known = winning_sets};
 
 /* The table, in cuzk.v1.ProofKind order (GetStatus lists the queues in this order). */
 static const engine_kind *const KINDS[] = {
     &engine_kind_porep_c2,
     &kind_snap_pending,    /* SLOT: &engine_kind_snap_update (engine/kind_snap.c) */
-    &kind_wpost_pending,   /* SLOT: &engine_kind_window_post (engine/kind_post.c) */
-    &kind_winning_pending, /* SLOT: &engine_kind_winning_post (engine/kind_post.c) */
+    &engine_kind_window_post,
+    &engine_kind_winning_post,
     &engine_kind_circuit_spec,
 };
 

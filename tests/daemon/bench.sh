@@ -27,7 +27,7 @@ hex=$(echo "$out" | sed -n 's/^proof hex: //p')
 
 # A kind the daemon answers FAILED: exit 1, the message shown.
 printf '{"SectorNum":1}' >"$work/bad.json"
-out=$("$bench" single --addr "$addr" -t winning --c1 "$work/bad.json")
+out=$("$bench" single --addr "$addr" -t snap --c1 "$work/bad.json")
 [ $? -eq 1 ] || fail "single of a failing kind: exit status not 1"
 echo "$out" | grep -q "^status: FAILED$" || fail "single of a failing kind: $out"
 

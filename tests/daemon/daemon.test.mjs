@@ -4,8 +4,12 @@
 //
 //   node daemon.test.mjs DAEMON_BINARY PROTO_DIR
 //   node daemon.test.mjs DAEMON_BINARY PROTO_DIR --porep PARAM_DIR C1_DIR CUZK_BINARY
+//   node daemon.test.mjs DAEMON_BINARY PROTO_DIR --post PARAM_DIR DATA_DIR CUZK_BINARY
 // The second form runs only the PoRep C2 checks (porep.sh prepares them): PARAM_DIR holds porep-2k.params and
 // porep-2k.vk, C1_DIR the 2 KiB C1 files c1.json and c1-envelope.json; proofs are checked with `cuzk verify`.
+// The third runs only the PoSt checks (post.sh prepares them): PARAM_DIR holds wpost-2k.params/.vk, DATA_DIR the
+// vanilla proofs of sealed 2 KiB sectors (w.json, w-info.json: WindowPoSt; g.json, g-info.json: WinningPoSt, when
+// winning-2k.params/.vk are there too); proofs are checked with `cuzk verify-post`.
 //
 // Exit status 0 when every check passed, 1 otherwise. The daemon's log is printed on failure.
 import { spawn, spawnSync } from 'node:child_process';
@@ -32,6 +36,14 @@ if (porep && !(porep.params && porep.c1 && porep.cuzk)) {
   process.exit(2);
 }
 
+const postArg = process.argv.indexOf('--post');
+const post = postArg > 0 ? { params: process.argv[postArg + 1], data: process.argv[postArg + 2],
+  cuzk: process.argv[postArg + 3] } : null;
+if (post && !(post.params && post.data && post.cuzk)) {
+  console.error('usage: node daemon.test.mjs DAEMON_BINARY PROTO_DIR --post PARAM_DIR DATA_DIR CUZK_BINARY');
+  process.exit(2);
+}
+
 const MIB = 1024 * 1024;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cuzk-daemon-'));
 const sock = path.join(work, 'cuzk.sock');
@@ -51,7 +63,7 @@ threads = 1
 max_parallel_synthesis = 2
 [srs]
 preload = ["porep-32g"]   # deprecated: a warning, not an error
-param_cache = "${porep ? path.resolve(porep.params) : work}"
+param_cache = "${porep ? path.resolve(porep.params) : post ? path.resolve(post.params) : work}"
 mapped = ${porep ? 'true' : 'false'}   # PoRep: the memory-mapped cache <param_cache>/porep-2k.params.cuzk-map
 [logging]
 level = "info"
@@ -220,12 +232,21 @@ async function main() {
     check(!r.err && statusOf(r) === 'FAILED' && /^invalid C1/.test(r.res.result.error_message),
       `${id}: FAILED with a clear message (${r.err || r.res.result.error_message})`);
   }
-  for (const kind of ['SNAP_DEALS_UPDATE', 'WINDOW_POST_PARTITION', 'WINNING_POST']) {
+  for (const kind of ['SNAP_DEALS_UPDATE']) {
     r = await call('Prove', { submit: { request_id: `fc-${kind}`, proof_kind: kind, vanilla_proofs: [Buffer.alloc(64)],
       randomness: Buffer.alloc(32), comm_r_old: Buffer.alloc(32) } });
     check(!r.err && statusOf(r) === 'FAILED' && /not implemented yet/.test(r.res.result.error_message),
       `${kind} answered FAILED`);
   }
+  // PoSt: a registered proof of the other kind is refused at submission; junk vanilla proofs fail the job, named.
+  r = await call('Prove', { submit: { request_id: 'wpost-bad-type', proof_kind: 'WINDOW_POST_PARTITION',
+    registered_proof: 0, vanilla_proofs: [Buffer.alloc(64)], randomness: Buffer.alloc(32) } });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /registered WindowPoSt/.test(r.err.details),
+    `WindowPoSt with a Winning proof type: INVALID_ARGUMENT (${r.err && r.err.details})`);
+  r = await call('Prove', { submit: { request_id: 'winning-junk', proof_kind: 'WINNING_POST', registered_proof: 0,
+    vanilla_proofs: [Buffer.alloc(64)], randomness: Buffer.alloc(32) } });
+  check(!r.err && statusOf(r) === 'FAILED' && /vanilla_proofs: /.test(r.res.result.error_message),
+    `WinningPoSt with junk vanilla proofs answered FAILED (${r.err || r.res.result.error_message})`);
   r = await call('SubmitProof', { request_id: 'k0', proof_kind: 'PROOF_KIND_UNSPECIFIED' });
   check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT, 'PROOF_KIND_UNSPECIFIED: INVALID_ARGUMENT');
   r = await call('SubmitProof', { request_id: 'k7', proof_kind: 7 });
@@ -286,7 +307,8 @@ async function main() {
   check(r.err && r.err.code === grpc.status.FAILED_PRECONDITION && /porep-32g\.params/.test(r.err.details),
     `PreloadSRS porep-32g without its file: FAILED_PRECONDITION naming the file (${r.err && r.err.details})`);
   r = await call('PreloadSRS', { circuit_id: 'winning-32g' });
-  check(r.err && r.err.code === grpc.status.UNIMPLEMENTED, 'PreloadSRS winning-32g: UNIMPLEMENTED');
+  check(r.err && r.err.code === grpc.status.FAILED_PRECONDITION && /v28-proof-of-spacetime-fallback/.test(r.err.details),
+    `PreloadSRS winning-32g without its file: FAILED_PRECONDITION naming the file (${r.err && r.err.details})`);
   r = await call('EvictSRS', { circuit_id: 'porep-32g' });
   check(!r.err && r.res.was_loaded === false, 'EvictSRS porep-32g: was not loaded');
   r = await call('PreloadSRS', { circuit_id: 'bogus' });
@@ -298,7 +320,8 @@ async function main() {
   for (let i = 0; i < 100; i++) {
     if (i % 2 === 0) reqs.push(call('Prove', { submit: circuit(8, 1, { request_id: `conc-${i}` }) }));
     else if (i % 4 === 1) reqs.push(call('GetStatus', {}));
-    else reqs.push(call('SubmitProof', { request_id: `conc-${i}`, proof_kind: 'WINNING_POST' }));
+    else reqs.push(call('SubmitProof', { request_id: `conc-${i}`, proof_kind: 'WINNING_POST', registered_proof: 0,
+      vanilla_proofs: [Buffer.alloc(64)], randomness: Buffer.alloc(32) }));
   }
   const all = await Promise.all(reqs);
   const bad = all.filter((x, i) => x.err || (i % 2 === 0 && statusOf(x) !== 'COMPLETED'));
@@ -465,8 +488,69 @@ async function porepMain() {
   console.log(`daemon porep test: ${checks} checks, ${failures} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
+// ---- WindowPoSt / WinningPoSt of sealed 2 KiB sectors (vanilla proofs from `cuzk post vanilla`) ----
+function verifyPost(info, vk, proof, what) {
+  const proofPath = path.join(work, 'post-proof.bin');
+  fs.writeFileSync(proofPath, proof);
+  const v = spawnSync(post.cuzk, ['verify-post', '--info', info, '--vk', vk, '--proof', proofPath],
+    { encoding: 'utf8' });
+  return { ok: v.status === 0 && /^valid$/m.test(v.stdout), status: v.status,
+    out: `${what}: exit ${v.status} ${v.stdout} ${v.stderr}` };
+}
+
+async function postOne(kind, set, name) {
+  const infoPath = path.join(post.data, `${name}-info.json`);
+  const info = JSON.parse(fs.readFileSync(infoPath, 'utf8'));
+  const vanilla = JSON.parse(fs.readFileSync(path.join(post.data, `${name}.json`), 'utf8')).map(
+    (b) => Buffer.from(b, 'base64'));
+  const long = 900000;
+  let r = await call('PreloadSRS', { circuit_id: set }, long);
+  check(!r.err && r.res.already_loaded === false, `PreloadSRS ${set}: ${r.err && r.err.details}`);
+  const req = { request_id: `${set}-1`, proof_kind: kind, registered_proof: info.registered_proof, miner_id: 1000,
+    partition_index: 0, randomness: Buffer.from(info.randomness, 'hex'), vanilla_proofs: vanilla };
+  r = await call('Prove', { submit: req }, long);
+  const pr = r.res && r.res.result;
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove ${kind}: ${r.err || (pr && pr.error_message)}`);
+  check(pr && proofWellFormed(pr.proof, 1) && pr.verified === true, `${kind}: one proof, verified by the daemon`);
+  if (pr && pr.proof.length === 192) {
+    const vk = path.join(post.params, `${set}.vk`);
+    let v = verifyPost(infoPath, vk, pr.proof, kind);
+    check(v.ok, `cuzk verify-post accepts the ${kind} proof (${v.out})`);
+    const bad = Buffer.from(pr.proof);
+    bad[150] ^= 1;
+    v = verifyPost(infoPath, vk, bad, 'tampered');
+    check(!v.ok && v.status === 1, `cuzk verify-post rejects a tampered copy (${v.out})`);
+    console.log(`2 KiB ${kind} through the daemon: total ${pr.total_ms} ms (synth ${pr.synthesis_ms})`);
+  }
+  // A changed byte of a vanilla proof: FAILED naming it, never a proof.
+  const changed = vanilla.map((b) => Buffer.from(b));
+  changed[0][200] ^= 1;
+  r = await call('Prove', { submit: { ...req, request_id: `${set}-bad`, vanilla_proofs: changed } }, long);
+  check(!r.err && statusOf(r) === 'FAILED' && /sector/.test(r.res.result.error_message),
+    `${kind} with a changed vanilla byte: FAILED (${r.err || (r.res.result && r.res.result.error_message)})`);
+  r = await call('GetStatus', {});
+  const q = r.res.queues.find((x) => x.proof_kind === (kind === 'WINNING_POST' ? 'winning-post' : 'window-post'));
+  check(q && q.pending === 0 && q.in_progress === 0, `nothing ${kind} left queued`);
+}
+
+async function postMain() {
+  const t0 = Date.now();
+  startDaemon();
+  check(await waitServing(), 'the daemon serves GetStatus after start');
+  await postOne('WINDOW_POST_PARTITION', 'wpost-2k', 'w');
+  if (fs.existsSync(path.join(post.params, 'winning-2k.params'))) await postOne('WINNING_POST', 'winning-2k', 'g');
+  const r = await call('EvictSRS', { circuit_id: 'wpost-2k' });
+  check(!r.err && r.res.was_loaded === true, `EvictSRS wpost-2k: ${r.err}`);
+  daemon.kill('SIGTERM');
+  const exited = await Promise.race([daemon.exitInfo, sleep(60000).then(() => null)]);
+  check(exited && exited.code === 0, `the daemon exits 0 after SIGTERM (${JSON.stringify(exited)})`);
+  check(!/LeakSanitizer|AddressSanitizer|runtime error:/.test(daemonLog), 'no sanitizer report in the daemon log');
+  client.close();
+  console.log(`daemon post test: ${checks} checks, ${failures} failed, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
 try {
-  await (porep ? porepMain() : main());
+  await (porep ? porepMain() : post ? postMain() : main());
 } catch (e) {
   failures++;
   console.error('FAIL: exception', e);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cuzk-bench batch in-process: a snarkjs circuit (zkey:..,wtns:..) and the synthetic one through the engine, every
-# proof self-verified; bad specs and options refused with exit status 2.
+# cuzk-bench batch in-process: a snarkjs circuit (zkey:..,wtns:..), the synthetic one and WindowPoSt 2 KiB through
+# the engine, every proof self-verified; bad specs and options refused with exit status 2.
 #   bench_batch.sh CUZK_BENCH_BINARY FIXTURE_DIR
 set -u
 [ $# -eq 2 ] || { echo "usage: $0 CUZK_BENCH_BINARY FIXTURE_DIR" >&2; exit 2; }
@@ -14,6 +14,8 @@ out=$("$bench" batch --circuit "$zk" -n 3 -j 2 --partitions 2 --backend cpu --js
 echo "$out" | grep -q '"proofs":3,"verified":3,"failed":0' || fail "zkey batch: $out"
 out=$("$bench" batch --circuit synthetic:k=8 -n 2 -j 2 --backend cpu --json) || fail "synthetic batch: exit $?"
 echo "$out" | grep -q '"proofs":2,"verified":2,"failed":0' || fail "synthetic batch: $out"
+out=$("$bench" batch --circuit wpost:2KiB -n 1 -j 1 --backend cpu --json) || fail "wpost batch: exit $?"
+echo "$out" | grep -q '"proofs":1,"verified":1,"failed":0' || fail "wpost batch: $out"
 
 # A saved timeline gives the live run's statistics back (cuzk-bench timeline); a malformed line is skipped, named.
 tl=$(mktemp)
@@ -39,6 +41,7 @@ refuse() {
 refuse "zkey without wtns" --circuit "zkey:$fx/circuit.zkey"
 refuse "zkey with --params" --circuit "$zk" --params "$fx/circuit.zkey"
 refuse "unknown kind" --circuit "nope:1"
+refuse "PoSt of a size without a registered proof" --circuit wpost:4KiB
 refuse "--devices on the cpu backend" --circuit synthetic:k=8 --devices 0
 refuse "partitions twice" --circuit synthetic:k=8,partitions=3 --partitions 4
 out=$("$bench" batch --circuit synthetic:k=8,partitions=3 -n 1 -j 1 --backend cpu 2>&1) || fail "partitions in the spec: exit $?"

@@ -21,6 +21,8 @@
 #include "engine/engine.h"
 #include "engine/open.h"
 #include "engine/porep.h"
+#include "engine/post.h"
+#include "formats/post_vanilla_gen.h"
 #include "formats/porep_c1.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"
@@ -256,6 +258,8 @@ typedef struct batch_ctx {
     const engine_circuit *circuit;
     const engine_porep_circuit *porep; /* PoRep: requests for c1 */
     const porep_c1 *c1;
+    const engine_post_circuit *post; /* PoSt: requests for post_job */
+    const engine_post_job *post_job;
     unsigned partitions;
     unsigned n;
     atomic_uint next, done, ok, verified;
@@ -329,7 +333,9 @@ static void *client_main(void *arg)
         uint64_t id;
         engine_result res;
         cuzk_error err;
-        cuzk_status st = b->porep ? engine_porep_request(b->porep, b->c1, ENGINE_PRIO_NORMAL, &rq, &err) : CUZK_OK;
+        cuzk_status st = b->porep  ? engine_porep_request(b->porep, b->c1, ENGINE_PRIO_NORMAL, &rq, &err)
+                         : b->post ? engine_post_request(b->post, b->post_job, ENGINE_PRIO_NORMAL, &rq, &err)
+                                   : CUZK_OK;
         if (st == CUZK_OK) st = engine_submit(b->e, &rq, &id, &err);
         if (st == CUZK_OK) st = engine_wait(b->e, id, &res, &err);
         if (st == CUZK_OK) {
@@ -703,6 +709,8 @@ static void batch_usage(FILE *f)
             "unlimited).\n"
             "SPEC porep:SIZE (e.g. porep:32GiB): PoRep C2 of one sector, every partition of its C1 (--c1 FILE, else\n"
             "a synthetic C1 from `cuzk porep synth-c1`'s generator); a 32GiB sector needs ~110 GiB of memory.\n"
+            "SPEC wpost:SIZE / winning:SIZE: a WindowPoSt partition of the size's full sector count / a WinningPoSt,\n"
+            "one request of synthetic vanilla proofs (`cuzk post synth-vanilla`'s generator) proved n times.\n"
             "--threads: the prover's thread pool (default: all CPUs); synthesis runs on the partition workers' own\n"
             "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
             "--devices LIST: the GPUs to prove on, e.g. 0,1 (default: every visible one), --gpu-workers on each;\n"
@@ -865,6 +873,8 @@ int bench_batch(int argc, char **argv)
     porep_c1 c1;
     memset(&c1, 0, sizeof(c1));
     int have_c1 = 0;
+    engine_post_circuit *post = NULL;
+    engine_post_job *post_job = NULL;
     engine_backend *be = NULL; /* host's */
     engine_host *host = NULL;
     batch_ctx b;
@@ -923,6 +933,30 @@ int bench_batch(int argc, char **argv)
         b.c1 = &c1;
         b.circuit = engine_porep_circuit_get(porep);
         parts = c1.partitions;
+    } else if (spec.kind == CIRCUIT_POST) {
+        /* One request of synthetic sectors, validated as a daemon request is, proved n times. */
+        r1cs_free(&shape);
+        const post_proof_type *t = spec.post;
+        uint8_t rnd[32];
+        for (int i = 0; i < 32; i++) rnd[i] = (uint8_t)(i * 7 + 1);
+        rnd[31] &= 0x3f;
+        post_vanilla v;
+        uint64_t tv = bench_now_ns();
+        if (post_vanilla_synth(&v, t, t->kind == POST_WINDOW ? t->sector_count : 1, 1, rnd, 1, synth_pool, &err) !=
+            CUZK_OK)
+            goto fail;
+        uint64_t tj = bench_now_ns();
+        cuzk_status st = engine_post_job_create(&post_job, &v, rnd, synth_pool, &err);
+        post_vanilla_free(&v);
+        if (st != CUZK_OK) goto fail;
+        if (!json)
+            fprintf(stderr, "batch: %s: synthetic vanilla proofs in %.2f s, checked in %.2f s\n", t->name,
+                    (double)(tj - tv) / 1e9, (double)(bench_now_ns() - tj) / 1e9);
+        if (engine_post_circuit_create(t, &params, synth_pool, &post, &err) != CUZK_OK) goto fail;
+        b.post = post;
+        b.post_job = post_job;
+        b.circuit = engine_post_circuit_get(post);
+        parts = 1;
     } else {
         if (params_path && circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
         if (engine_circuit_init(&circuit, spec_canon, &params, &shape, is_zkey ? synth_zkey : synth_synthetic,
@@ -1027,6 +1061,8 @@ done:
     if (b.tl_file) fclose(b.tl_file);
     engine_porep_circuit_free(porep);
     if (have_c1) porep_c1_free(&c1);
+    engine_post_circuit_free(post);
+    engine_post_job_free(post_job);
     engine_circuit_free(&circuit);
     groth16_params_free(&params);
     r1cs_free(&shape);

@@ -28,6 +28,8 @@ int bench_gpu_g2(int argc, char **argv);
 int bench_gpu_abc(int argc, char **argv);
 int bench_gpu_fp(int argc, char **argv);
 int bench_synth(int argc, char **argv);
+/* synth of a wpost:/winning: spec (synth_post.c): sectors 0 means all. */
+int bench_synth_post(const char *spec, const unsigned *threads, unsigned n_threads, unsigned reps, unsigned sectors);
 /* Against a daemon (remote.c; `batch --addr` dispatches to bench_remote_batch). */
 int bench_single(int argc, char **argv);
 int bench_status(int argc, char **argv);

@@ -27,7 +27,11 @@ static void usage(FILE *f)
             "  work, not a satisfying witness) or zero. --serial also times stacked_synthesize into a witness-only\n"
             "  system (the path before). A C1 witness is checked against the compiled shape unless --no-check.\n"
             "  --challenges K: the circuit of SIZE with K challenges instead of the partition's (a smaller run of a\n"
-            "  large shape; random witness unless --witness zero).\n");
+            "  large shape; random witness unless --witness zero).\n"
+            "       cuzk-bench synth --circuit wpost:SIZE|winning:SIZE [--threads N[,N...]]... [--reps R]\n"
+            "                        [--sectors S]\n"
+            "  PoSt: one request of synthetic vanilla proofs checked (timed), then the parallel witness timed per thread\n"
+            "  count; --sectors S synthesizes the first S sectors only (a 32 GiB partition's witness is 4 GB).\n");
 }
 
 static double seconds_since(uint64_t t0) { return (double)(bench_now_ns() - t0) * 1e-9; }
@@ -117,7 +121,7 @@ static int parse_threads(const char *s, unsigned *threads, unsigned *n)
 int bench_synth(int argc, char **argv)
 {
     const char *circuit = NULL;
-    unsigned threads[MAX_THREADS], n_threads = 0, reps = 3, challenges = 0;
+    unsigned threads[MAX_THREADS], n_threads = 0, reps = 3, challenges = 0, sectors = 0;
     witness_source src = WIT_SYNTH;
     int src_given = 0;
     int serial = 0, check = 1;
@@ -148,6 +152,10 @@ int bench_synth(int argc, char **argv)
                    v <= POREP_MAX_CHALLENGES) {
             challenges = (unsigned)v;
             i++;
+        } else if (next && strcmp(argv[i], "--sectors") == 0 && bench_parse_u64(next, &v) == 0 && v >= 1 &&
+                   v <= 100000) {
+            sectors = (unsigned)v;
+            i++;
         } else if (strcmp(argv[i], "--serial") == 0) {
             serial = 1;
         } else if (strcmp(argv[i], "--no-check") == 0) {
@@ -158,6 +166,9 @@ int bench_synth(int argc, char **argv)
             return 2;
         }
     }
+    if (n_threads == 0) threads[n_threads++] = 1;
+    if (circuit && (strncmp(circuit, "wpost:", 6) == 0 || strncmp(circuit, "winning:", 8) == 0))
+        return bench_synth_post(circuit, threads, n_threads, reps, sectors);
     cuzk_error err;
     const porep_geometry *g = NULL;
     if (!circuit || strncmp(circuit, "porep:", 6) != 0 || porep_geometry_parse(circuit + 6, &g, &err) != CUZK_OK) {

@@ -9,6 +9,7 @@
 
 #include "circuits/porep/c1.h"
 #include "circuits/porep/challenges.h"
+#include "circuits/post/post_public.h"
 #include "circuits/spec.h"
 #include "circuits/stacked/stacked.h"
 #include "engine/engine.h"
@@ -49,15 +50,25 @@ static const char *USAGE =
     "           check a 192-byte proof against a bellperson .vk\n"
     "  verify   --porep C1 --vk FILE --proof FILE\n"
     "           check a PoRep C2 proof (partitions x 192 bytes) against the C1's public inputs\n"
+    "  prove    --post VANILLA.json --info INFO.json --params FILE --out FILE [--vk FILE] [--backend cpu|gpu]\n"
+    "           WindowPoSt / WinningPoSt: prove a request's vanilla proofs (a JSON array of base64 bincode\n"
+    "           FallbackPoStSectorProofs) for INFO's registered_proof and randomness through the engine; the proof\n"
+    "           is self-verified (and against --vk) before its 192 bytes are written\n"
+    "  verify-post --info INFO.json --proof FILE --vk FILE\n"
+    "           check a PoSt proof from public values only, as filecoin-ffi's VerifyWindowPoSt/VerifyWinningPoSt:\n"
+    "           INFO = {\"registered_proof\": N, \"randomness\": HEX, \"prover_id\": HEX,\n"
+    "                   \"sectors\": [{\"sector_id\": N, \"comm_r\": HEX}, ...]}\n"
     "  verify   --vk verification_key.json --proof proof.json --public public.json\n"
     "           check a snarkjs proof (chosen when --vk ends in .json)\n"
     "  porep    seal | synth-c1 | check-c1 | check-circuit ...\n"
     "           Filecoin PoRep test data: seal a small sector or synthesize a C1 of any size; check a C1\n"
     "           file, or its witness against the whole partition circuit\n"
     "           ('cuzk porep --help')\n"
-    "  circuit-info --circuit porep:SIZE [--hash]\n"
-    "           constraint and public-input counts of one PoRep partition, counted without storing it, its\n"
-    "           published parameter file names, and with --hash bellperson's constraint-system hash\n"
+    "  circuit-info --circuit porep:SIZE|wpost:SIZE|winning:SIZE [--hash]\n"
+    "           constraint and public-input counts of one PoRep partition or PoSt circuit, counted without\n"
+    "           storing it, its published parameter file names, and with --hash (PoRep) bellperson's\n"
+    "           constraint-system hash\n"
+    "  post     vanilla | synth-vanilla | check-vanilla ...  PoSt vanilla proofs ('cuzk post --help')\n"
     "  verify-seal --info INFO.json --proof PROOF [--vk VK | --params-dir DIR] | --records FILE\n"
     "           filecoin-ffi's VerifySeal from a sector's public values ('cuzk verify-seal --help')\n"
     "  params check [DIR]\n"
@@ -75,12 +86,13 @@ static const char *USAGE =
     "SPEC: synthetic:k=K[,seed=S]  the synthetic PoRep-shaped circuit of about 2^K constraints\n"
     "      porep:SIZE[,api=1.0|1.1|1.2][,kind=interactive|synthetic|ni]\n"
     "                                 one partition of the StackedDRG PoRep circuit (default api 1.1, interactive)\n"
+    "      wpost:SIZE, winning:SIZE   the WindowPoSt partition / WinningPoSt circuit\n"
     "\n"
     "Public inputs are a JSON array of decimal strings (the constant ONE excluded), as snarkjs writes them.\n"
     "Exit status: 0 success or valid proof, 1 invalid proof, 2 bad input or usage, 3 internal error.\n";
 
 typedef struct options {
-    const char *circuit, *params, *vk, *proof, *public_path, *zkey, *wtns, *porep, *out, *backend, *api;
+    const char *circuit, *params, *vk, *proof, *public_path, *zkey, *wtns, *porep, *out, *backend, *api, *post, *info;
     unsigned threads;
     int trusted;
     int nfiles;
@@ -137,6 +149,8 @@ static int parse_options(int argc, char **argv, options *o)
         else if (strcmp(a, "--out") == 0) slot = &o->out;
         else if (strcmp(a, "--backend") == 0) slot = &o->backend;
         else if (strcmp(a, "--api") == 0) slot = &o->api;
+        else if (strcmp(a, "--post") == 0) slot = &o->post;
+        else if (strcmp(a, "--info") == 0) slot = &o->info;
         else if (strcmp(a, "--trusted") == 0) {
             o->trusted = 1;
             continue;
@@ -176,7 +190,7 @@ static int need(const char *cmd, const char *value, const char *name)
     return 0;
 }
 
-static cuzk_status read_file(const char *path, uint8_t **out, size_t *len, cuzk_error *err)
+cuzk_status cli_read_file(const char *path, uint8_t **out, size_t *len, cuzk_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", path, strerror(errno));
@@ -277,11 +291,19 @@ static int cmd_setup(pool_t *pool, const options *o)
     char canon[128];
     circuit_spec_format(&spec, canon, sizeof canon);
     double t0 = now_s();
-    if (spec.kind == CIRCUIT_POREP && spec.porep->sector_size > (1ull << 30)) {
+    uint64_t big = spec.kind == CIRCUIT_POREP ? spec.porep->sector_size
+                   : spec.kind == CIRCUIT_POST ? spec.post->sector_size : 0;
+    if (big > (1ull << 30)) {
         /* Counted first (seconds), so that a machine too small says so instead of running out of memory. */
         stacked_info info;
-        if ((st = stacked_circuit_info(spec.porep->sector_size, &info, &err)) != CUZK_OK)
-            return cli_report("setup", st, &err);
+        if (spec.kind == CIRCUIT_POREP) {
+            st = stacked_circuit_info(spec.porep->sector_size, &info, &err);
+        } else {
+            post_info pi;
+            st = post_circuit_info(spec.post->kind, spec.post->sector_size, &pi, &err);
+            info = (stacked_info){pi.synth_constraints, pi.constraints, pi.inputs, pi.aux};
+        }
+        if (st != CUZK_OK) return cli_report("setup", st, &err);
         double need_bytes = setup_peak_bytes((double)info.constraints, (double)info.inputs, (double)info.aux);
         double have = mem_total_bytes();
         fprintf(stderr, "cuzk setup: %s: about %.1f GiB of memory at the peak\n", canon, need_bytes / 1073741824.0);
@@ -408,9 +430,8 @@ static void porep_event(void *ctx, const engine_event *ev)
 }
 
 /* The backend --backend names, or AUTO (the GPU when one is present and the CPU otherwise). */
-static cuzk_status porep_backend_choice(const options *o, engine_backend_choice *out, cuzk_error *err)
+cuzk_status cli_backend_choice(const char *want, engine_backend_choice *out, cuzk_error *err)
 {
-    const char *want = o->backend;
     if (want && strcmp(want, "cpu") != 0 && strcmp(want, "gpu") != 0)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "--backend must be cpu or gpu, not '%s'", want);
     *out = !want ? ENGINE_BACKEND_AUTO : !strcmp(want, "gpu") ? ENGINE_BACKEND_GPU : ENGINE_BACKEND_CPU;
@@ -449,7 +470,7 @@ static int cmd_prove_porep(pool_t *pool, const options *o)
         fprintf(stderr, "cuzk prove: circuit compiled (%.2f s): %zu constraints, domain %zu\n", t_compile,
                 ec->shape->num_constraints, ec->m);
     }
-    if (st == CUZK_OK) st = porep_backend_choice(o, &choice, &err);
+    if (st == CUZK_OK) st = cli_backend_choice(o->backend, &choice, &err);
     porep_progress pp = {"?", c1.partitions};
     if (st == CUZK_OK) {
         /* B_G2 and assembly on a pool of their own (GPU), so that they overlap the next partition's device work. */
@@ -542,7 +563,7 @@ static int cmd_verify_porep(pool_t *pool, const options *o)
     size_t n = 0;
     unsigned bad = 0;
     if ((st = groth16_vk_read(&vk, o->vk, &err)) == CUZK_OK) have_vk = 1;
-    if (st == CUZK_OK) st = read_file(o->proof, &bytes, &len, &err);
+    if (st == CUZK_OK) st = cli_read_file(o->proof, &bytes, &len, &err);
     if (st == CUZK_OK && len != (size_t)c1.partitions * GROTH16_PROOF_BYTES)
         st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s: %zu bytes; %s has %u partition%s, so %zu are expected",
                             o->proof, len, o->porep, c1.partitions, c1.partitions == 1 ? "" : "s",
@@ -589,6 +610,11 @@ static int cmd_verify_porep(pool_t *pool, const options *o)
 static int cmd_prove(pool_t *pool, const options *o)
 {
     if (o->porep) return cmd_prove_porep(pool, o);
+    if (o->post) {
+        cli_post_prove a = {o->post, o->info, o->params, o->vk, o->out ? o->out : o->proof, o->backend, o->threads,
+                            o->trusted};
+        return cmd_prove_post(pool, &a);
+    }
     if (o->zkey) return cmd_prove_zkey(pool, o);
     if (!need("prove", o->circuit, "--circuit (or --zkey)") || !need("prove", o->params, "--params") ||
         !need("prove", o->proof, "--proof"))
@@ -704,7 +730,7 @@ static int cmd_verify(pool_t *pool, const options *o)
             r1cs_free(&cs);
         }
     }
-    if (st == CUZK_OK) st = read_file(o->proof, &bytes, &len, &err);
+    if (st == CUZK_OK) st = cli_read_file(o->proof, &bytes, &len, &err);
     size_t n_proofs = len / GROTH16_PROOF_BYTES;
     if (st == CUZK_OK && (len == 0 || len % GROTH16_PROOF_BYTES != 0))
         st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s: %zu bytes is not a whole number of 192-byte proofs", o->proof,
@@ -805,7 +831,7 @@ static int inspect_one(pool_t *pool, const char *path, int trusted)
     } else {
         uint8_t *bytes;
         size_t len;
-        st = read_file(path, &bytes, &len, &err);
+        st = cli_read_file(path, &bytes, &len, &err);
         if (st) return cli_report("inspect", st, &err);
         if (len > 0 && len % GROTH16_PROOF_BYTES == 0) {
             size_t n = len / GROTH16_PROOF_BYTES;
@@ -853,7 +879,14 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "porep") == 0) return cmd_porep(argc - 1, argv + 1);
-    if (strcmp(cmd, "circuit-info") == 0) return cmd_circuit_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "post") == 0) return cmd_post_data(argc - 1, argv + 1);
+    if (strcmp(cmd, "circuit-info") == 0) {
+        for (int i = 2; i + 1 < argc; i++)
+            if (strcmp(argv[i], "--circuit") == 0 && cli_is_post_spec(argv[i + 1]))
+                return cmd_post_circuit_info(argc - 1, argv + 1);
+        return cmd_circuit_info(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "verify-post") == 0) return cmd_verify_post(argc - 1, argv + 1);
     if (strcmp(cmd, "verify-seal") == 0) return cmd_verify_seal(argc - 1, argv + 1);
     if (strcmp(cmd, "params") == 0) return cmd_params(argc - 1, argv + 1);
     if (strcmp(cmd, "selftest") == 0) return cmd_selftest(argc - 1, argv + 1);

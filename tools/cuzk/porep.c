@@ -10,16 +10,19 @@
 #include "circuits/porep/synth_c1.h"
 #include "circuits/spec.h"
 #include "circuits/stacked/stacked.h"
+#include "formats/sector_dir.h"
 #include "cuzk.h"
 #include "formats/filecoin_params.h"
 #include "formats/porep_c1.h"
 #include "r1cs/r1cs.h"
 
 static const char *PUSAGE =
-    "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope] [--info FILE]\n"
+    "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope] [--info FILE] [--sector-dir DIR]\n"
     "           seal a random sector of SIZE (2KiB or 8MiB: sealing runs in memory) and write its C1 output\n"
     "           (SealCommitPhase1Output JSON, or the Lotus/Curio envelope with --envelope); --info also writes\n"
-    "           the sector's public values (what cuzk verify-seal takes)\n"
+    "           the sector's public values (what cuzk verify-seal takes); --sector-dir also writes the\n"
+    "           sealed-sector directory (sealed, unsealed, sector.json) that PoSt and SnapDeals test data are\n"
+    "           made from\n"
     "       cuzk porep synth-c1 --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
     "           write a valid C1 output for any published size (32GiB, 64GiB included) without sealing: the\n"
     "           sector is sparse (constant data, default leaves), only the challenged columns are computed\n"
@@ -31,11 +34,31 @@ static const char *PUSAGE =
     "           and report whether it is satisfied and exposes the C1's public inputs, or the first failing\n"
     "           constraint\n";
 
+/* porep_seal_test_c1 giving the drawn prover_id and sector_id (for --info) and, with dir, also writing the
+ * sealed-sector directory. */
+static cuzk_status porep_seal_sector(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, const char *dir,
+                                     uint8_t prover_id[32], uint64_t *sector_id, cuzk_error *err)
+{
+    memset(c1, 0, sizeof *c1);
+    porep_sealed s;
+    porep_seal_params p;
+    uint8_t seed[32];
+    cuzk_status st = porep_seal_test(&s, &p, seed, t, seed_value, err);
+    if (st) return st;
+    memcpy(prover_id, p.prover_id, 32);
+    *sector_id = p.sector_id;
+    st = porep_sealed_c1(c1, &s, t, seed, p.ticket, err);
+    if (st == CUZK_OK && dir) st = sector_dir_write(dir, &s, &p, t->id, err);
+    if (st) porep_c1_free(c1);
+    porep_sealed_free(&s);
+    return st;
+}
+
 /* seal and synth-c1: the same options, a C1 from a generator either way. */
 static int porep_write_cmd(int argc, char **argv, int synth)
 {
     const char *cmd = synth ? "porep synth-c1" : "porep seal";
-    const char *size = NULL, *out = NULL, *info = NULL;
+    const char *size = NULL, *out = NULL, *info = NULL, *dir = NULL;
     unsigned long long seed = 1;
     int envelope = 0;
     for (int i = 1; i < argc; i++) {
@@ -43,6 +66,7 @@ static int porep_write_cmd(int argc, char **argv, int synth)
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(argv[i], "--envelope") == 0) envelope = 1;
         else if (!synth && strcmp(argv[i], "--info") == 0 && i + 1 < argc) info = argv[++i];
+        else if (!synth && strcmp(argv[i], "--sector-dir") == 0 && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             char *end;
             seed = strtoull(argv[++i], &end, 0);
@@ -78,8 +102,9 @@ static int porep_write_cmd(int argc, char **argv, int synth)
     porep_c1 c1;
     uint8_t prover_id[32];
     uint64_t sector_id = 0;
-    st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_test_c1_ids(&c1, t, seed, prover_id, &sector_id, &err);
+    st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_sector(&c1, t, seed, dir, prover_id, &sector_id, &err);
     if (st) return cli_report(cmd, st, &err);
+    if (dir) fprintf(stderr, "cuzk %s: wrote the sector directory %s\n", cmd, dir);
     if (info) {
         /* VerifySeal's arguments: the registered proof and the sector's public values, bytes in hex. */
         char text[1024];
