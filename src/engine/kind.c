@@ -1,5 +1,6 @@
 #include "engine/kind.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,4 +124,25 @@ void engine_kind_input_free(engine_kind_input *in)
     free((void *)in->comm_d_new.data);
     free((void *)in->circuit);
     memset(in, 0, sizeof(*in));
+}
+
+cuzk_status engine_kind_load_filecoin(filecoin_params_kind kind, uint64_t sector_size, const char *param_cache,
+                                      int mapped, pool_t *pool, groth16_params *out, cuzk_error *err)
+{
+    char dir[4096];
+    cuzk_status st = filecoin_params_dir(param_cache, dir, sizeof dir, err);
+    if (st != CUZK_OK) return st;
+    filecoin_params_files *f = malloc(sizeof *f);
+    if (!f) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory");
+    st = filecoin_params_find(dir, kind, sector_size, f, err);
+    if (st == CUZK_OK) {
+        char cache[sizeof f->params + 16];
+        snprintf(cache, sizeof cache, "%s.cuzk-map", f->params);
+        st = mapped ? groth16_params_load_mapped(pool, out, f->params, cache, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, NULL,
+                                                 err)
+                    : groth16_params_read(pool, out, f->params, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
+        if (st != CUZK_OK) cuzk_error_prefix(err, "%s: ", f->params);
+    }
+    free(f);
+    return st;
 }

@@ -26,6 +26,7 @@
 
 #include "cuzk/status.h"
 #include "engine/engine.h"
+#include "formats/filecoin_params.h"
 #include "groth16/groth16.h"
 #include "util/pool.h"
 
@@ -135,6 +136,15 @@ const engine_kind *engine_kind_find(int id);
 const engine_kind *engine_kind_of_set(const char *name, char *id, size_t idlen);
 /* Whether the entry proves (has a parse), or is a kind known by name only. */
 int engine_kind_implemented(const engine_kind *k);
+
+/* The set_load of the Filecoin kinds: the parameters of a circuit from the parameter directory
+ * (filecoin_params_dir of param_cache: srs.param_cache, else $FIL_PROOFS_PARAMETER_CACHE, else
+ * /var/tmp/filecoin-proof-parameters), the published file first, then cuzk's own (`cuzk setup`'s <set>.params); a
+ * .vk beside it must be the .params' own key. Trusted local files: the subgroup checks of the bases are skipped
+ * (they dominate the load time of 32 GiB parameters); the verifying key is checked in full. mapped: through the
+ * native cache <file>.cuzk-map beside it. */
+cuzk_status engine_kind_load_filecoin(filecoin_params_kind kind, uint64_t sector_size, const char *param_cache,
+                                      int mapped, pool_t *pool, groth16_params *out, cuzk_error *err);
 
 /* A deep copy of a request's fields (every byte string and the circuit text), for a job that outlives the
  * request message; engine_kind_input_free releases it. */

@@ -79,29 +79,21 @@ static cuzk_status porep_parse(const engine_kind_input *in, void **job, engine_k
     return CUZK_OK;
 }
 
-/* <param_cache>/<set>.params (bellperson layout, e.g. written by `cuzk setup --circuit porep:2KiB`). Trusted local
- * files: the subgroup checks of the bases are skipped (they dominate the load time of 32 GiB parameters); the
- * verifying key is checked in full. Mapped: through the native cache <set>.params.cuzk-map beside it. */
 static cuzk_status porep_set_load(const char *set, const char *param_cache, int mapped, pool_t *pool,
                                   groth16_params *out, cuzk_error *err)
 {
-    if (!porep_set_known(set, NULL, 0))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s is not a PoRep parameter set", set);
-    size_t n = strlen(param_cache) + strlen(set) + 32;
-    char *path = malloc(n), *cache = malloc(n);
-    if (!path || !cache) {
-        free(path);
-        free(cache);
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory");
+    size_t count;
+    const porep_geometry *gs = porep_geometries(&count);
+    for (size_t i = 0; i < count; i++) {
+        for (int ni = 0; ni < 2; ni++) {
+            char s[ENGINE_KIND_SET_MAX];
+            porep_set_name(&gs[i], ni, s, sizeof(s));
+            if (!strcmp(s, set))
+                return engine_kind_load_filecoin(ni ? FILECOIN_PARAMS_POREP_NI : FILECOIN_PARAMS_POREP,
+                                                 gs[i].sector_size, param_cache, mapped, pool, out, err);
+        }
     }
-    snprintf(path, n, "%s/%s.params", param_cache, set);
-    snprintf(cache, n, "%s.cuzk-map", path);
-    cuzk_status st = mapped ? groth16_params_load_mapped(pool, out, path, cache, GROTH16_LOAD_SKIP_SUBGROUP_CHECK,
-                                                         NULL, err)
-                            : groth16_params_read(pool, out, path, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
-    free(path);
-    free(cache);
-    return st;
+    return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s is not a PoRep parameter set", set);
 }
 
 static const porep_proof_type *porep_type_named(const char *name)

@@ -152,29 +152,8 @@ static cuzk_status post_set_load_kind(post_kind kind, const char *set, const cha
 {
     const post_proof_type *t = post_set_type(kind, set);
     if (!t) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s is not a %s parameter set", set, post_kind_name(kind));
-    char stem[POST_PARAM_STEM_MAX];
-    post_parameter_stem(t, stem);
-    size_t n = strlen(param_cache) + sizeof stem + 32;
-    char *path = malloc(n), *cache = malloc(n);
-    if (!path || !cache) {
-        free(path);
-        free(cache);
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory");
-    }
-    snprintf(path, n, "%s/%s.params", param_cache, stem);
-    FILE *f = fopen(path, "rb");
-    if (f) fclose(f);
-    else snprintf(path, n, "%s/%s.params", param_cache, set);
-    snprintf(cache, n, "%s.cuzk-map", path);
-    cuzk_status st = mapped ? groth16_params_load_mapped(pool, out, path, cache, GROTH16_LOAD_SKIP_SUBGROUP_CHECK,
-                                                         NULL, err)
-                            : groth16_params_read(pool, out, path, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
-    if (st == CUZK_ERR_IO)
-        cuzk_error_prefix(err, "%s: neither %s/%s.params nor %s/%s.params: ", set, param_cache, stem, param_cache,
-                          set);
-    free(path);
-    free(cache);
-    return st;
+    return engine_kind_load_filecoin(kind == POST_WINDOW ? FILECOIN_PARAMS_WINDOW_POST : FILECOIN_PARAMS_WINNING_POST,
+                                     t->sector_size, param_cache, mapped, pool, out, err);
 }
 
 static cuzk_status wpost_set_load(const char *set, const char *param_cache, int mapped, pool_t *pool,

@@ -155,6 +155,9 @@ cuzk_status filecoin_params_own_name(filecoin_params_kind kind, uint64_t sector_
         }
     }
     size[k] = 0;
+    /* Non-interactive PoRep as the daemon names its set: porep-2k-ni. */
+    if (kind == FILECOIN_PARAMS_POREP_NI)
+        return fits(snprintf(out, n, "porep-%s-ni", size), n, "the parameter file name", err);
     return fits(snprintf(out, n, "%s-%s", KIND_NAMES[kind], size), n, "the parameter file name", err);
 }
 

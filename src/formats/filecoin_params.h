@@ -54,7 +54,8 @@ cuzk_status filecoin_params_identifier(filecoin_params_kind kind, uint64_t secto
 /* The published file name without extension: "v28-<cache_prefix>-<sha256 hex>". */
 cuzk_status filecoin_params_name(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n,
                                  cuzk_error *err);
-/* cuzk's own name without extension: "<kind>-<size>", e.g. "porep-2k", "wpost-32g", "snap-64g". */
+/* cuzk's own name without extension: "<kind>-<size>", e.g. "porep-2k", "wpost-32g", "snap-64g" ("porep-2k-ni" for
+ * non-interactive PoRep): the daemon's parameter-set id. */
 cuzk_status filecoin_params_own_name(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n,
                                      cuzk_error *err);
 /* WindowPoSt sectors per partition (WINDOW_POST_SECTOR_COUNT) and challenges per sector of a published size; 0 if

@@ -86,33 +86,6 @@ static void test_types(void)
     CHECK(s == 66 && c == 1);
 }
 
-static void test_parameter_names(void)
-{
-    /* parameters.json names (recomputed in filecoin-post-snap-params.md from the identifiers). */
-    static const struct {
-        unsigned id;
-        const char *stem;
-    } cases[] = {
-        {10, "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-"
-             "0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0"},
-        {5, "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-"
-            "0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0"},
-        {0, "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-"
-            "3ea05428c9d11689f23529cde32fd30aabd50f7d2c93657c1d3650bca3e8ea9e"},
-        {13, "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-"
-             "0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc"},
-        {3, "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-"
-            "559e581f022bb4e4ec6e719e563bf0e026ad6de42e56c18714a2c692b1b88d7e"},
-        {14, "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-2-"
-             "2627e4006b67f99cef990c0a47d5426cb7ab0a0ad58fc1061547bf2d28b09def"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char stem[POST_PARAM_STEM_MAX];
-        post_parameter_stem(post_proof_type_by_id(cases[i].id), stem);
-        CHECK_MSG(strcmp(stem, cases[i].stem) == 0, "type %u: %s", cases[i].id, stem);
-    }
-}
-
 static void test_challenges(void)
 {
     uint8_t r[32];
@@ -355,7 +328,6 @@ int main(void)
     test_counts();
     test_types();
     test_challenges();
-    test_parameter_names();
     test_satisfied(&rng, 10, 2); /* Window 2 KiB V1_1 (API 1.2) */
     test_satisfied(&rng, 10, 1); /* padded */
     test_satisfied(&rng, 5, 1);  /* Window 2 KiB V1 (API 1.0), padded */

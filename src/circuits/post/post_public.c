@@ -1,6 +1,5 @@
 #include "circuits/post/post_public.h"
 
-#include "circuits/hash/sha256.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,22 +54,6 @@ cuzk_status post_circuit_info(post_kind kind, uint64_t sector_size, post_info *o
     st = post_circuit_count(&c, out, err);
     post_circuit_free(&c);
     return st;
-}
-
-void post_parameter_stem(const post_proof_type *t, char out[POST_PARAM_STEM_MAX])
-{
-    unsigned S, C;
-    post_circuit_dims(t, &S, &C);
-    char id[128];
-    int n = snprintf(id, sizeof id, "FallbackPoSt::PublicParams{sector_size: %" PRIu64 ", challenge_count: %u, "
-                     "sector_count: %u}", t->sector_size, C, S);
-    uint8_t h[SHA256_DIGEST_BYTES];
-    sha256_digest(id, (size_t)n, h);
-    char hex[2 * SHA256_DIGEST_BYTES + 1];
-    for (int i = 0; i < SHA256_DIGEST_BYTES; i++) snprintf(hex + 2 * i, 3, "%02x", h[i]);
-    const porep_geometry *g = post_proof_type_geometry(t);
-    snprintf(out, POST_PARAM_STEM_MAX, "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-%u-%u-%u-%s",
-             g ? g->base_arity : 0, g ? g->sub_arity : 0, g ? g->top_arity : 0, hex);
 }
 
 void post_circuit_challenges(const post_proof_type *t, const uint8_t randomness[32], const post_public_sector *in,

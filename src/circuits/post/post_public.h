@@ -25,12 +25,6 @@ cuzk_status post_circuit_info(post_kind kind, uint64_t sector_size, post_info *o
 const post_proof_type *post_proof_type_find(post_kind kind, uint64_t sector_size);
 const char *post_kind_name(post_kind kind); /* "WindowPoSt", "WinningPoSt" */
 
-/* The published parameter files' stem (rust-fil-proofs parameter_cache.rs: v28-<cache_prefix>-<sha256 of the
- * public params' identifier>), e.g. "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-0377ded6..."
- * for WindowPoSt 32 GiB; .params and .vk follow it. Window V1 and V1_1 share it. */
-#define POST_PARAM_STEM_MAX 160
-void post_parameter_stem(const post_proof_type *t, char out[POST_PARAM_STEM_MAX]);
-
 /* A sector as the verifier knows it. */
 typedef struct post_public_sector {
     uint64_t sector_id;
