@@ -130,7 +130,6 @@ done:
  * coalesced (the G1 notes: the same kernel on 96-byte structs per lane was bound by L1 wavefronts). */
 #define G2A_PLANES 48
 #define G2A_Y 24             /* first plane of y */
-#define G2A_TAIL_DEFAULT 2   /* CUZK_GPU_G2_TAIL: buckets of at most 2^t points leave the rounds */
 #define G2A_PER_MAX 4096     /* outputs per thread (and inversion) at most ... */
 #define G2A_PER_MIN 16       /* ... and at least: an Fp2 inversion costs ~70 products, an addition 17 */
 #define G2A_SUB 1024         /* batch addition: selected bases per bucket */
@@ -394,9 +393,7 @@ done:
 
 static unsigned g2a_tail_bits(void)
 {
-    const char *e = getenv("CUZK_GPU_G2_TAIL");
-    int t = e ? atoi(e) : G2A_TAIL_DEFAULT;
-    return t < 0 ? 0u : t > 8 ? 8u : (unsigned)t;
+    return gpu_tune_get().g2_tail;
 }
 
 /* Batch-affine bucket sums: buckets[k] (k < nbk; zeroed here, so an empty bucket is infinity) = the sum of the
@@ -530,10 +527,10 @@ done:
 
 static bool g2_use_affine(size_t work, size_t min)
 {
-    const char *e = getenv("CUZK_GPU_G2");
+    gpu_tune_path forced = gpu_tune_get().g2;
     if (work >= ((size_t)1 << 31)) return false;
-    if (e && strcmp(e, "xyzz") == 0) return false;
-    if (e && strcmp(e, "affine") == 0) return true;
+    if (forced == GPU_TUNE_XYZZ) return false;
+    if (forced == GPU_TUNE_AFFINE) return true;
     return work >= min;
 }
 
