@@ -36,7 +36,7 @@ typedef struct gpu_classify {
     pool_t *pool; /* may be NULL */
     /* work */
     size_t nblocks;
-    size_t *cnt;
+    size_t *cnt; /* nblocks * CNT_N counts per block, then their exclusive prefix sums */
     fr_t one;
     /* out */
     gpu_cls_query q[GPU_Q_COUNT];
