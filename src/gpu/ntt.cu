@@ -34,8 +34,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu_impl.cuh"
-#include "mont.cuh"
+#include "ctx_impl.cuh"
+#include "ff_mont.cuh"
 
 extern "C" {
 #include "gpu/gpu_ntt.h"

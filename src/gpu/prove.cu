@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu_impl.cuh"
+#include "ctx_impl.cuh"
 
 extern "C" {
 #include "gpu/classify.h"

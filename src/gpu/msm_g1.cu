@@ -26,8 +26,8 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "g1.cuh"
-#include "gpu_impl.cuh"
+#include "ec_g1.cuh"
+#include "ctx_impl.cuh"
 
 #define MSM_CHUNK 64     /* entries per thread in the segmented sum: the 2 slots per chunk cost 2/64 extra adds */
 #define REDUCE_FANIN 16  /* inputs per thread in tree reductions */

@@ -4,7 +4,7 @@
 #include <sys/mman.h>
 
 #include "gpu_host.h"
-#include "gpu_impl.cuh"
+#include "ctx_impl.cuh"
 
 extern "C" cuzk_status gpu_host_register(void *p, size_t bytes, cuzk_error *err)
 {

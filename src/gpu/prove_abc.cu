@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_impl.cuh"
-#include "mont.cuh"
+#include "ctx_impl.cuh"
+#include "ff_mont.cuh"
 
 extern "C" {
 #include "gpu/gpu_abc.h"

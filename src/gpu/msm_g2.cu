@@ -2,7 +2,7 @@
  *
  * Two ways to sum points, chosen per call (g2_use_affine; CUZK_GPU_G2=affine|xyzz forces one):
  *  - XYZZ: each thread adds a chunk of points with XYZZ mixed additions (28 Fp products each, through the
- *    __noinline__ calls of g2.cuh).
+ *    __noinline__ calls of ec_g2.cuh).
  *  - batch-affine (g2_affine_sums): every bucket's list of points is halved in rounds, pairs (2l, 2l + 1) added in
  *    affine coordinates with one Fp2 inversion per thread for all of its outputs (Montgomery's trick: ~17 Fp
  *    products an addition); buckets of at most 2^t points (CUZK_GPU_G2_TAIL, default 2) leave the rounds and are
@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "g1.cuh" /* g1_fp_inv_by, fp_ldg16 */
-#include "g2.cuh"
-#include "gpu_impl.cuh"
+#include "ec_g1.cuh" /* g1_fp_inv_by, fp_ldg16 */
+#include "ec_g2.cuh"
+#include "ctx_impl.cuh"
 
 extern "C" {
 #include "gpu/gpu_g2.h"
