@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "g1.cuh"
-#include "gpu_impl.cuh"
+#include "ec_g1.cuh"
+#include "ctx_impl.cuh"
 
 cuzk_status gpu_fail(cuzk_error *err, cudaError_t e, const char *what, const char *file, int line)
 {

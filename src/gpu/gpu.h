@@ -120,7 +120,7 @@ cuzk_status gpu_debug_g1_add(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *a, 
 
 /* The device's Fp product rate, for its benchmark (cuzk-bench gpu-fp) and its check: each of n elements runs iters
  * Montgomery products x <- x * y / 2^384 (out[i] = x[i] * y[i]^iters / 2^(384 iters) mod p) by the 32-bit integer
- * multiply-adds of the MSM and NTT (mont.cuh), one chain a thread. x, y and out are host arrays of raw integers below
+ * multiply-adds of the MSM and NTT (ff_mont.cuh), one chain a thread. x, y and out are host arrays of raw integers below
  * p (fp_t limbs, as in Montgomery form); *kernel_ms (may be NULL) is the kernel's device time. n < 2^31. */
 cuzk_status gpu_fp_chain(gpu_ctx *ctx, fp_t *out, const fp_t *x, const fp_t *y, size_t n, unsigned iters,
                          double *kernel_ms, cuzk_error *err);

@@ -34,8 +34,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu_impl.cuh"
-#include "mont.cuh"
+#include "ctx_impl.cuh"
+#include "ff_mont.cuh"
 
 extern "C" {
 #include "gpu/gpu_ntt.h"
@@ -572,8 +572,9 @@ static const ntt_variant ntt_variants[] = {
 
 static int ntt_variant_from_env(void)
 {
-    const char *v = getenv("CUZK_NTT_VARIANT");
-    if (v == NULL || *v == 0) return NTT_DEFAULT_VARIANT;
+    gpu_tune tune = gpu_tune_get();
+    const char *v = tune.ntt_variant;
+    if (*v == 0) return NTT_DEFAULT_VARIANT;
     for (int i = 0; i < NTT_NVARIANTS; i++)
         if (strcmp(v, ntt_variants[i].name) == 0) return i;
     char *end;
@@ -621,7 +622,7 @@ extern "C" cuzk_status gpu_ntt_plan_create(gpu_ctx *ctx, unsigned log_m, poly_ro
     if (pl->variant < 0) {
         free(pl);
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_plan_create: CUZK_NTT_VARIANT=%s is not one of 0..%d",
-                              getenv("CUZK_NTT_VARIANT"), NTT_NVARIANTS - 1);
+                              gpu_tune_get().ntt_variant, NTT_NVARIANTS - 1);
     }
     pl->L = log_m;
     pl->roots = roots;
@@ -637,7 +638,7 @@ extern "C" cuzk_status gpu_ntt_plan_create(gpu_ctx *ctx, unsigned log_m, poly_ro
     GPU_TRY(cudaEventCreate(&pl->ev_t1));
     GPU_TRY(cudaEventCreate(&pl->ev_t2));
     GPU_TRY(cudaEventCreate(&pl->ev_t3));
-    pl->profile = getenv("CUZK_GPU_PROFILE") != NULL;
+    pl->profile = gpu_tune_get().profile;
     for (int i = 0; i < NTT_PROF_MARKS && pl->profile; i++) GPU_TRY(cudaEventCreate(&pl->mark[i]));
     for (int i = 0; i < (pl->variant ? 2 : 1); i++) { /* variant 0 runs the passes the chosen one lacks */
         const ntt_variant *nv = &ntt_variants[i ? pl->variant : 0];

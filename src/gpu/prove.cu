@@ -5,9 +5,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu_impl.cuh"
+#include "ctx_impl.cuh"
 
 extern "C" {
+#include "gpu/classify.h"
 #include "gpu/gpu_abc.h"
 #include "gpu/gpu_g2.h"
 #include "gpu/gpu_host.h"
@@ -90,8 +91,7 @@ struct gpu_params {
  * through the driver's staging copies at a fraction of the speed). CUZK_GPU_PIN_STREAMED=0 leaves them pageable. */
 static int pin_streamed(void)
 {
-    const char *e = getenv("CUZK_GPU_PIN_STREAMED");
-    return e == NULL || strcmp(e, "0") != 0;
+    return gpu_tune_get().pin_streamed;
 }
 
 /* Streamed sections this file page-locked, counted by the gpu_params using them (the same parameters uploaded to
@@ -163,8 +163,7 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
     gp->params = params;
     const size_t P = sizeof(g1_affine_t);
     size_t free_b = 0, total_b = 0, used = 0;
-    const char *mode = getenv("CUZK_GPU_BASES");
-    int stream_all = mode != NULL && strcmp(mode, "stream") == 0;
+    int stream_all = gpu_tune_get().bases_stream;
     cuzk_status st = gpu_ctx_create(&gp->ctx, device, err);
     if (st == CUZK_OK && cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -261,10 +260,9 @@ extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_erro
         free(pv);
         return st;
     }
-    const char *ov = getenv("CUZK_GPU_OVERLAP");
-    pv->overlap = !(ov && !strcmp(ov, "0"));
-    const char *tu = getenv("CUZK_GPU_TURN");
-    pv->turns = !(tu && !strcmp(tu, "0"));
+    gpu_tune tune = gpu_tune_get();
+    pv->overlap = tune.overlap;
+    pv->turns = tune.turns;
     *out = pv;
     return CUZK_OK;
 }
@@ -309,266 +307,13 @@ static void abc_released(gpu_prover *pv)
     pv->abc_done = NULL;
 }
 
-/* ---- classification (host) ----
- *
- * Every query's bases are indexed as the CPU prover selects them: L by aux index; A by input index, then
- * num_inputs + rank of the aux among the A-density bits; B by rank among the B-input bits, then
- * b_input_count + rank among the B-aux bits. Inputs always go to the tail (few, and ONE among them).
- * Two passes over blocks of aux: count (tail sizes and density ranks per block, which fix every output offset
- * and the split decision), then write. */
+/* ---- classification (host, classify.c) ---- */
 
-#define CLS_WORDS 1024 /* density words (64 aux each) per block */
-
-enum { CNT_TAIL_L, CNT_RANK_A, CNT_TAIL_A, CNT_RANK_B, CNT_TAIL_B, CNT_ONES_L, CNT_ONES_A, CNT_ONES_B, CNT_N };
-
-typedef struct query {
-    size_t nbases;
-    int split;
-    size_t ones_n, tail_n;
-    uint64_t *ones;   /* split: mask over the bases */
-    fr_t *tail_s;     /* split: tail scalars */
-    uint32_t *tail_i; /* split: their base indices */
-    fr_t *full;       /* not split, A and B: one scalar per base (L uses aux itself) */
-} query;
-
-typedef struct classify {
-    /* in */
-    const fr_t *inputs, *aux;
-    size_t num_inputs, num_aux;
-    const r1cs_density *dn;
-    gpu_prove_split mode;
-    pool_t *pool;
-    /* work */
-    size_t nblocks;
-    size_t *cnt; /* nblocks * CNT_N, then exclusive prefix sums */
-    fr_t one;
-    /* out */
-    query q[GPU_Q_COUNT];
-    cuzk_status st;
-    cuzk_error err;
-    double ms;
-} classify;
-
-/* 0, 1 or 2 (any other value). */
-static inline int fr_class(const fr_t *v, const fr_t *one)
-{
-    if ((v->l[0] | v->l[1] | v->l[2] | v->l[3]) == 0) return 0;
-    return (v->l[0] == one->l[0] && v->l[1] == one->l[1] && v->l[2] == one->l[2] && v->l[3] == one->l[3]) ? 1 : 2;
-}
-
-static inline uint64_t word_mask(const uint64_t *bits, size_t w, size_t nbits)
-{
-    uint64_t x = bits[w];
-    size_t rem = nbits - w * 64;
-    return rem >= 64 ? x : x & ((1ull << rem) - 1);
-}
-
-static void count_block(void *vctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    classify *cl = (classify *)vctx;
-    size_t nw = (cl->num_aux + 63) / 64;
-    for (size_t blk = begin; blk < end; blk++) {
-        size_t c[CNT_N] = {0};
-        size_t w1 = (blk + 1) * CLS_WORDS < nw ? (blk + 1) * CLS_WORDS : nw;
-        for (size_t w = blk * CLS_WORDS; w < w1; w++) {
-            uint64_t da = word_mask(cl->dn->a_aux, w, cl->num_aux), db = word_mask(cl->dn->b_aux, w, cl->num_aux);
-            size_t jn = cl->num_aux - w * 64 < 64 ? cl->num_aux - w * 64 : 64;
-            for (size_t bit = 0; bit < jn; bit++) {
-                int k = fr_class(&cl->aux[w * 64 + bit], &cl->one);
-                size_t ia = (da >> bit) & 1, ib = (db >> bit) & 1;
-                c[CNT_TAIL_L] += k == 2;
-                c[CNT_ONES_L] += k == 1;
-                c[CNT_RANK_A] += ia;
-                c[CNT_TAIL_A] += ia & (k == 2);
-                c[CNT_ONES_A] += ia & (k == 1);
-                c[CNT_RANK_B] += ib;
-                c[CNT_TAIL_B] += ib & (k == 2);
-                c[CNT_ONES_B] += ib & (k == 1);
-            }
-        }
-        memcpy(&cl->cnt[blk * CNT_N], c, sizeof c);
-    }
-}
-
-/* Sets bit pos of mask, flushing a run of bits of one word at a time (neighbouring blocks may share a word). */
-typedef struct bitw {
-    uint64_t *mask;
-    size_t word;
-    uint64_t bits;
-} bitw;
-
-static inline void bitw_flush(bitw *b)
-{
-    if (b->bits) __atomic_fetch_or(&b->mask[b->word], b->bits, __ATOMIC_RELAXED);
-    b->bits = 0;
-}
-
-static inline void bitw_set(bitw *b, size_t pos)
-{
-    if (pos / 64 != b->word) {
-        bitw_flush(b);
-        b->word = pos / 64;
-    }
-    b->bits |= 1ull << (pos % 64);
-}
-
-static void write_block(void *vctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    classify *cl = (classify *)vctx;
-    size_t nw = (cl->num_aux + 63) / 64;
-    query *ql = &cl->q[GPU_Q_L], *qa = &cl->q[GPU_Q_A], *qb = &cl->q[GPU_Q_B];
-    /* The inputs' share of the A and B tails and bases comes first. */
-    size_t tail_a0 = cl->num_inputs, tail_b0 = cl->dn->b_input_count;
-    for (size_t blk = begin; blk < end; blk++) {
-        const size_t *o = &cl->cnt[blk * CNT_N];
-        size_t tl = o[CNT_TAIL_L], ta = tail_a0 + o[CNT_TAIL_A], tb = tail_b0 + o[CNT_TAIL_B];
-        size_t pa = cl->num_inputs + o[CNT_RANK_A], pb = cl->dn->b_input_count + o[CNT_RANK_B];
-        bitw ba = {qa->ones, 0, 0}, bb = {qb->ones, 0, 0};
-        size_t w1 = (blk + 1) * CLS_WORDS < nw ? (blk + 1) * CLS_WORDS : nw;
-        for (size_t w = blk * CLS_WORDS; w < w1; w++) {
-            uint64_t da = word_mask(cl->dn->a_aux, w, cl->num_aux), db = word_mask(cl->dn->b_aux, w, cl->num_aux);
-            size_t jn = cl->num_aux - w * 64 < 64 ? cl->num_aux - w * 64 : 64;
-            uint64_t lones = 0;
-            for (size_t bit = 0; bit < jn; bit++) {
-                size_t j = w * 64 + bit;
-                const fr_t *v = &cl->aux[j];
-                int k = fr_class(v, &cl->one);
-                if (ql->split) {
-                    if (k == 1) lones |= 1ull << bit;
-                    if (k == 2) {
-                        ql->tail_s[tl] = *v;
-                        ql->tail_i[tl++] = (uint32_t)j;
-                    }
-                }
-                if ((da >> bit) & 1) {
-                    if (!qa->split) {
-                        qa->full[pa] = *v;
-                    } else if (k == 1) {
-                        bitw_set(&ba, pa);
-                    } else if (k == 2) {
-                        qa->tail_s[ta] = *v;
-                        qa->tail_i[ta++] = (uint32_t)pa;
-                    }
-                    pa++;
-                }
-                if ((db >> bit) & 1) {
-                    if (!qb->split) {
-                        qb->full[pb] = *v;
-                    } else if (k == 1) {
-                        bitw_set(&bb, pb);
-                    } else if (k == 2) {
-                        qb->tail_s[tb] = *v;
-                        qb->tail_i[tb++] = (uint32_t)pb;
-                    }
-                    pb++;
-                }
-            }
-            if (ql->split) ql->ones[w] = lones; /* aux words are the L mask's words: no sharing */
-        }
-        if (qa->split) bitw_flush(&ba);
-        if (qb->split) bitw_flush(&bb);
-    }
-}
-
-static void query_free(query *q)
-{
-    free(q->ones);
-    free(q->tail_s);
-    free(q->tail_i);
-    free(q->full);
-    memset(q, 0, sizeof *q);
-}
-
-static cuzk_status query_alloc(query *q, int with_full, cuzk_error *err)
-{
-    if (q->split) {
-        q->ones = (uint64_t *)calloc((q->nbases + 63) / 64 + 1, sizeof(uint64_t));
-        q->tail_s = (fr_t *)malloc((q->tail_n + 1) * sizeof(fr_t));
-        q->tail_i = (uint32_t *)malloc((q->tail_n + 1) * sizeof(uint32_t));
-        if (q->ones && q->tail_s && q->tail_i) return CUZK_OK;
-    } else {
-        if (!with_full) return CUZK_OK;
-        q->full = (fr_t *)malloc((q->nbases + 1) * sizeof(fr_t));
-        if (q->full) return CUZK_OK;
-    }
-    return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot allocate the classification of %zu bases",
-                          q->nbases);
-}
-
-static void decide(query *q, gpu_prove_split mode)
-{
-    q->split = mode == GPU_SPLIT_ALWAYS ? 1 : mode == GPU_SPLIT_NEVER ? 0 : 2 * q->tail_n <= q->nbases;
-}
-
-static void classify_run(classify *cl)
-{
-    double t0 = now_ms();
-    const r1cs_density *dn = cl->dn;
-    size_t nw = (cl->num_aux + 63) / 64;
-    fr_set_one(&cl->one);
-    cl->nblocks = (nw + CLS_WORDS - 1) / CLS_WORDS;
-    cl->cnt = (size_t *)malloc((cl->nblocks + 1) * CNT_N * sizeof(size_t));
-    if (cl->cnt == NULL) {
-        cl->st = cuzk_error_set(&cl->err, CUZK_ERR_NOMEM, "gpu prove: cannot allocate classification counters");
-        return;
-    }
-    pool_parallel_for(cl->pool, cl->nblocks, 1, count_block, cl);
-    size_t sum[CNT_N] = {0};
-    for (size_t blk = 0; blk < cl->nblocks; blk++)
-        for (int k = 0; k < CNT_N; k++) {
-            size_t v = cl->cnt[blk * CNT_N + k];
-            cl->cnt[blk * CNT_N + k] = sum[k];
-            sum[k] += v;
-        }
-    query *ql = &cl->q[GPU_Q_L], *qa = &cl->q[GPU_Q_A], *qb = &cl->q[GPU_Q_B];
-    ql->nbases = cl->num_aux;
-    ql->tail_n = sum[CNT_TAIL_L];
-    ql->ones_n = sum[CNT_ONES_L];
-    qa->nbases = cl->num_inputs + dn->a_aux_count;
-    qa->tail_n = cl->num_inputs + sum[CNT_TAIL_A];
-    qa->ones_n = sum[CNT_ONES_A];
-    qb->nbases = dn->b_input_count + dn->b_aux_count;
-    qb->tail_n = dn->b_input_count + sum[CNT_TAIL_B];
-    qb->ones_n = sum[CNT_ONES_B];
-    if (sum[CNT_RANK_A] != dn->a_aux_count || sum[CNT_RANK_B] != dn->b_aux_count) {
-        cl->st = cuzk_error_set(&cl->err, CUZK_ERR_INVALID_ARG,
-                                "gpu prove: density popcounts (A %zu, B %zu) disagree with the masks (%zu, %zu)",
-                                dn->a_aux_count, dn->b_aux_count, sum[CNT_RANK_A], sum[CNT_RANK_B]);
-        return;
-    }
-    for (int q = 0; q < GPU_Q_COUNT; q++) {
-        decide(&cl->q[q], cl->mode);
-        cl->st = query_alloc(&cl->q[q], q != GPU_Q_L, &cl->err);
-        if (cl->st != CUZK_OK) return;
-    }
-    /* The inputs: all of them in A (base i), those with the B-input bit in B (base = rank). */
-    for (size_t i = 0; i < cl->num_inputs; i++) {
-        if (qa->split) {
-            qa->tail_s[i] = cl->inputs[i];
-            qa->tail_i[i] = (uint32_t)i;
-        } else {
-            qa->full[i] = cl->inputs[i];
-        }
-    }
-    for (size_t i = 0, r = 0; i < cl->num_inputs; i++) {
-        if (!((dn->b_input[i / 64] >> (i % 64)) & 1)) continue;
-        if (qb->split) {
-            qb->tail_s[r] = cl->inputs[i];
-            qb->tail_i[r] = (uint32_t)r;
-        } else {
-            qb->full[r] = cl->inputs[i];
-        }
-        r++;
-    }
-    pool_parallel_for(cl->pool, cl->nblocks, 1, write_block, cl);
-    cl->ms = now_ms() - t0;
-}
+typedef gpu_cls_query query;
 
 static void *classify_main(void *arg)
 {
-    classify_run((classify *)arg);
+    gpu_classify_run((gpu_classify *)arg);
     return NULL;
 }
 
@@ -622,15 +367,11 @@ static bases_ref bases_of(const gpu_buf *buf, const g1_affine_t *host)
 
 /* Points per piece when the bases are streamed (CUZK_GPU_STREAM_CHUNK, default 2^24, a multiple of 64), and the
  * smallest piece a call that runs out of device memory is split down to. */
-#define STREAM_CHUNK_DEFAULT ((size_t)1 << 24)
 #define SPLIT_MIN ((size_t)1 << 12)
 
 static size_t stream_chunk(void)
 {
-    const char *e = getenv("CUZK_GPU_STREAM_CHUNK");
-    size_t c = e ? (size_t)strtoull(e, NULL, 10) : STREAM_CHUNK_DEFAULT;
-    c = c / 64 * 64;
-    return c < 64 ? 64 : c;
+    return gpu_tune_get().stream_chunk;
 }
 
 /* One piece's sum over bases[off, off + len) with arg (scalars or a mask) at the same offset. */
@@ -1105,7 +846,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     memset(&gt, 0, sizeof gt);
 
     /* The classification runs on a helper thread (fanning out over pool) while this one drives the device. */
-    classify *cl = (classify *)calloc(1, sizeof *cl);
+    gpu_classify *cl = (gpu_classify *)calloc(1, sizeof *cl);
     if (cl == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: out of host memory");
     cl->inputs = inputs;
     cl->aux = aux;
@@ -1116,7 +857,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     cl->pool = pool;
     pthread_t th;
     int threaded = pthread_create(&th, NULL, classify_main, cl) == 0;
-    if (!threaded) classify_run(cl);
+    if (!threaded) gpu_classify_run(cl);
 
     g1_jac_t h, res[GPU_Q_COUNT];
     h_msm hm;
@@ -1161,8 +902,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
         }
     }
     turn_leave(pv);
-    for (int q = 0; q < GPU_Q_COUNT; q++) query_free(&cl->q[q]);
-    free(cl->cnt);
+    gpu_classify_free(cl);
     free(cl);
     if (st != CUZK_OK) return st;
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "g1.cuh"
-#include "g2.cuh"
-#include "gpu_impl.cuh"
-#include "mont.cuh"
+#include "ec_g1.cuh"
+#include "ec_g2.cuh"
+#include "ctx_impl.cuh"
+#include "ff_mont.cuh"
 
 extern "C" {
 #include "gpu/gpu_setup.h"

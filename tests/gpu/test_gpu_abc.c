@@ -13,11 +13,20 @@
 #include "circuits/synthetic.h"
 #include "gpu/gpu_abc.h"
 #include "gpu/gpu_prove.h"
+#include "gpu/tune.h"
 
 static rng_t rng;
 static pool_t *pool;
 static gpu_ctx *ctx;
 static gpu_prover *pv;
+
+/* The a, b, c kernel variant later calls use ("": the default). */
+static void abc_variant_set(const char *name)
+{
+    gpu_tune t = gpu_tune_get();
+    snprintf(t.abc_variant, sizeof t.abc_variant, "%s", name);
+    gpu_tune_set(&t);
+}
 
 /* Every kernel variant's a, b, c for (inputs, aux) equal r1cs_eval_abc's. */
 static void eval_both(const char *what, const r1cs *cs, const gpu_shape *s, const fr_t *inputs, const fr_t *aux)
@@ -30,7 +39,7 @@ static void eval_both(const char *what, const r1cs *cs, const gpu_shape *s, cons
     cuzk_status st = r1cs_eval_abc(pool, cs, inputs, aux, ref, ref + n, ref + 2 * n, &err);
     CHECK_MSG(st == CUZK_OK, "%s: r1cs_eval_abc: %s", what, err.msg);
     for (int v = 0; v < gpu_abc_variant_count() && st == CUZK_OK; v++) {
-        setenv("CUZK_GPU_ABC", gpu_abc_variant_name(v), 1);
+        abc_variant_set(gpu_abc_variant_name(v));
         memset(got, 0x5A, 3 * n * sizeof(fr_t));
         gpu_abc_timings t;
         cuzk_status gs = gpu_shape_eval(ctx, s, inputs, cs->num_inputs, aux, cs->num_aux, got, got + n, got + 2 * n,
@@ -45,7 +54,7 @@ static void eval_both(const char *what, const r1cs *cs, const gpu_shape *s, cons
                       bad, n);
         }
     }
-    unsetenv("CUZK_GPU_ABC");
+    abc_variant_set("");
     free(ref);
     free(got);
 }
@@ -220,7 +229,7 @@ static void prove_r1cs(const char *what, const r1cs *cs)
         CHECK_MSG(st == CUZK_OK, "%s: gpu_prove_start_abc: %s", what, err.msg);
     }
     for (int v = 0; v < gpu_abc_variant_count() && st == CUZK_OK; v++) {
-        setenv("CUZK_GPU_ABC", gpu_abc_variant_name(v), 1);
+        abc_variant_set(gpu_abc_variant_name(v));
         gpu_prove_timings gt;
         cuzk_status ss = gpu_prove_start_shape(pv, gp, s, pool, &params, cs->inputs, cs->num_inputs, cs->aux,
                                                cs->num_aux, &dn, &p2, NULL, &gt, &err);
@@ -234,7 +243,7 @@ static void prove_r1cs(const char *what, const r1cs *cs)
         groth16_proof_write(b2, &pr2);
         CHECK_MSG(memcmp(b1, b2, sizeof b1) == 0, "%s (%s): proof bytes differ", what, gpu_abc_variant_name(v));
     }
-    unsetenv("CUZK_GPU_ABC");
+    abc_variant_set("");
     /* The H step fails once after a, b, c were evaluated (as when another prover holds the device's memory):
      * its retry evaluates them again, from a fresh upload of the witness, and gives the same proof. */
     if (st == CUZK_OK && n >= 64) { /* domains below 2^3 take the CPU's H, no H step */
@@ -314,10 +323,10 @@ static void test_errors(void)
                              &err) == CUZK_ERR_INVALID_ARG);
         CHECK(gpu_shape_eval(ctx, s, cs.inputs, cs.num_inputs, cs.aux, cs.num_aux, NULL, out + n, out + 2 * n, NULL,
                              &err) == CUZK_ERR_INVALID_ARG);
-        setenv("CUZK_GPU_ABC", "no-such-variant", 1);
+        abc_variant_set("no-such-variant");
         CHECK(gpu_shape_eval(ctx, s, cs.inputs, cs.num_inputs, cs.aux, cs.num_aux, out, out + n, out + 2 * n, NULL,
                              &err) == CUZK_ERR_INVALID_ARG);
-        unsetenv("CUZK_GPU_ABC");
+        abc_variant_set("");
         /* The prover: a shape whose witness sizes do not match the params'. */
         groth16_pending p;
         r1cs_density dn;

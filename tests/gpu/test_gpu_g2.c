@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gpu/gpu_g2.h"
+#include "gpu/tune.h"
 #include "msm/msm.h"
 #include "testutil.h"
 
@@ -21,10 +22,9 @@ static const char *mode; /* "affine", "xyzz" or "default" */
 static void set_mode(const char *m)
 {
     mode = m;
-    if (strcmp(m, "default") == 0)
-        unsetenv("CUZK_GPU_G2");
-    else
-        setenv("CUZK_GPU_G2", m, 1);
+    gpu_tune t = gpu_tune_get();
+    t.g2 = strcmp(m, "xyzz") == 0 ? GPU_TUNE_XYZZ : strcmp(m, "affine") == 0 ? GPU_TUNE_AFFINE : GPU_TUNE_AUTO;
+    gpu_tune_set(&t);
 }
 
 /* The path the last call took must be the forced one. */
@@ -304,7 +304,7 @@ int main(void)
         test_batch(b, N);
         test_batch_large(b, N);
     }
-    unsetenv("CUZK_GPU_G2");
+    set_mode("default");
 
     free(b);
     gpu_ctx_destroy(ctx);

@@ -16,6 +16,7 @@
 #include "gpu/gpu_host.h"
 #include "gpu/gpu_ntt.h"
 #include "gpu/gpu_prove.h"
+#include "gpu/tune.h"
 #include "msm/msm.h"
 #include "poly/poly.h"
 #include "testutil.h"
@@ -133,15 +134,17 @@ static void test_host_alloc(void)
     CHECK(gpu_host_alloc(0, NULL, NULL) == CUZK_ERR_INVALID_ARG);
     cuzk_status st;
     for (int way = 0; way < 2; way++) { /* registered malloc (default), cudaHostAlloc */
-        if (way) setenv("CUZK_HOST_ALLOC", "cuda", 1);
+        gpu_tune saved = gpu_tune_get(), t = saved;
+        t.host_alloc_cuda = way;
+        gpu_tune_set(&t);
         st = gpu_host_alloc((size_t)1 << 52, &p, &err); /* 4 PiB */
         CHECK_MSG(st == CUZK_ERR_NOMEM && p == NULL, "way %d, 4 PiB: %s: %s", way, cuzk_status_name(st), err.msg);
         st = gpu_host_alloc(3 << 20, &p, &err);
         CHECK_MSG(st == CUZK_OK && p && gpu_host_is_registered(p) && gpu_host_is_registered((char *)p + (3 << 20) - 1),
                   "way %d: %s", way, err.msg);
         if (st == CUZK_OK) memset(p, 1, 3 << 20);
-        if (way) unsetenv("CUZK_HOST_ALLOC");
-        gpu_host_free(p); /* either way, whatever the environment says now */
+        gpu_tune_set(&saved);
+        gpu_host_free(p); /* either way, whatever the tuning says now */
     }
     gpu_host_free(NULL);
 
@@ -459,12 +462,14 @@ static void bench_host_alloc(void)
         return;
     }
     for (int way = 0; way < 2; way++) {
-        if (way) setenv("CUZK_HOST_ALLOC", "cuda", 1);
+        gpu_tune saved = gpu_tune_get(), t = saved;
+        t.host_alloc_cuda = way;
+        gpu_tune_set(&t);
         void *p = NULL;
         double t0 = now_ms();
         cuzk_status st = gpu_host_alloc(bytes, &p, &err);
         double alloc_ms = now_ms() - t0;
-        if (way) unsetenv("CUZK_HOST_ALLOC");
+        gpu_tune_set(&saved);
         CHECK_MSG(st == CUZK_OK, "gpu_host_alloc %zu MiB: %s", mib, err.msg);
         if (st != CUZK_OK) continue;
         t0 = now_ms();

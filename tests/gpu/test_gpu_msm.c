@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
+#include "gpu/tune.h"
 #include "msm/msm.h"
 #include "testutil.h"
 
@@ -39,9 +40,9 @@ static void naive(g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, si
     }
 }
 
-/* The variants with their knobs (environment variables read per call: CUZK_GPU_MSM_TAIL, the buckets of at most
- * 2^tail points that leave the affine rounds for XYZZ additions; CUZK_GPU_MSM_INV, the inversion;
- * CUZK_GPU_MSM_EARLY, buckets leave before each round rather than after the last): both affine round-1 kernels with
+/* The variants with their knobs (gpu_tune fields read per call: msm_tail, the buckets of at most 2^tail points that
+ * leave the affine rounds for XYZZ additions; msm_inv_by, the inversion; msm_early, buckets leave before each
+ * round rather than after the last): both affine round-1 kernels with
  * both inversions, tails of 1, 4 and 8 points, leaving early or late. */
 typedef struct msm_cfg {
     const char *name;
@@ -62,15 +63,15 @@ static const msm_cfg cfgs[] = {
 static cuzk_status run_cfg(g1_jac_t *got, const g1_affine_t *bases, const fr_t *scalars, size_t n, unsigned c,
                            const gpu_msm_bases *pb, const msm_cfg *cfg, cuzk_error *err)
 {
-    setenv("CUZK_GPU_MSM_TAIL", cfg->tail, 1);
-    setenv("CUZK_GPU_MSM_INV", cfg->inv, 1);
-    setenv("CUZK_GPU_MSM_EARLY", cfg->early, 1);
+    gpu_tune saved = gpu_tune_get(), t = saved;
+    t.msm_tail = (unsigned)atoi(cfg->tail);
+    t.msm_inv_by = strcmp(cfg->inv, "fermat") != 0;
+    t.msm_early = strcmp(cfg->early, "1") == 0;
+    gpu_tune_set(&t);
     memset(got, 0x5a, sizeof *got); /* poison: a result that was never written cannot pass */
     cuzk_status st = pb ? gpu_msm_g1_prepared(ctx, got, pb, scalars, n, cfg->v, err)
                         : gpu_msm_g1_variant(ctx, got, bases, scalars, n, c, cfg->v, err);
-    unsetenv("CUZK_GPU_MSM_TAIL");
-    unsetenv("CUZK_GPU_MSM_INV");
-    unsetenv("CUZK_GPU_MSM_EARLY");
+    gpu_tune_set(&saved);
     return st;
 }
 
@@ -399,10 +400,9 @@ static void test_batch_add(void)
         make_bases(bases, nmax);
         g1_affine_set_inf(&bases[10]);
         for (int v = 0; v < 3; v++) {
-            if (variants[v])
-                setenv("CUZK_GPU_BATCH", variants[v], 1);
-            else
-                unsetenv("CUZK_GPU_BATCH");
+            gpu_tune t = gpu_tune_get();
+            t.batch = !variants[v] ? GPU_TUNE_AUTO : strcmp(variants[v], "xyzz") == 0 ? GPU_TUNE_XYZZ : GPU_TUNE_AFFINE;
+            gpu_tune_set(&t);
             const char *name = variants[v] ? variants[v] : "default";
             for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
                 size_t n = sizes[k];
@@ -437,7 +437,9 @@ static void test_batch_add(void)
             for (size_t w = 0; w < (nbig + 63) / 64; w++) mask[w] = rng_next(&rng);
             check_batch(name, bases, mask, nbig);
         }
-        unsetenv("CUZK_GPU_BATCH");
+        gpu_tune t = gpu_tune_get();
+        t.batch = GPU_TUNE_AUTO;
+        gpu_tune_set(&t);
     }
     free(bases);
     free(mask);

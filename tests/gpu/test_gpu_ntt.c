@@ -8,6 +8,7 @@
 
 #ifdef CUZK_HAVE_GPU
 #include "gpu/gpu_ntt.h"
+#include "gpu/tune.h"
 
 static rng_t rng;
 static pool_t *pool;
@@ -160,17 +161,18 @@ static void test_variants(void)
     static const unsigned sizes[] = {16, 17, 18};
     cuzk_error err = {0};
     gpu_ntt_plan *plan = NULL;
-    const char *old = getenv("CUZK_NTT_VARIANT");
-    char *keep = old ? strdup(old) : NULL;
+    gpu_tune saved = gpu_tune_get(), t = saved;
+    int keep = saved.ntt_variant[0] != '\0';
     CHECK(gpu_ntt_variant_count() >= 1 && gpu_ntt_variant_name(gpu_ntt_variant_count()) == NULL);
     int def = gpu_ntt_variant_default();
     CHECK(def >= 0 && def < gpu_ntt_variant_count());
     for (int v = 0; v < gpu_ntt_variant_count(); v++) {
-        if (v == def && keep == NULL) continue; /* the tests above ran it */
+        if (v == def && !keep) continue; /* the tests above ran it */
         const char *name = gpu_ntt_variant_name(v);
         CHECK(name != NULL);
         if (name == NULL) continue;
-        setenv("CUZK_NTT_VARIANT", name, 1);
+        snprintf(t.ntt_variant, sizeof t.ntt_variant, "%s", name);
+        gpu_tune_set(&t);
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             test_transforms(sizes[i], 0);
             printf("variant %s 2^%u done\n", name, sizes[i]);
@@ -181,19 +183,16 @@ static void test_variants(void)
         gpu_ntt_plan_destroy(plan);
         plan = NULL;
     }
-    unsetenv("CUZK_NTT_VARIANT");
+    t.ntt_variant[0] = '\0';
+    gpu_tune_set(&t);
     CHECK(gpu_ntt_plan_create(ctx, 10, POLY_ROOTS_CUZK, &plan, &err) == CUZK_OK);
     CHECK(gpu_ntt_plan_variant(plan) == def);
     gpu_ntt_plan_destroy(plan);
     plan = NULL;
-    setenv("CUZK_NTT_VARIANT", "no-such-variant", 1);
+    snprintf(t.ntt_variant, sizeof t.ntt_variant, "%s", "no-such-variant");
+    gpu_tune_set(&t);
     CHECK(gpu_ntt_plan_create(ctx, 10, POLY_ROOTS_CUZK, &plan, &err) == CUZK_ERR_INVALID_ARG && plan == NULL);
-    if (keep) {
-        setenv("CUZK_NTT_VARIANT", keep, 1);
-        free(keep);
-    } else {
-        unsetenv("CUZK_NTT_VARIANT");
-    }
+    gpu_tune_set(&saved);
 }
 
 static void test_errors(void)

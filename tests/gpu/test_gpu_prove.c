@@ -15,6 +15,7 @@
 #include "formats/wtns.h"
 #include "formats/zkey.h"
 #include "gpu/gpu_prove.h"
+#include "gpu/tune.h"
 
 static rng_t rng;
 static pool_t *pool;
@@ -121,8 +122,10 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
     gp = NULL;
 
     /* Every G1 base section streamed from the host in pieces of 192 points (a device too small for them). */
-    setenv("CUZK_GPU_BASES", "stream", 1);
-    setenv("CUZK_GPU_STREAM_CHUNK", "192", 1);
+    gpu_tune saved = gpu_tune_get(), t = saved;
+    t.bases_stream = 1;
+    t.stream_chunk = 192;
+    gpu_tune_set(&t);
     st = gpu_params_upload(0, params, &gp, &err);
     CHECK_MSG(st == CUZK_OK, "%s (streamed): upload: %s", what, err.msg);
     if (st == CUZK_OK) {
@@ -138,8 +141,7 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
             CHECK_MSG(memcmp(bytes_c, bytes_g, GROTH16_PROOF_BYTES) == 0, "%s (streamed): proof bytes differ", what);
         }
     }
-    unsetenv("CUZK_GPU_BASES");
-    unsetenv("CUZK_GPU_STREAM_CHUNK");
+    gpu_tune_set(&saved);
     gpu_params_free(gp);
     gp = NULL;
 

@@ -17,6 +17,7 @@
 #include "gpu/gpu_abc.h"
 #include "gpu/gpu_host.h"
 #include "gpu/gpu_prove.h"
+#include "gpu/tune.h"
 
 #define MAX_RUNS 100
 
@@ -241,6 +242,7 @@ int bench_gpu_abc(int argc, char **argv)
         for (int v = 0; v < nvar; v++) {
             if (!use[v]) continue;
             setenv("CUZK_GPU_ABC", gpu_abc_variant_name(v), 1);
+            gpu_tune_reload_env();
             for (uint64_t r = 0; r < runs; r++) {
                 gpu_abc_timings t;
                 if (gpu_shape_eval(ctx, s, wit->inputs, wit->num_inputs, wit->aux, wit->num_aux, da, da + n,
@@ -259,6 +261,7 @@ int bench_gpu_abc(int argc, char **argv)
         if (pinned) gpu_host_unregister(wit->aux, &err);
     }
     unsetenv("CUZK_GPU_ABC");
+    gpu_tune_reload_env();
 
     if (check || prove) {
         ref = malloc((3 * n + 1) * sizeof(fr_t));
@@ -272,6 +275,7 @@ int bench_gpu_abc(int argc, char **argv)
         for (int v = 0; v < nvar && check; v++) {
             if (!use[v]) continue;
             setenv("CUZK_GPU_ABC", gpu_abc_variant_name(v), 1);
+            gpu_tune_reload_env();
             memset(host_abc, 0x5A, 3 * n * sizeof(fr_t));
             gpu_abc_timings t;
             if (gpu_shape_eval(ctx, s, wit->inputs, wit->num_inputs, wit->aux, wit->num_aux, host_abc, host_abc + n,
@@ -288,6 +292,7 @@ int bench_gpu_abc(int argc, char **argv)
                    t.download_ms);
         }
         unsetenv("CUZK_GPU_ABC");
+        gpu_tune_reload_env();
     }
     if (prove) {
         /* The device buffers of the runs above are not needed any more; the prover wants the memory. */

@@ -10,6 +10,7 @@
 #include "bench.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_g2.h"
+#include "gpu/tune.h"
 #include "msm/msm.h"
 
 #define G2B_DISTINCT 4096
@@ -177,6 +178,7 @@ int bench_gpu_g2(int argc, char **argv)
             unsetenv("CUZK_GPU_G2");
         else
             setenv("CUZK_GPU_G2", vnames[v], 1);
+        gpu_tune_reload_env();
         for (uint64_t k = 0; k <= runs; k++) { /* run 0: warm-up (pool growth, module load) */
             if (gpu_batch_add_g2(ctx, &r_add[vi], db, mask, n, &err) != CUZK_OK) goto fail;
             double ta = gpu_ctx_last_ms(ctx);
@@ -208,6 +210,7 @@ int bench_gpu_g2(int argc, char **argv)
         break;
     }
     unsetenv("CUZK_GPU_G2");
+    gpu_tune_reload_env();
 out:
     gpu_buf_free(d_bases);
     gpu_ctx_destroy(ctx);

@@ -9,6 +9,7 @@
 
 #include "bench.h"
 #include "gpu/gpu.h"
+#include "gpu/tune.h"
 #include "msm/msm.h"
 
 static void usage(FILE *f)
@@ -91,6 +92,7 @@ static void variant_env(const char *text, int on)
             setenv(name, val, 1);
         else
             unsetenv(name);
+        gpu_tune_reload_env();
         p = strchr(p, ':');
     }
 }

@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "gpu/gpu_ntt.h"
+#include "gpu/tune.h"
 
 #define COPY_BW 4.3e12 /* bytes/s, device-to-device copy measured on the H200 (read + write) */
 
@@ -118,7 +119,10 @@ static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const
     if (gpu_buf_upload(ctx, &dx, a, bytes, &err) != CUZK_OK) goto fail;
     int bad = 0; /* a variant failed: the others still run, the size fails at the end */
     for (int vi = 0; vi < (o->nvar ? o->nvar : 1); vi++) {
-        if (o->nvar) setenv("CUZK_NTT_VARIANT", gpu_ntt_variant_name(o->var[vi]), 1);
+        if (o->nvar) {
+            setenv("CUZK_NTT_VARIANT", gpu_ntt_variant_name(o->var[vi]), 1);
+            gpu_tune_reload_env();
+        }
         gpu_ntt_plan_destroy(plan);
         plan = NULL;
         if (time_variant(ctx, L, o, a, c, h, dx, t, mul_rate, &plan, &err) != 0) {
@@ -135,6 +139,7 @@ static int run_size(gpu_ctx *ctx, pool_t *pool, unsigned L, const opts *o, const
             setenv("CUZK_NTT_VARIANT", env_keep, 1);
         else
             unsetenv("CUZK_NTT_VARIANT");
+        gpu_tune_reload_env();
     }
     gpu_buf_free(dx);
     dx = NULL;

@@ -6,7 +6,7 @@
 #ifndef CUZK_GPU_G1_CUH
 #define CUZK_GPU_G1_CUH
 
-#include "mont.cuh"
+#include "ff_mont.cuh"
 
 struct g1_aff_d {
     fp_d x, y;

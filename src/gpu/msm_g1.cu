@@ -26,8 +26,8 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "g1.cuh"
-#include "gpu_impl.cuh"
+#include "ec_g1.cuh"
+#include "ctx_impl.cuh"
 
 #define MSM_CHUNK 64     /* entries per thread in the segmented sum: the 2 slots per chunk cost 2/64 extra adds */
 #define REDUCE_FANIN 16  /* inputs per thread in tree reductions */
@@ -719,22 +719,17 @@ done:
 /* H200, uniform scalars, msm4's call B (early leaving with aff_seek): tail 2^2 against 2^3: 2^22 32.2 against
  * 33.5 ms, 2^24 112.7 against 123.6, 2^26 358.4 against 365.8, 2^27 673.5 against 679.6; tail 2^1 mixed. Early
  * against pass-through (tail 2^3): 2^26 358.4 against 360.6, 2^27 673.5 against 680.0, 2^24 112.7 against 110.2. */
-#define AFF_TAIL_DEFAULT 2     /* CUZK_GPU_MSM_TAIL */
-#define AFF_EARLY_DEFAULT true /* CUZK_GPU_MSM_EARLY=0/1 */
 
 /* Buckets of at most 2^tail points leave the affine rounds for msm_aff_tail (CUZK_GPU_MSM_TAIL=tail, 0..8). */
 static unsigned aff_tail_bits(void)
 {
-    const char *e = getenv("CUZK_GPU_MSM_TAIL");
-    int t = e ? atoi(e) : AFF_TAIL_DEFAULT;
-    return t < 0 ? 0u : t > 8 ? 8u : (unsigned)t;
+    return gpu_tune_get().msm_tail;
 }
 
 /* Inversions in the rounds: Bernstein-Yang divsteps (g1_fp_inv_by), or Fermat with CUZK_GPU_MSM_INV=fermat. */
 static bool aff_inv_by(void)
 {
-    const char *e = getenv("CUZK_GPU_MSM_INV");
-    return e == NULL || strcmp(e, "fermat") != 0;
+    return gpu_tune_get().msm_inv_by != 0;
 }
 
 /* Device time of the affine bucket sums by phase (CUZK_GPU_PROFILE): setup (bounds, lengths, max), the scans with
@@ -751,7 +746,7 @@ typedef struct aff_prof {
 static void aff_prof_begin(aff_prof *p, gpu_ctx *ctx)
 {
     memset(p, 0, sizeof *p);
-    p->on = getenv("CUZK_GPU_PROFILE") != NULL;
+    p->on = gpu_tune_get().profile;
     if (!p->on) return;
     if (cudaEventCreate(&p->ev[0]) != cudaSuccess || cudaEventCreate(&p->ev[1]) != cudaSuccess ||
         cudaEventRecord(p->ev[0], ctx->stream) != cudaSuccess)
@@ -817,8 +812,8 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     /* Early (CUZK_GPU_MSM_EARLY=0 turns it off): buckets leave the rounds as soon as they hold at most thr points,
      * instead of passing through every later round with one output per round. Once most buckets have left, a lane's
      * next output can lie beyond millions of empty buckets: aff_seek jumps there. */
-    const char *early_env = getenv("CUZK_GPU_MSM_EARLY");
-    bool early = early_env != NULL ? strcmp(early_env, "1") == 0 : AFF_EARLY_DEFAULT;
+    gpu_tune tune = gpu_tune_get();
+    bool early = tune.msm_early != 0;
     size_t ws_bytes = (size_t)(THREADS / 32) * 2 * AFF_WS_BYTES;
     int occ = 0, occ1 = 0;
     aff_in<true> in0 = {svals, points, NULL, 0};
@@ -846,9 +841,7 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     if (occ1 < 1) occ1 = 1;
     {
         /* A quarter (CUZK_GPU_MSM_SHARE=k: 1/k, 1..16): other contexts (partition workers) share the device. */
-        const char *sh = getenv("CUZK_GPU_MSM_SHARE");
-        int share = sh ? atoi(sh) : 4;
-        if (share < 1 || share > 16) share = 4;
+        unsigned share = tune.msm_share;
         double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / share + 1;
         ngroups = need > budget ? (size_t)(need / budget) + 1 : 1;
         gcnt = (nbk + ngroups - 1) / ngroups;
@@ -983,7 +976,7 @@ typedef struct prof {
 static void prof_begin(prof_t *p, gpu_ctx *ctx)
 {
     memset(p, 0, sizeof *p);
-    p->on = getenv("CUZK_GPU_PROFILE") != NULL;
+    p->on = gpu_tune_get().profile;
     if (!p->on) return;
     for (int i = 0; i < PROF_MAX; i++)
         if (cudaEventCreate(&p->ev[i]) != cudaSuccess) p->on = 0;
@@ -1042,10 +1035,10 @@ static void host_finish(g1_jac_t *out, const g1_xyzz_t *win, unsigned nwin, unsi
  * choice. */
 static gpu_msm_variant msm_default_variant(size_t entries)
 {
-    const char *e = getenv("CUZK_GPU_MSM");
-    if (e != NULL && strcmp(e, "affine") == 0) return GPU_MSM_AFFINE;
-    if (e != NULL && strcmp(e, "xyzz") == 0) return GPU_MSM_XYZZ;
-    if (e != NULL && strcmp(e, "affine-warp") == 0) return GPU_MSM_AFFINE_WARP;
+    gpu_tune_path forced = gpu_tune_get().msm;
+    if (forced == GPU_TUNE_AFFINE) return GPU_MSM_AFFINE;
+    if (forced == GPU_TUNE_XYZZ) return GPU_MSM_XYZZ;
+    if (forced == GPU_TUNE_AFFINE_WARP) return GPU_MSM_AFFINE_WARP;
     return entries >= AFF_MIN_ENTRIES ? GPU_MSM_AFFINE_WARP : GPU_MSM_XYZZ;
 }
 
@@ -1226,7 +1219,7 @@ static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
 {
     gpu_msm_variant ran = variant;
     cuzk_status st = msm_g1_run(ctx, out, bases, pb, scalars, n, c, variant, &ran, err);
-    if (st == CUZK_ERR_NOMEM && variant == GPU_MSM_DEFAULT && ran != GPU_MSM_XYZZ && getenv("CUZK_GPU_MSM") == NULL)
+    if (st == CUZK_ERR_NOMEM && variant == GPU_MSM_DEFAULT && ran != GPU_MSM_XYZZ && !gpu_tune_get().msm_forced)
         st = msm_g1_run(ctx, out, bases, pb, scalars, n, c, GPU_MSM_XYZZ, &ran, err);
     return st;
 }
@@ -1481,10 +1474,8 @@ __global__ void batch_keys(uint32_t count, uint32_t *keys)
 
 static int batch_variant_env(void)
 {
-    const char *e = getenv("CUZK_GPU_BATCH");
-    if (e != NULL && strcmp(e, "xyzz") == 0) return 0;
-    if (e != NULL && strcmp(e, "affine") == 0) return 1;
-    return -1;
+    gpu_tune_path forced = gpu_tune_get().batch;
+    return forced == GPU_TUNE_XYZZ ? 0 : forced == GPU_TUNE_AFFINE ? 1 : -1;
 }
 
 /* The affine batch addition over device bases and mask; *sel = the number of selected bases. With

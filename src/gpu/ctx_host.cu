@@ -4,7 +4,7 @@
 #include <sys/mman.h>
 
 #include "gpu_host.h"
-#include "gpu_impl.cuh"
+#include "ctx_impl.cuh"
 
 extern "C" cuzk_status gpu_host_register(void *p, size_t bytes, cuzk_error *err)
 {
@@ -52,8 +52,7 @@ extern "C" int gpu_host_is_registered(const void *p)
  * picks cudaHostAlloc (for comparison). */
 static int host_alloc_with_cuda(void)
 {
-    const char *v = getenv("CUZK_HOST_ALLOC");
-    return v != NULL && strcmp(v, "cuda") == 0;
+    return gpu_tune_get().host_alloc_cuda;
 }
 
 extern "C" cuzk_status gpu_host_alloc(size_t bytes, void **out, cuzk_error *err)

@@ -1,7 +1,7 @@
 /* gpu_fp_chain (gpu.h): chains of Fp Montgomery products by the 32-bit integer arithmetic of the MSM and NTT
- * (mont.cuh), one chain a thread. */
-#include "gpu/gpu_impl.cuh"
-#include "gpu/mont.cuh"
+ * (ff_mont.cuh), one chain a thread. */
+#include "gpu/ctx_impl.cuh"
+#include "gpu/ff_mont.cuh"
 
 #define CHAIN_THREADS 256
 

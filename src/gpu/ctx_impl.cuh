@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/gpu.h"
+#include "gpu/tune.h"
 
 struct gpu_ctx {
     int device;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_impl.cuh"
-#include "mont.cuh"
+#include "ctx_impl.cuh"
+#include "ff_mont.cuh"
 
 extern "C" {
 #include "gpu/gpu_abc.h"
@@ -130,9 +130,10 @@ template <class OFF, class CI> __global__ void abc_long_kernel(eval_args<OFF, CI
 
 static cuzk_status variant_get(int *v, cuzk_error *err)
 {
-    const char *e = getenv("CUZK_GPU_ABC");
+    gpu_tune tune = gpu_tune_get();
+    const char *e = tune.abc_variant;
     *v = gpu_abc_variant_default();
-    if (e == NULL || *e == '\0') return CUZK_OK;
+    if (*e == '\0') return CUZK_OK;
     for (int k = 0; k < ABC_VARIANTS; k++)
         if (strcmp(e, VARIANT_NAME[k]) == 0 || (e[0] == '0' + k && e[1] == '\0')) {
             *v = k;

@@ -2,7 +2,7 @@
  *
  * Two ways to sum points, chosen per call (g2_use_affine; CUZK_GPU_G2=affine|xyzz forces one):
  *  - XYZZ: each thread adds a chunk of points with XYZZ mixed additions (28 Fp products each, through the
- *    __noinline__ calls of g2.cuh).
+ *    __noinline__ calls of ec_g2.cuh).
  *  - batch-affine (g2_affine_sums): every bucket's list of points is halved in rounds, pairs (2l, 2l + 1) added in
  *    affine coordinates with one Fp2 inversion per thread for all of its outputs (Montgomery's trick: ~17 Fp
  *    products an addition); buckets of at most 2^t points (CUZK_GPU_G2_TAIL, default 2) leave the rounds and are
@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "g1.cuh" /* g1_fp_inv_by, fp_ldg16 */
-#include "g2.cuh"
-#include "gpu_impl.cuh"
+#include "ec_g1.cuh" /* g1_fp_inv_by, fp_ldg16 */
+#include "ec_g2.cuh"
+#include "ctx_impl.cuh"
 
 extern "C" {
 #include "gpu/gpu_g2.h"
@@ -130,7 +130,6 @@ done:
  * coalesced (the G1 notes: the same kernel on 96-byte structs per lane was bound by L1 wavefronts). */
 #define G2A_PLANES 48
 #define G2A_Y 24             /* first plane of y */
-#define G2A_TAIL_DEFAULT 2   /* CUZK_GPU_G2_TAIL: buckets of at most 2^t points leave the rounds */
 #define G2A_PER_MAX 4096     /* outputs per thread (and inversion) at most ... */
 #define G2A_PER_MIN 16       /* ... and at least: an Fp2 inversion costs ~70 products, an addition 17 */
 #define G2A_SUB 1024         /* batch addition: selected bases per bucket */
@@ -394,9 +393,7 @@ done:
 
 static unsigned g2a_tail_bits(void)
 {
-    const char *e = getenv("CUZK_GPU_G2_TAIL");
-    int t = e ? atoi(e) : G2A_TAIL_DEFAULT;
-    return t < 0 ? 0u : t > 8 ? 8u : (unsigned)t;
+    return gpu_tune_get().g2_tail;
 }
 
 /* Batch-affine bucket sums: buckets[k] (k < nbk; zeroed here, so an empty bucket is infinity) = the sum of the
@@ -530,10 +527,10 @@ done:
 
 static bool g2_use_affine(size_t work, size_t min)
 {
-    const char *e = getenv("CUZK_GPU_G2");
+    gpu_tune_path forced = gpu_tune_get().g2;
     if (work >= ((size_t)1 << 31)) return false;
-    if (e && strcmp(e, "xyzz") == 0) return false;
-    if (e && strcmp(e, "affine") == 0) return true;
+    if (forced == GPU_TUNE_XYZZ) return false;
+    if (forced == GPU_TUNE_AFFINE) return true;
     return work >= min;
 }
 

@@ -1,13 +1,13 @@
 /* Device G2 arithmetic (y^2 = x^3 + 4(u + 1) over Fp2 = Fp[u]/(u^2 + 1)) on XYZZ coordinates, with the CPU
  * layouts (fp2_t is c0 then c1; src/ec/g2.h), so host arrays are used as they are. Infinity: affine x = y = 0,
- * XYZZ zz = 0. The addition formulas do not depend on b, so they are those of g1.cuh over Fp2.
+ * XYZZ zz = 0. The addition formulas do not depend on b, so they are those of ec_g1.cuh over Fp2.
  * The Fp2 products and the point operations are real calls (__noinline__): inlined, every kernel of g2_sum.cu
  * carried hundreds of copies of the 12-limb multiplication and the file took 10 minutes to compile; as calls it
  * takes 20 seconds, and B_G2 is a small part of a partition. */
 #ifndef CUZK_GPU_G2_CUH
 #define CUZK_GPU_G2_CUH
 
-#include "mont.cuh"
+#include "ff_mont.cuh"
 
 struct fp2_d {
     fp_d c0, c1;

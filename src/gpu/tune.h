@@ -1,0 +1,95 @@
+/* The GPU backend's tuning: every knob in one struct, read from the environment once (the first gpu_tune_get),
+ * then changed only through gpu_tune_set (tests, cuzk-bench, the daemon's configuration). The defaults are the
+ * measured best on the H200 (docs/GPU-NOTES.md, "Tuning", has the history of each); the environment overrides exist
+ * for experiments and are listed there. Plain C, no CUDA: built with and without it. */
+#ifndef CUZK_GPU_TUNE_H
+#define CUZK_GPU_TUNE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A path forced by the environment, or chosen by size (GPU_TUNE_AUTO). */
+typedef enum gpu_tune_path {
+    GPU_TUNE_AUTO = 0,
+    GPU_TUNE_XYZZ = 1,        /* XYZZ bucket sums */
+    GPU_TUNE_AFFINE = 2,      /* batch-affine rounds, lane-per-output gathers */
+    GPU_TUNE_AFFINE_WARP = 3, /* batch-affine rounds, warp gathers of round 1 (G1 MSM only) */
+} gpu_tune_path;
+
+typedef struct gpu_tune {
+    /* CUZK_GPU_PROFILE (set: on), default off: one line per MSM / H / affine sum to stderr with the device time
+     * of each phase (events between the stream's operations: costs a little, so off in production). */
+    int profile;
+
+    /* G1 MSM (msm_g1.cu). */
+    /* CUZK_GPU_MSM=xyzz|affine|affine-warp, default AUTO: affine-warp from 16 M bucket entries (2^24 points at
+     * c = 20 and up), XYZZ below, where a round's scan and host sync cost more than the 4 products saved. */
+    gpu_tune_path msm;
+    /* 1 when CUZK_GPU_MSM was set (to anything): no XYZZ retry after an affine run out of device memory. */
+    int msm_forced;
+    /* CUZK_GPU_MSM_TAIL (0..8), default 2: buckets of at most 2^t points leave the affine rounds for one XYZZ
+     * kernel (the top window's few large buckets made every other bucket pass through ~13 rounds). */
+    unsigned msm_tail;
+    /* CUZK_GPU_MSM_INV=fermat sets 0, default 1: inversions by Bernstein-Yang divsteps (~15 batches against
+     * Fermat's 609 products; 2^26 374.5 -> 358.6 ms). */
+    int msm_inv_by;
+    /* CUZK_GPU_MSM_EARLY=0|1, default 1: buckets leave the rounds as soon as they are small enough. */
+    int msm_early;
+    /* CUZK_GPU_MSM_SHARE (1..16), default 4: an affine MSM's round lists take at most 1/share of the free device
+     * memory (partition workers and the overlapped H MSM share the device). */
+    unsigned msm_share;
+    /* CUZK_GPU_BATCH=xyzz|affine, default AUTO: the G1 batch addition is affine from 2^20 selected bases. */
+    gpu_tune_path batch;
+
+    /* G2 (msm_g2.cu). CUZK_GPU_G2=xyzz|affine, default AUTO: affine batch additions from 2^16 bases and MSMs
+     * from 2^20 bucket entries. CUZK_GPU_G2_TAIL (0..8), default 2: as msm_tail. */
+    gpu_tune_path g2;
+    unsigned g2_tail;
+
+    /* CUZK_NTT_VARIANT (name or index of ntt.cu's table), default "" = the table's default (r4x256b3cf). An
+     * unknown name fails gpu_ntt_plan_create with CUZK_ERR_INVALID_ARG. */
+    char ntt_variant[32];
+    /* CUZK_GPU_ABC (thread|hybrid or an index), default "" = gpu_abc_variant_default(). */
+    char abc_variant[32];
+
+    /* Host memory (ctx_host.cu). CUZK_HOST_ALLOC=cuda sets 1, default 0: pinned buffers are malloc'd (huge pages
+     * asked for) and registered, not cudaHostAlloc'd (whose page faults run on the driver's one thread). */
+    int host_alloc_cuda;
+
+    /* The prover (prove.cu). */
+    /* CUZK_GPU_BASES=stream sets 1, default 0: every base section streamed from the host in pieces, as if none
+     * fitted on the device (tests of the streamed path). */
+    int bases_stream;
+    /* CUZK_GPU_PIN_STREAMED=0 sets 0, default 1: streamed sections are page-locked (the DMA reads them directly;
+     * pageable memory goes through the driver's staging copies). */
+    int pin_streamed;
+    /* CUZK_GPU_STREAM_CHUNK (points, rounded down to a multiple of 64, at least 64), default 2^24: piece size of
+     * streamed bases. */
+    size_t stream_chunk;
+    /* CUZK_GPU_OVERLAP=0 sets 0, default 1: the H MSM runs on a second context beside B_G2, L, A, B (2^27
+     * partition 2201 -> 1938 ms). */
+    int overlap;
+    /* CUZK_GPU_TURN=0 sets 0, default 1: provers on one device take turns at their partitions' compute. */
+    int turns;
+} gpu_tune;
+
+/* The current tuning (a copy; the first call reads the environment). Thread-safe. */
+gpu_tune gpu_tune_get(void);
+/* Replaces the tuning for every later call (calls already running keep theirs). Thread-safe. */
+void gpu_tune_set(const gpu_tune *t);
+/* The tuning replaced by the defaults and the environment as it is now (cuzk-bench's sweeps set the variables
+ * between runs). */
+void gpu_tune_reload_env(void);
+/* The defaults, without the environment. */
+void gpu_tune_defaults(gpu_tune *t);
+/* t's fields overridden from the environment variables above (unset ones keep their value). */
+void gpu_tune_from_env(gpu_tune *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,88 @@
+/* The GPU backend's tuning (src/gpu/tune.c): defaults, the environment read on first use and on reload (each
+ * variable, bad values clamped to the documented ranges), and gpu_tune_set. Needs no GPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#include "gpu/tune.h"
+
+static void check_defaults(const gpu_tune *t)
+{
+    CHECK(t->profile == 0 && t->msm == GPU_TUNE_AUTO && t->msm_forced == 0);
+    CHECK(t->msm_tail == 2 && t->msm_inv_by == 1 && t->msm_early == 1 && t->msm_share == 4);
+    CHECK(t->batch == GPU_TUNE_AUTO && t->g2 == GPU_TUNE_AUTO && t->g2_tail == 2);
+    CHECK(t->ntt_variant[0] == 0 && t->abc_variant[0] == 0 && t->host_alloc_cuda == 0);
+    CHECK(t->bases_stream == 0 && t->pin_streamed == 1 && t->stream_chunk == ((size_t)1 << 24));
+    CHECK(t->overlap == 1 && t->turns == 1);
+}
+
+int main(void)
+{
+    static const char *const vars[] = {"CUZK_GPU_PROFILE", "CUZK_GPU_MSM", "CUZK_GPU_MSM_TAIL", "CUZK_GPU_MSM_INV",
+                                       "CUZK_GPU_MSM_EARLY", "CUZK_GPU_MSM_SHARE", "CUZK_GPU_BATCH", "CUZK_GPU_G2",
+                                       "CUZK_GPU_G2_TAIL", "CUZK_NTT_VARIANT", "CUZK_GPU_ABC", "CUZK_HOST_ALLOC",
+                                       "CUZK_GPU_BASES", "CUZK_GPU_PIN_STREAMED", "CUZK_GPU_STREAM_CHUNK",
+                                       "CUZK_GPU_OVERLAP", "CUZK_GPU_TURN"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
+    gpu_tune d;
+    gpu_tune_defaults(&d);
+    check_defaults(&d);
+
+    /* Read once: the first get sees the environment, a later change is ignored until a reload. */
+    setenv("CUZK_GPU_MSM", "affine-warp", 1);
+    gpu_tune t = gpu_tune_get();
+    CHECK(t.msm == GPU_TUNE_AFFINE_WARP && t.msm_forced == 1);
+    setenv("CUZK_GPU_MSM", "xyzz", 1);
+    t = gpu_tune_get();
+    CHECK(t.msm == GPU_TUNE_AFFINE_WARP);
+
+    setenv("CUZK_GPU_PROFILE", "", 1);
+    setenv("CUZK_GPU_MSM_TAIL", "99", 1);
+    setenv("CUZK_GPU_MSM_INV", "fermat", 1);
+    setenv("CUZK_GPU_MSM_EARLY", "0", 1);
+    setenv("CUZK_GPU_MSM_SHARE", "17", 1);
+    setenv("CUZK_GPU_BATCH", "affine", 1);
+    setenv("CUZK_GPU_G2", "xyzz", 1);
+    setenv("CUZK_GPU_G2_TAIL", "-3", 1);
+    setenv("CUZK_NTT_VARIANT", "r4x256b2cf", 1);
+    setenv("CUZK_GPU_ABC", "hybrid", 1);
+    setenv("CUZK_HOST_ALLOC", "cuda", 1);
+    setenv("CUZK_GPU_BASES", "stream", 1);
+    setenv("CUZK_GPU_PIN_STREAMED", "0", 1);
+    setenv("CUZK_GPU_STREAM_CHUNK", "200", 1);
+    setenv("CUZK_GPU_OVERLAP", "0", 1);
+    setenv("CUZK_GPU_TURN", "0", 1);
+    gpu_tune_reload_env();
+    t = gpu_tune_get();
+    CHECK(t.profile == 1 && t.msm == GPU_TUNE_XYZZ && t.msm_forced == 1);
+    CHECK(t.msm_tail == 8 && t.msm_inv_by == 0 && t.msm_early == 0 && t.msm_share == 4);
+    CHECK(t.batch == GPU_TUNE_AFFINE && t.g2 == GPU_TUNE_XYZZ && t.g2_tail == 0);
+    CHECK(strcmp(t.ntt_variant, "r4x256b2cf") == 0 && strcmp(t.abc_variant, "hybrid") == 0);
+    CHECK(t.host_alloc_cuda == 1 && t.bases_stream == 1 && t.pin_streamed == 0 && t.stream_chunk == 192);
+    CHECK(t.overlap == 0 && t.turns == 0);
+
+    /* Values that are not the forcing ones leave the default in place; a chunk under 64 points becomes 64. */
+    setenv("CUZK_GPU_MSM", "bogus", 1);
+    setenv("CUZK_GPU_MSM_SHARE", "2", 1);
+    setenv("CUZK_GPU_MSM_EARLY", "yes", 1);
+    setenv("CUZK_GPU_STREAM_CHUNK", "5", 1);
+    setenv("CUZK_GPU_OVERLAP", "1", 1);
+    gpu_tune_reload_env();
+    t = gpu_tune_get();
+    CHECK(t.msm == GPU_TUNE_AUTO && t.msm_forced == 1 && t.msm_share == 2 && t.msm_early == 0);
+    CHECK(t.stream_chunk == 64 && t.overlap == 1);
+
+    /* gpu_tune_set replaces everything; unset variables and a reload give the defaults back. */
+    gpu_tune s = d;
+    s.stream_chunk = 1000; /* rounded down to a multiple of 64 */
+    snprintf(s.ntt_variant, sizeof s.ntt_variant, "%s", "r8x256b1");
+    gpu_tune_set(&s);
+    t = gpu_tune_get();
+    CHECK(t.stream_chunk == 960 && strcmp(t.ntt_variant, "r8x256b1") == 0 && t.msm_tail == 2 && t.profile == 0);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
+    gpu_tune_reload_env();
+    t = gpu_tune_get();
+    check_defaults(&t);
+    return test_finish("test_gpu_tune");
+}
