@@ -45,6 +45,21 @@ static cuzk_status prove_check(const update_circuit *c, const uint8_t *bin, size
         CHECK(update_circuit_info(c, &info, &err) == CUZK_OK);
         CHECK(cs.num_constraints == info.synth_constraints && cs.num_aux == info.aux);
         r1cs_free(&cs);
+        /* The parallel witness equals the serial one value for value. */
+        r1cs ser, par;
+        pool_t *pool;
+        CHECK(pool_create(&pool, 3, &err) == CUZK_OK);
+        CHECK(r1cs_create_witness_only(&ser, &err) == CUZK_OK);
+        CHECK(update_synthesize(&ser, c, &w, &err) == CUZK_OK);
+        CHECK(r1cs_finalize(&ser, &err) == CUZK_OK);
+        CHECK_MSG(update_synthesize_witness(pool, c, &w, &par, &err) == CUZK_OK, "%s", err.msg);
+        CHECK(ser.num_aux == par.num_aux && ser.num_inputs == par.num_inputs &&
+              ser.num_constraints == par.num_constraints);
+        CHECK(memcmp(ser.aux, par.aux, ser.num_aux * sizeof(fr_t)) == 0);
+        CHECK(memcmp(ser.inputs, par.inputs, ser.num_inputs * sizeof(fr_t)) == 0);
+        r1cs_free(&ser);
+        r1cs_free(&par);
+        pool_destroy(pool);
     }
     update_witness_free(&w);
     return CUZK_OK;

@@ -16,6 +16,7 @@
 #define CUZK_CIRCUITS_UPDATE_UPDATE_H
 
 #include "circuits/gadgets/por.h"
+#include "util/pool.h"
 
 #define UPDATE_HS 6
 #define UPDATE_MAX_CHALLENGES 86
@@ -111,6 +112,16 @@ cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const upda
                                    const update_challenge *p, cuzk_error *err);
 /* Top, then every challenge. w NULL: shape. */
 cuzk_status update_synthesize(r1cs *cs, const update_circuit *c, const update_witness *w, cuzk_error *err);
+
+/* The witness-only system of partition witness w, finalized: the top part once, then every challenge block in a
+ * witness-only system of its own on pool (NULL: this thread) holding only the block, its values copied to their
+ * place (block i's aux right after block i - 1's; blocks have no inputs). A block reads the top part's variables
+ * through their values only, so the result equals update_synthesize into one witness-only system
+ * (test_update_witness checks every value). CUZK_ERR_INTERNAL if a block's size differs from the count. */
+cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, const update_witness *w, r1cs *out,
+                                      cuzk_error *err);
+/* The finalized shape (matrices, no values), by synthesizing every block. */
+cuzk_status update_compile_shape(const update_circuit *c, r1cs *out, cuzk_error *err);
 
 typedef struct update_info {
     size_t synth_constraints; /* TestConstraintSystem / BenchCS num_constraints */
