@@ -4,6 +4,7 @@
  *   synthetic:k=20,partitions=10  the same circuit; requests made from the spec have 10 partitions
  *   porep:2KiB                one partition of the StackedDRG PoRep circuit (StackedDrg2KiBV1_1)
  *   porep:32GiB,api=1.2,kind=ni
+ *   snap:2KiB                 one partition of the SnapDeals EmptySectorUpdate circuit (1KiB .. 64GiB)
  * For porep: api 1.0, 1.1 (default) or 1.2; kind interactive (default up to 1.1), synthetic (default for 1.2)
  * or ni (non-interactive); the pair must name a registered proof type of the size. Interactive and synthetic
  * PoRep share one circuit (and parameters); non-interactive has more challenges per partition.
@@ -14,11 +15,12 @@
 #include <stdint.h>
 
 #include "circuits/porep/geometry.h"
+#include "circuits/update/update.h"
 #include "cuzk/status.h"
 #include "r1cs/r1cs.h"
 #include "util/pool.h"
 
-typedef enum circuit_kind { CIRCUIT_SYNTHETIC, CIRCUIT_POREP } circuit_kind;
+typedef enum circuit_kind { CIRCUIT_SYNTHETIC, CIRCUIT_POREP, CIRCUIT_SNAP } circuit_kind;
 
 typedef struct circuit_spec {
     circuit_kind kind;
@@ -27,6 +29,7 @@ typedef struct circuit_spec {
     unsigned partitions; /* synthetic: partitions=P, a request's partition count (0: not given); not part of
                           * the circuit, so circuit_spec_format leaves it out */
     const porep_proof_type *porep; /* porep: an entry of porep_proof_types() */
+    const update_geometry *snap;   /* snap: an entry of update_geometries() */
 } circuit_spec;
 
 /* CUZK_ERR_INVALID_ARG with a message naming the bad part. */

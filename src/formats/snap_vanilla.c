@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "circuits/hash/sha256.h"
+#include "util/rng.h"
 
 /* ---- shapes ---- */
 
@@ -343,6 +344,38 @@ cuzk_status snap_partition_proof_from_encoded(snap_partition_proof *p, const upd
         merkle_from_tree(&p->challenges[i].r_new, &e->r_new, chs[i]);
     }
     return CUZK_OK;
+}
+
+static void synth_fr(rng_t *rng, fr_t *f, uint8_t top_mask)
+{
+    uint8_t b[32];
+    do {
+        rng_bytes(rng, b, 32);
+        b[31] &= top_mask;
+    } while (fr_from_bytes_le(f, b));
+}
+
+cuzk_status snap_synth_encoded(update_encoded *e, const update_circuit *c, uint64_t seed, cuzk_error *err)
+{
+    unsigned bb = c->challenge_bits - update_h_default(c);
+    size_t n = (size_t)1 << (c->challenge_bits - bb);
+    fr_t *old = malloc(sizeof(fr_t) * n), *data = malloc(sizeof(fr_t) * n), comm_c;
+    cuzk_status st;
+    if (!old || !data) {
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "snap_synth_encoded: out of memory");
+    } else {
+        rng_t rng;
+        rng_seed(&rng, seed);
+        for (size_t i = 0; i < n; i++) {
+            synth_fr(&rng, &old[i], 0x7f);
+            synth_fr(&rng, &data[i], 0x3f);
+        }
+        synth_fr(&rng, &comm_c, 0x7f);
+        st = update_encode(e, c, bb, old, data, &comm_c, err);
+    }
+    free(old);
+    free(data);
+    return st;
 }
 
 /* ---- witness ---- */

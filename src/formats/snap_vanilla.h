@@ -54,6 +54,12 @@ cuzk_status snap_partition_proof_alloc(snap_partition_proof *p, const update_cir
 cuzk_status snap_partition_proof_from_encoded(snap_partition_proof *p, const update_circuit *c,
                                               const update_encoded *e, unsigned k, cuzk_error *err);
 
+/* A consistent encoded sector of any size for benchmarks (what `cuzk snap synth-vanilla` proves): the old replica
+ * and the data drawn per rho region (blocks of 2^(log2(nodes) - h) nodes) from a xoshiro generator seeded with
+ * seed, comm_c likewise, encoded with update_encode: a few thousand hashes at 32 GiB, and every partition's
+ * vanilla proof valid. */
+cuzk_status snap_synth_encoded(update_encoded *e, const update_circuit *c, uint64_t seed, cuzk_error *err);
+
 /* The bincode of p (malloc'd; free with free). */
 cuzk_status snap_partition_proof_encode(const snap_partition_proof *p, const update_circuit *c, uint8_t **out,
                                         size_t *len, cuzk_error *err);

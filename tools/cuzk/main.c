@@ -35,7 +35,7 @@ static const char *USAGE =
     "           writes a ~60 GB file\n"
     "  prove    --circuit SPEC --params FILE --proof FILE [--public FILE]\n"
     "           prove the circuit's witness; writes the 192-byte proof and the public inputs as JSON\n"
-    "  prove    --porep C1 --params FILE --out FILE [--vk FILE] [--backend cpu|gpu]\n"
+    "  prove    --porep C1 --params FILE --out FILE [--backend cpu|gpu]\n"
     "           PoRep C2: prove every partition of a C1 output (JSON or Lotus/Curio envelope) through the\n"
     "           proving engine, on the GPU when one is present (--backend forces one); every proof is verified\n"
     "           (also against --vk if given) and the partitions' 192-byte proofs are written in order\n"
@@ -53,7 +53,10 @@ static const char *USAGE =
     "           Filecoin PoRep test data: seal a small sector or synthesize a C1 of any size; check a C1\n"
     "           file, or its witness against the whole partition circuit\n"
     "           ('cuzk porep --help')\n"
-    "  circuit-info --circuit porep:SIZE\n"
+    "  circuit-info --circuit porep:SIZE | snap:SIZE\n"
+    "  prove    --snap VPROOF.json --commitments FILE --params FILE --out FILE [--backend cpu|gpu]\n"
+    "  verify-snap --commitments FILE --proof FILE --vk FILE   (SnapDeals; 'cuzk snap --help')\n"
+    "  snap     encode | synth-vanilla ...   SnapDeals test data ('cuzk snap --help')\n"
     "           constraint and public-input counts of one PoRep partition, counted without storing it\n"
     "  inspect  FILE...\n"
     "           say what a .params, .vk, .zkey, .wtns, proof or snarkjs .json file holds and whether it is valid\n"
@@ -854,6 +857,14 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "porep") == 0) return cmd_porep(argc - 1, argv + 1);
+    if (strcmp(cmd, "snap") == 0) return cmd_snap(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify-snap") == 0) return cmd_verify_snap(argc - 1, argv + 1);
+    for (int i = 2; i + 1 < argc; i++) {
+        if (strcmp(cmd, "circuit-info") == 0 && strcmp(argv[i], "--circuit") == 0 &&
+            strncmp(argv[i + 1], "snap:", 5) == 0)
+            return cmd_snap_circuit_info(argv[i + 1]);
+        if (strcmp(cmd, "prove") == 0 && strcmp(argv[i], "--snap") == 0) return cmd_snap_prove(argc - 1, argv + 1, 0);
+    }
     if (strcmp(cmd, "circuit-info") == 0) return cmd_circuit_info(argc - 1, argv + 1);
     options o;
     if (parse_options(argc - 2, argv + 2, &o) != 0) {
