@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "circuits/porep/c1.h"
+#include "formats/porep_c1.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

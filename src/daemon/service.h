@@ -3,9 +3,10 @@
  *
  * Jobs: a SubmitProof (or Prove) makes a job named by its request_id (the idempotency key: the same
  * request_id returns the job already known, unless that one failed or was cancelled, which a new
- * submission replaces). Filecoin proof kinds are answered FAILED ("not implemented yet"); CIRCUIT_SPEC
- * jobs run on their own thread: parameters (set up in memory at first use, held in the engine's
- * residency), engine_submit, engine_wait, result. Nothing here blocks on proving: AwaitProof and Prove
+ * submission replaces). Every kind comes from the table of engine/kind.h; a kind without functions there is
+ * answered FAILED ("not implemented yet"). Each job runs on its own thread: the kind's parse, the parameter
+ * set (held in the engine's residency), the circuit over it, engine_submit, engine_wait, result. Nothing here
+ * blocks on proving: AwaitProof and Prove
  * register a waiter that the job's end (or the timeout, through service_tick) answers.
  *
  * Locking: the delivery callback is never called with a service lock held, so it may take the

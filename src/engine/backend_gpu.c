@@ -1,10 +1,11 @@
 /* The GPU backend behind the engine's seam (engine.h): gpu_prove_start_abc per partition (or, when it
  * evaluates a, b, c itself, gpu_prove_start_shape from the circuit's matrices on the device), one gpu_prover per
  * prover worker, resident bases per (params, device) and matrices per (shape, device), groth16_prove_finish on
- * CPU threads. Parameter pinning (host registration of a set's arrays, for the residency's pinned tier) and
- * per-device memory figures. */
+ * CPU threads. The residency's hooks (params_pin/unpin: host registration of a set's arrays, for its pinned
+ * tier; params_evict: the set's device copies dropped) and per-device memory figures. */
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,12 @@ static void gpu_destroy(engine_backend *be)
     free(gb);
 }
 
+static void gpu_params_evict(engine_backend *be, const groth16_params *params);
+static cuzk_status gpu_params_pin(engine_backend *be, const groth16_params *params, cuzk_error *err);
+static void gpu_params_unpin(engine_backend *be, const groth16_params *params);
+static cuzk_status gpu_pin_probe(engine_backend *be, cuzk_error *err);
+static cuzk_status gpu_device_memory(engine_backend *be, int device, engine_device_memory *out, cuzk_error *err);
+
 cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, engine_backend **out,
                                       cuzk_error *err)
 {
@@ -359,6 +366,11 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
     gb->be.host_alloc = gpu_abc_alloc;
     gb->be.host_free = gpu_abc_free;
     gb->be.evaluates_abc = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
+    gb->be.params_pin = gpu_params_pin;
+    gb->be.params_unpin = gpu_params_unpin;
+    gb->be.params_evict = gpu_params_evict;
+    gb->be.pin_probe = gpu_pin_probe;
+    gb->be.device_memory = gpu_device_memory;
     *out = &gb->be;
     return CUZK_OK;
 }
@@ -371,9 +383,8 @@ cuzk_status engine_backend_gpu_set_abc_on_device(engine_backend *be, int on, cuz
     return CUZK_OK;
 }
 
-void engine_backend_gpu_drop_params(engine_backend *be, const groth16_params *params)
+static void gpu_params_evict(engine_backend *be, const groth16_params *params)
 {
-    if (!be || be->prove_start != gpu_prove_start) return;
     gpu_backend *gb = be->ctx;
     pthread_mutex_lock(&gb->mu);
     for (resident **pp = &gb->res; *pp;) {
@@ -416,10 +427,9 @@ static size_t params_arrays(const groth16_params *p, void **ptr, size_t *bytes)
     return n;
 }
 
-cuzk_status engine_backend_gpu_pin_params(engine_backend *be, const groth16_params *params, cuzk_error *err)
+static cuzk_status gpu_params_pin(engine_backend *be, const groth16_params *params, cuzk_error *err)
 {
-    if (!be || be->prove_start != gpu_prove_start)
-        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "gpu backend: pinning parameters needs the GPU backend");
+    (void)be;
     if (!params) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: NULL params to pin");
     void *ptr[5];
     size_t bytes[5], n = params_arrays(params, ptr, bytes);
@@ -434,30 +444,45 @@ cuzk_status engine_backend_gpu_pin_params(engine_backend *be, const groth16_para
     return CUZK_OK;
 }
 
-void engine_backend_gpu_unpin_params(engine_backend *be, const groth16_params *params)
+static void gpu_params_unpin(engine_backend *be, const groth16_params *params)
 {
-    if (!be || be->prove_start != gpu_prove_start || !params) return;
+    (void)be;
+    if (!params) return;
     void *ptr[5];
     size_t bytes[5], n = params_arrays(params, ptr, bytes);
     for (size_t i = 0; i < n; i++) gpu_host_unregister(ptr[i], NULL);
 }
 
-cuzk_status engine_backend_gpu_device_memory(engine_backend *be, int device, engine_gpu_memory *out,
-                                             cuzk_error *err)
+static cuzk_status gpu_device_memory(engine_backend *be, int device, engine_device_memory *out, cuzk_error *err)
 {
-    if (!be || be->prove_start != gpu_prove_start || !out)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: device memory of a non-GPU backend");
+    if (!out) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: NULL out");
     memset(out, 0, sizeof(*out));
     out->device = device;
+    gpu_backend *gb = be->ctx;
+    if (device < 0 || device >= gb->n_usage)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: no device %d (%d visible)", device, gb->n_usage);
     gpu_device_info info;
     cuzk_status st = gpu_device_get_info(device, &info, err);
     if (st != CUZK_OK) return st;
+    snprintf(out->name, sizeof(out->name), "%s", info.name);
     out->total_bytes = info.total_mem;
     out->free_bytes = info.free_mem;
-    gpu_backend *gb = be->ctx;
-    if (device < gb->n_usage) {
+    {
         out->resident_bytes = __atomic_load_n(&gb->usage[device].bytes, __ATOMIC_RELAXED);
         out->resident_sets = __atomic_load_n(&gb->usage[device].sets, __ATOMIC_RELAXED);
     }
     return CUZK_OK;
+}
+
+/* Page-locking a small probe: a driver or a container may refuse registration altogether. */
+static cuzk_status gpu_pin_probe(engine_backend *be, cuzk_error *err)
+{
+    (void)be;
+    size_t n = 1 << 16;
+    void *probe = malloc(n);
+    if (!probe) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: out of memory");
+    cuzk_status st = gpu_host_register(probe, n, err);
+    if (st == CUZK_OK) gpu_host_unregister(probe, NULL);
+    free(probe);
+    return st;
 }

@@ -97,6 +97,16 @@ typedef struct engine_partition {
     void *abc_release_ctx;
 } engine_partition;
 
+/* One device's memory as a backend sees it: its name, the bytes of parameter sets (and circuits' matrices) the
+ * backend keeps there, and the device's own free and total figures (every process and context included). */
+typedef struct engine_device_memory {
+    int device;
+    char name[256];
+    uint64_t resident_bytes; /* bases of parameter sets (and circuits' matrices) uploaded to this device */
+    unsigned resident_sets;
+    uint64_t free_bytes, total_bytes;
+} engine_device_memory;
+
 typedef struct engine_backend engine_backend;
 struct engine_backend {
     const char *name;
@@ -121,6 +131,21 @@ struct engine_backend {
      * host_free(be, p, bytes) gives back what host_alloc gave. Called from any engine thread. NULL: malloc. */
     cuzk_status (*host_alloc)(engine_backend *be, size_t bytes, void **out, cuzk_error *err);
     void (*host_free)(engine_backend *be, void *p, size_t bytes);
+
+    /* Optional: a parameter set's life, told by the residency (residency.h) itself, never by its owner. Run under
+     * the residency's lock. params_pin / params_unpin (both or neither): page-lock the set's arrays, all or
+     * nothing, so that uploads to a device run as direct DMA; a failure leaves the set pageable. params_evict:
+     * the set is about to be freed (no partition uses it): drop every copy of it (e.g. its bases on the
+     * devices), since a later set may be loaded at the same address. pin_probe (may be NULL: pinning works):
+     * whether params_pin can work here at all (a driver or a container may refuse it), for the owner to decide
+     * on a pinned tier once. */
+    cuzk_status (*params_pin)(engine_backend *be, const groth16_params *p, cuzk_error *err);
+    void (*params_unpin)(engine_backend *be, const groth16_params *p);
+    void (*params_evict)(engine_backend *be, const groth16_params *p);
+    cuzk_status (*pin_probe)(engine_backend *be, cuzk_error *err);
+    /* Optional (NULL: a backend without devices): one device's figures (GetStatus, metrics). Never waits for an
+     * upload in progress. CUZK_ERR_INVALID_ARG for a device that does not exist. */
+    cuzk_status (*device_memory)(engine_backend *be, int device, engine_device_memory *out, cuzk_error *err);
 };
 
 /* The reference backend: groth16_prove_start_abc on start_pool, groth16_prove_finish on finish_pool (either
@@ -256,7 +281,7 @@ double engine_now_ms(const engine *e);
 /* prove_start on the device (src/gpu/gpu_prove.h): H, and L, A, B_G1 as batch additions of the witness's ones
  * plus tail MSMs; one GPU context per prover worker, created lazily on the worker's thread. The h, l, a, b_g1
  * bases of a circuit's params are uploaded to a device by its first partition there and stay resident until
- * engine_backend_gpu_drop_params or destroy. A device out-of-memory in prove_start is retried once, then
+ * its params_evict hook or destroy. A device out-of-memory in prove_start is retried once, then
  * reported as CUZK_ERR_NOMEM; other CUDA failures as CUZK_ERR_GPU. prove_finish is groth16_prove_finish (B_G2
  * on CPU threads, blinding, assembly) on finish_pool. host_pool runs the witness classification (either pool
  * may be NULL: the calling worker's thread). CUZK_ERR_UNSUPPORTED when cuzk was built without CUDA or no
@@ -270,31 +295,14 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
  * shape nobody uses), so the engine holds only the witness; off: the engine evaluates them on the host and
  * prove_start uploads them. Call before engine_create. CUZK_ERR_INVALID_ARG for another backend. */
 cuzk_status engine_backend_gpu_set_abc_on_device(engine_backend *be, int on, cuzk_error *err);
-/* Frees the device copies of params' bases on every device, and the circuits' matrices no partition is using
- * (they are uploaded again when needed). Call it before freeing params, once no partition that uses them is in
- * prove_start. No-op for another backend or params never uploaded. */
-void engine_backend_gpu_drop_params(engine_backend *be, const groth16_params *params);
-/* Device bytes of resident bases and matrices, over all params, shapes and devices (never waits for an upload). */
+/* Device bytes of resident bases and matrices, over all params, shapes and devices (never waits for an upload);
+ * 0 for another backend. */
 size_t engine_backend_gpu_resident_bytes(engine_backend *be);
 
-/* Page-locks (gpu_host_register) params' h, l, a, b_g1 and b_g2 arrays, all or nothing: uploads of the bases
- * to any device then run as direct DMA. For the residency's pin hook (residency.h). CUZK_ERR_UNSUPPORTED for
- * another backend; a CUDA refusal (e.g. memory already registered) leaves nothing registered. */
-cuzk_status engine_backend_gpu_pin_params(engine_backend *be, const groth16_params *params, cuzk_error *err);
-/* Undoes engine_backend_gpu_pin_params. Call it before freeing params. No-op for another backend. */
-void engine_backend_gpu_unpin_params(engine_backend *be, const groth16_params *params);
-
-/* One device's memory as the backend sees it: the resident bases it holds there, and the device's own free
- * and total figures (cudaMemGetInfo: every process and context, the provers' cached pools included). Never
- * waits for an upload in progress (for metrics and status). */
-typedef struct engine_gpu_memory {
-    int device;
-    uint64_t resident_bytes; /* bases of parameter sets (and circuits' matrices) uploaded to this device */
-    unsigned resident_sets;
-    uint64_t free_bytes, total_bytes;
-} engine_gpu_memory;
-/* CUZK_ERR_INVALID_ARG for another backend or a device that does not exist. */
-cuzk_status engine_backend_gpu_device_memory(engine_backend *be, int device, engine_gpu_memory *out,
-                                             cuzk_error *err);
+/* The GPU backend's params_* hooks: params_evict frees the device copies of the set's bases on every device, and
+ * the circuits' matrices no partition is using (they are uploaded again when needed); params_pin page-locks
+ * (gpu_host_register) the set's h, l, a, b_g1 and b_g2 arrays, all or nothing (a CUDA refusal, e.g. memory
+ * already registered, leaves nothing registered). device_memory: cudaMemGetInfo's figures (the provers' cached
+ * pools included) and the bases it holds there. */
 
 #endif

@@ -5,17 +5,30 @@
 #include <string.h>
 #include <time.h>
 
+struct engine_params {
+    groth16_params params;
+    uint64_t id;
+    unsigned refs; /* acquire references (under the residency's lock) */
+    struct entry *entry;
+};
+
 typedef struct entry {
     char name[64];
     engine_params_load_fn load;
     void *ctx;
-    int loaded, pinned;
-    unsigned refs;
+    engine_params *set; /* NULL: cold */
+    int pinned;
     uint64_t bytes, last_use; /* last_use: the use counter, for LRU (clock ticks may tie) */
     double idle_since;        /* clock seconds when the set last became unreferenced */
-    groth16_params params;
     struct entry *next;
 } entry;
+
+/* Ids of every load in the process: a set loaded again is never taken for its earlier load. */
+static uint64_t params_next_id;
+
+const groth16_params *engine_params_get(const engine_params *p) { return &p->params; }
+uint64_t engine_params_id(const engine_params *p) { return p->id; }
+const char *engine_params_name(const engine_params *p) { return p->entry->name; }
 
 struct engine_residency {
     pthread_mutex_t mu;
@@ -48,13 +61,13 @@ cuzk_status engine_residency_create(engine_residency **out, engine_mem *mem, cuz
 
 cuzk_status engine_residency_configure(engine_residency *r, const engine_residency_options *o, cuzk_error *err)
 {
-    if (o->pin && !o->unpin)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: a pin hook needs its unpin hook");
+    if (o->backend && !o->backend->params_pin != !o->backend->params_unpin)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: the backend's params_pin needs params_unpin");
     if (!(o->idle_evict_s >= 0))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: idle_evict_s must be 0 or more");
     pthread_mutex_lock(&r->mu);
     int loaded = 0;
-    for (entry *e = r->head; e; e = e->next) loaded |= e->loaded;
+    for (entry *e = r->head; e; e = e->next) loaded |= e->set != NULL;
     if (!loaded) r->opt = *o;
     pthread_mutex_unlock(&r->mu);
     if (loaded)
@@ -72,31 +85,44 @@ static double clock_now(const engine_residency *r)
 
 /* With r->mu held, for the functions below. */
 
+static int tier_on(const engine_residency *r)
+{
+    return r->opt.pinned_budget && r->opt.backend && r->opt.backend->params_pin;
+}
+
+static void notify(engine_residency *r, engine_residency_event ev, const entry *e, double ms, const char *error)
+{
+    if (r->opt.notify) r->opt.notify(r->opt.notify_ctx, ev, e->name, e->bytes, ms, error);
+}
+
 static void entry_unpin(engine_residency *r, entry *e)
 {
-    r->opt.unpin(r->opt.hook_ctx, &e->params);
+    r->opt.backend->params_unpin(r->opt.backend, &e->set->params);
     engine_mem_move(r->mem, ENGINE_MEM_PINNED, ENGINE_MEM_HOST, e->bytes);
     r->pinned_bytes -= e->bytes;
     e->pinned = 0;
     r->st.unpins++;
 }
 
-/* Frees e's memory: the owner drops its copies first, then the registration goes, then the arrays. */
+/* Frees e's memory: the backend drops its copies first, then the registration goes, then the arrays. */
 static void entry_free(engine_residency *r, entry *e)
 {
-    if (r->opt.evicted) r->opt.evicted(r->opt.hook_ctx, e->name, &e->params);
+    engine_backend *be = r->opt.backend;
+    if (be && be->params_evict) be->params_evict(be, &e->set->params);
+    notify(r, ENGINE_RESIDENCY_FREED, e, 0, NULL);
     engine_mem_kind kind = ENGINE_MEM_HOST;
     if (e->pinned) {
-        r->opt.unpin(r->opt.hook_ctx, &e->params);
+        be->params_unpin(be, &e->set->params);
         r->pinned_bytes -= e->bytes;
         e->pinned = 0;
         r->st.unpins++;
         kind = ENGINE_MEM_PINNED;
     }
-    groth16_params_free(&e->params);
+    groth16_params_free(&e->set->params);
+    free(e->set);
+    e->set = NULL;
     engine_mem_release(r->mem, kind, e->bytes);
     e->bytes = 0;
-    e->loaded = 0;
 }
 
 static void entry_evict(engine_residency *r, entry *e, uint64_t *reason)
@@ -111,7 +137,7 @@ static entry *lru_idle(engine_residency *r, const entry *except, int pinned)
 {
     entry *victim = NULL;
     for (entry *x = r->head; x; x = x->next) {
-        if (x == except || !x->loaded || x->refs || (pinned && !x->pinned)) continue;
+        if (x == except || !x->set || x->set->refs || (pinned && !x->pinned)) continue;
         if (!victim || x->last_use < victim->last_use) victim = x;
     }
     return victim;
@@ -123,7 +149,7 @@ void engine_residency_destroy(engine_residency *r)
     while (r->head) {
         entry *e = r->head;
         r->head = e->next;
-        if (e->loaded) entry_free(r, e);
+        if (e->set) entry_free(r, e);
         free(e);
     }
     pthread_mutex_destroy(&r->mu);
@@ -161,11 +187,17 @@ cuzk_status engine_residency_add(engine_residency *r, const char *name, engine_p
 
 static cuzk_status ensure_loaded(engine_residency *r, entry *e, cuzk_error *err)
 {
-    if (e->loaded) return CUZK_OK;
+    if (e->set) return CUZK_OK;
+    engine_params *set = calloc(1, sizeof(*set));
+    if (!set) {
+        r->st.load_failures++;
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "residency: loading %s: out of memory", e->name);
+    }
     groth16_params p;
     memset(&p, 0, sizeof(p));
     cuzk_status st = e->load(e->ctx, &p, err);
     if (st != CUZK_OK) {
+        free(set);
         r->st.load_failures++;
         return cuzk_error_prefix(err, "residency: loading %s: ", e->name);
     }
@@ -174,6 +206,7 @@ static cuzk_status ensure_loaded(engine_residency *r, entry *e, cuzk_error *err)
         entry *victim = lru_idle(r, NULL, 0);
         if (!victim) {
             groth16_params_free(&p);
+            free(set);
             r->st.load_failures++;
             return cuzk_error_set(err, CUZK_ERR_NOMEM,
                                   "residency: %s needs %llu bytes and nothing idle is left to evict", e->name,
@@ -181,9 +214,11 @@ static cuzk_status ensure_loaded(engine_residency *r, entry *e, cuzk_error *err)
         }
         entry_evict(r, victim, &r->st.pressure_evictions);
     }
-    e->params = p;
+    set->params = p;
+    set->id = __atomic_add_fetch(&params_next_id, 1, __ATOMIC_RELAXED);
+    set->entry = e;
+    e->set = set;
     e->bytes = bytes;
-    e->loaded = 1;
     e->idle_since = clock_now(r);
     r->st.loads++;
     return CUZK_OK;
@@ -194,17 +229,23 @@ static cuzk_status ensure_loaded(engine_residency *r, entry *e, cuzk_error *err)
  * (groth16_params_map: read-only, shared with the page cache) is never pinned. */
 static void try_pin(engine_residency *r, entry *e)
 {
-    if (!r->opt.pin || e->pinned || e->params.map || e->bytes > r->opt.pinned_budget) return;
+    if (!tier_on(r) || e->pinned || e->set->params.map || e->bytes > r->opt.pinned_budget) return;
     while (r->pinned_bytes + e->bytes > r->opt.pinned_budget) {
         entry *victim = lru_idle(r, e, 1);
         if (!victim) return;
         entry_unpin(r, victim);
     }
     cuzk_error err;
-    if (r->opt.pin(r->opt.hook_ctx, &e->params, &err) != CUZK_OK) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (r->opt.backend->params_pin(r->opt.backend, &e->set->params, &err) != CUZK_OK) {
         r->st.pin_failures++;
+        notify(r, ENGINE_RESIDENCY_PIN_FAILED, e, 0, err.msg);
         return;
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    notify(r, ENGINE_RESIDENCY_PINNED, e,
+           (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, NULL);
     engine_mem_move(r->mem, ENGINE_MEM_HOST, ENGINE_MEM_PINNED, e->bytes);
     r->pinned_bytes += e->bytes;
     e->pinned = 1;
@@ -216,29 +257,30 @@ static cuzk_status no_set(const char *name, cuzk_error *err)
     return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: no parameter set %s", name);
 }
 
-cuzk_status engine_residency_acquire(engine_residency *r, const char *name, const groth16_params **params,
-                                     cuzk_error *err)
+cuzk_status engine_residency_acquire(engine_residency *r, const char *name, engine_params **out, cuzk_error *err)
 {
+    *out = NULL;
     pthread_mutex_lock(&r->mu);
     entry *e = find(r, name);
     cuzk_status st = e ? ensure_loaded(r, e, err) : no_set(name, err);
     if (st == CUZK_OK) {
-        e->refs++;
+        e->set->refs++;
         e->last_use = ++r->uses;
         try_pin(r, e);
-        *params = &e->params;
+        *out = e->set;
     }
     pthread_mutex_unlock(&r->mu);
     return st;
 }
 
-void engine_residency_release(engine_residency *r, const char *name)
+void engine_residency_release(engine_residency *r, engine_params *p)
 {
+    if (!p) return;
     pthread_mutex_lock(&r->mu);
-    entry *e = find(r, name);
-    if (e && e->refs) {
+    entry *e = p->entry;
+    if (p->refs) {
         e->last_use = ++r->uses;
-        if (--e->refs == 0) e->idle_since = clock_now(r);
+        if (--p->refs == 0) e->idle_since = clock_now(r);
     }
     pthread_mutex_unlock(&r->mu);
 }
@@ -250,17 +292,18 @@ cuzk_status engine_residency_preload(engine_residency *r, const char *name, cuzk
     cuzk_status st = e ? ensure_loaded(r, e, err) : no_set(name, err);
     if (st == CUZK_OK) {
         e->last_use = ++r->uses;
-        if (!e->refs) e->idle_since = clock_now(r);
+        if (!e->set->refs) e->idle_since = clock_now(r);
     }
     pthread_mutex_unlock(&r->mu);
     return st;
 }
 
-int engine_residency_evict(engine_residency *r, const char *name)
+int engine_residency_evict(engine_residency *r, const char *name, uint64_t *bytes)
 {
     pthread_mutex_lock(&r->mu);
     entry *e = find(r, name);
-    int ok = e && e->loaded && !e->refs;
+    int ok = e && e->set && !e->set->refs;
+    if (bytes) *bytes = ok ? e->bytes : 0;
     if (ok) entry_evict(r, e, NULL);
     pthread_mutex_unlock(&r->mu);
     return ok;
@@ -273,7 +316,7 @@ unsigned engine_residency_sweep(engine_residency *r)
     if (r->opt.idle_evict_s > 0) {
         double now = clock_now(r);
         for (entry *e = r->head; e; e = e->next) {
-            if (e->loaded && !e->refs && now - e->idle_since >= r->opt.idle_evict_s) {
+            if (e->set && !e->set->refs && now - e->idle_since >= r->opt.idle_evict_s) {
                 entry_evict(r, e, &r->st.idle_evictions);
                 n++;
             }
@@ -287,10 +330,10 @@ engine_residency_state engine_residency_state_of(engine_residency *r, const char
 {
     pthread_mutex_lock(&r->mu);
     entry *e = find(r, name);
-    engine_residency_state s = !e ? ENGINE_PARAMS_UNKNOWN
-                               : !e->loaded ? ENGINE_PARAMS_COLD
-                               : e->refs ? ENGINE_PARAMS_HOT
-                                         : ENGINE_PARAMS_WARM;
+    engine_residency_state s = !e           ? ENGINE_PARAMS_UNKNOWN
+                               : !e->set    ? ENGINE_PARAMS_COLD
+                               : e->set->refs ? ENGINE_PARAMS_HOT
+                                              : ENGINE_PARAMS_WARM;
     pthread_mutex_unlock(&r->mu);
     return s;
 }
@@ -309,13 +352,13 @@ void engine_residency_get_stats(engine_residency *r, engine_residency_stats *out
     pthread_mutex_lock(&r->mu);
     *out = r->st;
     out->pinned_bytes = r->pinned_bytes;
-    out->pinned_budget = r->opt.pin ? r->opt.pinned_budget : 0;
+    out->pinned_budget = tier_on(r) ? r->opt.pinned_budget : 0;
     for (entry *e = r->head; e; e = e->next) {
         out->sets++;
-        out->loaded += e->loaded != 0;
-        out->hot += e->loaded && e->refs;
+        out->loaded += e->set != NULL;
+        out->hot += e->set && e->set->refs;
         out->pinned += e->pinned != 0;
-        if (e->loaded) out->loaded_bytes += e->bytes;
+        if (e->set) out->loaded_bytes += e->bytes;
     }
     pthread_mutex_unlock(&r->mu);
 }

@@ -1212,23 +1212,23 @@ static void test_residency(void)
     CHECK(engine_residency_add(r, "a", load_chain_params, NULL, &err) == CUZK_ERR_INVALID_ARG);
     CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_COLD);
     CHECK(engine_residency_state_of(r, "zz") == ENGINE_PARAMS_UNKNOWN);
-    const groth16_params *pa, *pb, *pc;
+    engine_params *pa, *pb, *pc;
     CHECK(engine_residency_acquire(r, "a", &pa, &err) == CUZK_OK);
     CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK);
-    CHECK(pa->h_len == g_params.h_len && pb->l_len == g_params.l_len);
+    CHECK(engine_params_get(pa)->h_len == g_params.h_len && engine_params_get(pb)->l_len == g_params.l_len);
     CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_HOT);
     CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_ERR_NOMEM); /* both others are in use */
-    CHECK(engine_residency_evict(r, "a") == 0);
-    engine_residency_release(r, "a");
+    CHECK(engine_residency_evict(r, "a", NULL) == 0);
+    engine_residency_release(r, pa);
     CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_WARM);
     CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_OK); /* evicts a */
     CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_COLD);
-    engine_residency_release(r, "b");
-    engine_residency_release(r, "c");
+    engine_residency_release(r, pb);
+    engine_residency_release(r, pc);
     CHECK(engine_residency_preload(r, "a", &err) == CUZK_OK); /* evicts b, the least recently used */
     CHECK(engine_residency_state_of(r, "b") == ENGINE_PARAMS_COLD);
     CHECK(engine_residency_state_of(r, "c") == ENGINE_PARAMS_WARM);
-    CHECK(engine_residency_evict(r, "c") == 1);
+    CHECK(engine_residency_evict(r, "c", NULL) == 1);
     engine_mem_stats s;
     engine_mem_get_stats(&mem, &s);
     CHECK(s.host_in_use == one && s.host_peak <= s.host_limit);

@@ -14,6 +14,7 @@
 #include "circuits/spec.h"
 #include "engine/porep.h"
 #include "testutil.h"
+#include "formats/porep_c1.h"
 
 static cuzk_error err;
 

@@ -40,6 +40,7 @@ static cuzk_status fake_load(void *ctx, groth16_params *out, cuzk_error *err)
 /* ---- fake hooks: they keep their own record of what is pinned and what was freed ---- */
 
 typedef struct hooks {
+    engine_backend be; /* a fake backend with the residency's hooks; be.ctx is the hooks */
     pthread_mutex_t mu;
     fake_set *sets;
     size_t n_sets;
@@ -49,16 +50,18 @@ typedef struct hooks {
     int bad; /* double pin, unpin of an unpinned set, eviction of a held set, unknown name or empty set */
 } hooks;
 
-static int set_index(hooks *h, const char *name)
+/* The set a loaded params belongs to, by the tag its loader wrote. */
+static int set_index(hooks *h, const groth16_params *p)
 {
+    if (!p->h || !p->h_len) return -1;
     for (size_t i = 0; i < h->n_sets; i++)
-        if (!strcmp(h->sets[i].name, name)) return (int)i;
+        if (h->sets[i].tag == ((const uint8_t *)p->h)[0]) return (int)i;
     return -1;
 }
 
-static cuzk_status hook_pin(void *ctx, const groth16_params *p, cuzk_error *err)
+static cuzk_status hook_pin(engine_backend *be, const groth16_params *p, cuzk_error *err)
 {
-    hooks *h = ctx;
+    hooks *h = be->ctx;
     pthread_mutex_lock(&h->mu);
     cuzk_status st = CUZK_OK;
     if (h->fail_pins) {
@@ -73,9 +76,9 @@ static cuzk_status hook_pin(void *ctx, const groth16_params *p, cuzk_error *err)
     return st;
 }
 
-static void hook_unpin(void *ctx, const groth16_params *p)
+static void hook_unpin(engine_backend *be, const groth16_params *p)
 {
-    hooks *h = ctx;
+    hooks *h = be->ctx;
     pthread_mutex_lock(&h->mu);
     int found = 0;
     for (int i = 0; i < h->n_pinned && !found; i++) {
@@ -89,11 +92,11 @@ static void hook_unpin(void *ctx, const groth16_params *p)
     pthread_mutex_unlock(&h->mu);
 }
 
-static void hook_evicted(void *ctx, const char *name, const groth16_params *p)
+static void hook_evicted(engine_backend *be, const groth16_params *p)
 {
-    hooks *h = ctx;
+    hooks *h = be->ctx;
     pthread_mutex_lock(&h->mu);
-    int i = set_index(h, name);
+    int i = set_index(h, p);
     if (i < 0 || !p->h || p->h_len != h->sets[i].points ||
         __atomic_load_n(&h->sets[i].holders, __ATOMIC_ACQUIRE) != 0)
         h->bad++;
@@ -108,6 +111,11 @@ static void hooks_init(hooks *h, fake_set *sets, size_t n)
     pthread_mutex_init(&h->mu, NULL);
     h->sets = sets;
     h->n_sets = n;
+    h->be.name = "fake";
+    h->be.ctx = h;
+    h->be.params_pin = hook_pin;
+    h->be.params_unpin = hook_unpin;
+    h->be.params_evict = hook_evicted;
 }
 
 /* The fake clock, in microseconds. */
@@ -124,13 +132,7 @@ static engine_residency *make(engine_mem *mem, hooks *h, fake_set *sets, size_t 
     cuzk_error err;
     engine_residency *r = NULL;
     CHECK(engine_residency_create(&r, mem, &err) == CUZK_OK);
-    engine_residency_options o = {.idle_evict_s = idle,
-                                  .pinned_budget = pinned,
-                                  .pin = hook_pin,
-                                  .unpin = hook_unpin,
-                                  .evicted = hook_evicted,
-                                  .hook_ctx = h,
-                                  .clock = fake_clock};
+    engine_residency_options o = {.idle_evict_s = idle, .backend = &h->be, .pinned_budget = pinned, .clock = fake_clock};
     CHECK(engine_residency_configure(r, &o, &err) == CUZK_OK);
     for (size_t i = 0; i < n; i++) CHECK(engine_residency_add(r, sets[i].name, fake_load, &sets[i], &err) == CUZK_OK);
     return r;
@@ -149,7 +151,7 @@ static void test_idle_eviction(void)
     CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
     clock_set(1000);
     engine_residency *r = make(&mem, &h, sets, 3, 10, 0);
-    const groth16_params *pb;
+    engine_params *pb;
     CHECK(engine_residency_preload(r, "a", &err) == CUZK_OK);
     CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK);
     engine_residency_options late = {.idle_evict_s = 1};
@@ -164,15 +166,17 @@ static void test_idle_eviction(void)
     CHECK(engine_residency_state_of(r, "b") == ENGINE_PARAMS_HOT);
     CHECK(engine_residency_state_of(r, "c") == ENGINE_PARAMS_WARM);
     clock_set(1012);
-    engine_residency_release(r, "b"); /* idle from now */
+    engine_residency_release(r, pb); /* idle from now */
     clock_set(1021);
     CHECK(engine_residency_sweep(r) == 1); /* c, idle 16 s; b only 9 s */
     CHECK(engine_residency_state_of(r, "c") == ENGINE_PARAMS_COLD);
     CHECK(engine_residency_state_of(r, "b") == ENGINE_PARAMS_WARM);
     clock_set(1500);
+    uint64_t first_id = engine_params_id(pb);
     CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK); /* used again: no longer idle */
+    CHECK(engine_params_id(pb) == first_id && !strcmp(engine_params_name(pb), "b"));
     CHECK(engine_residency_sweep(r) == 0);
-    engine_residency_release(r, "b");
+    engine_residency_release(r, pb);
     clock_set(1509);
     CHECK(engine_residency_preload(r, "b", &err) == CUZK_OK); /* a preload of a warm set is a use too */
     clock_set(1518);
@@ -227,35 +231,39 @@ static void test_pinned(void)
     CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
     clock_set(0);
     engine_residency *r = make(&mem, &h, sets, 5, 0, 2 * one + one / 2);
-    const groth16_params *p;
+    engine_params *pa, *pb, *pc, *pc2, *pbig, *pd, *p;
     engine_mem_stats ms;
     CHECK(engine_residency_preload(r, "a", &err) == CUZK_OK);
     CHECK(!engine_residency_pinned(r, "a")); /* warm sets are not pinned by a preload */
-    CHECK(engine_residency_acquire(r, "a", &p, &err) == CUZK_OK);
-    CHECK(engine_residency_acquire(r, "b", &p, &err) == CUZK_OK);
-    CHECK(engine_residency_acquire(r, "c", &p, &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "a", &pa, &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK);
+    CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_OK);
+    CHECK(engine_params_id(pa) != engine_params_id(pb) && engine_params_id(pb) != engine_params_id(pc));
     CHECK(engine_residency_pinned(r, "a") && engine_residency_pinned(r, "b") && !engine_residency_pinned(r, "c"));
     engine_mem_get_stats(&mem, &ms);
     CHECK(ms.in_use[ENGINE_MEM_PINNED] == 2 * one && ms.in_use[ENGINE_MEM_HOST] == one);
-    engine_residency_release(r, "a");
+    engine_residency_release(r, pa);
     CHECK(engine_residency_pinned(r, "a")); /* warm, still pinned while nobody needs the room */
-    CHECK(engine_residency_acquire(r, "c", &p, &err) == CUZK_OK); /* c is hot again: a gives way */
+    CHECK(engine_residency_acquire(r, "c", &pc2, &err) == CUZK_OK); /* c is hot again: a gives way */
+    CHECK(pc2 == pc);
     CHECK(!engine_residency_pinned(r, "a") && engine_residency_pinned(r, "c"));
-    CHECK(p->h_len == 100 && ((const uint8_t *)p->h)[0] == 3);
+    CHECK(engine_params_get(pc)->h_len == 100 && ((const uint8_t *)engine_params_get(pc)->h)[0] == 3);
     engine_mem_get_stats(&mem, &ms);
     CHECK(ms.in_use[ENGINE_MEM_PINNED] == 2 * one && ms.in_use[ENGINE_MEM_HOST] == one);
-    CHECK(engine_residency_acquire(r, "big", &p, &err) == CUZK_OK); /* larger than the budget: never pinned */
+    CHECK(engine_residency_acquire(r, "big", &pbig, &err) == CUZK_OK); /* larger than the budget: never pinned */
     CHECK(!engine_residency_pinned(r, "big"));
-    engine_residency_release(r, "big");
-    engine_residency_release(r, "b");
+    engine_residency_release(r, pbig);
+    engine_residency_release(r, pb);
     h.fail_pins = 1;
-    CHECK(engine_residency_acquire(r, "d", &p, &err) == CUZK_OK); /* b gives way, then the pin fails */
+    CHECK(engine_residency_acquire(r, "d", &pd, &err) == CUZK_OK); /* b gives way, then the pin fails */
     CHECK(!engine_residency_pinned(r, "d") && !engine_residency_pinned(r, "b"));
-    engine_residency_release(r, "d");
-    CHECK(engine_residency_evict(r, "c") == 0); /* hot */
-    engine_residency_release(r, "c");
-    engine_residency_release(r, "c");
-    CHECK(engine_residency_evict(r, "c") == 1); /* pinned: unpinned, and its pinned bytes returned */
+    engine_residency_release(r, pd);
+    uint64_t freed_bytes = 7;
+    CHECK(engine_residency_evict(r, "c", &freed_bytes) == 0 && freed_bytes == 0); /* hot */
+    engine_residency_release(r, pc);
+    engine_residency_release(r, pc2);
+    CHECK(engine_residency_evict(r, "c", &freed_bytes) == 1); /* pinned: unpinned, and its pinned bytes returned */
+    CHECK(freed_bytes == one);
     engine_mem_get_stats(&mem, &ms);
     CHECK(ms.in_use[ENGINE_MEM_PINNED] == 0 && ms.in_use[ENGINE_MEM_HOST] == 3 * one + 3 * one);
     CHECK(ms.peak[ENGINE_MEM_PINNED] <= 2 * one + one / 2);
@@ -272,7 +280,7 @@ static void test_pinned(void)
     hooks_init(&h, sets, 5);
     r = make(&mem, &h, sets, 5, 0, 10 * one);
     CHECK(engine_residency_acquire(r, "a", &p, &err) == CUZK_OK);
-    engine_residency_release(r, "a");
+    engine_residency_release(r, p);
     engine_mem_get_stats(&mem, &ms);
     CHECK(ms.in_use[ENGINE_MEM_PINNED] == one);
     engine_residency_destroy(r);
@@ -281,10 +289,11 @@ static void test_pinned(void)
     CHECK(h.pins == 1 && h.unpins == 1 && h.evicted[0] == 1 && h.bad == 0);
     engine_mem_destroy(&mem);
 
-    /* A pin hook without its unpin hook is refused. */
+    /* A backend with params_pin but not params_unpin is refused. */
     CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
     CHECK(engine_residency_create(&r, &mem, &err) == CUZK_OK);
-    engine_residency_options o = {.pinned_budget = one, .pin = hook_pin};
+    engine_backend half = {.name = "half", .params_pin = hook_pin};
+    engine_residency_options o = {.pinned_budget = one, .backend = &half};
     CHECK(engine_residency_configure(r, &o, &err) == CUZK_ERR_INVALID_ARG);
     engine_residency_destroy(r);
     engine_mem_destroy(&mem);
@@ -304,33 +313,40 @@ static void test_pressure(void)
     CHECK(engine_mem_init(&mem, 2 * one + one / 2, 0, &err) == CUZK_OK);
     clock_set(0);
     engine_residency *r = make(&mem, &h, sets, 4, 1, 0);
-    const groth16_params *pa, *pb, *pc;
+    engine_params *pa, *pb, *pc;
     CHECK(engine_residency_acquire(r, "a", &pa, &err) == CUZK_OK);
     CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK);
     CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_ERR_NOMEM);
     CHECK(engine_residency_acquire(r, "bad", &pc, &err) == CUZK_ERR_IO && strstr(err.msg, "bad"));
-    CHECK(engine_residency_acquire(r, "zz", &pc, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(engine_residency_acquire(r, "zz", &pc, &err) == CUZK_ERR_INVALID_ARG && pc == NULL);
     clock_set(1e6);
     CHECK(engine_residency_sweep(r) == 0);
-    CHECK(engine_residency_evict(r, "a") == 0);
+    CHECK(engine_residency_evict(r, "a", NULL) == 0);
     CHECK(h.evicted[0] == 0 && h.evicted[1] == 0);
-    CHECK(((const uint8_t *)pa->h)[one - 1] == 1 && ((const uint8_t *)pb->h)[0] == 2);
-    engine_residency_release(r, "a");
-    engine_residency_release(r, "b");
+    CHECK(((const uint8_t *)engine_params_get(pa)->h)[one - 1] == 1 &&
+          ((const uint8_t *)engine_params_get(pb)->h)[0] == 2);
+    uint64_t a_id = engine_params_id(pa);
+    engine_residency_release(r, pa);
+    engine_residency_release(r, pb);
     CHECK(engine_residency_acquire(r, "b", &pb, &err) == CUZK_OK); /* b is now the most recently used */
-    engine_residency_release(r, "b");
+    engine_residency_release(r, pb);
     CHECK(engine_residency_acquire(r, "c", &pc, &err) == CUZK_OK); /* evicts a */
     CHECK(engine_residency_state_of(r, "a") == ENGINE_PARAMS_COLD);
     CHECK(engine_residency_state_of(r, "b") == ENGINE_PARAMS_WARM);
     CHECK(h.evicted[0] == 1 && h.evicted[1] == 0 && h.evicted[2] == 0);
-    CHECK(engine_residency_evict(r, "b") == 1 && engine_residency_evict(r, "b") == 0);
+    CHECK(engine_residency_evict(r, "b", NULL) == 1 && engine_residency_evict(r, "b", NULL) == 0);
     CHECK(h.evicted[1] == 1);
+    /* a loaded again (in place of c, released) is a new set: a new id. */
+    engine_residency_release(r, pc);
+    CHECK(engine_residency_acquire(r, "a", &pa, &err) == CUZK_OK);
+    CHECK(engine_params_id(pa) != a_id && engine_params_id(pa) > a_id);
+    CHECK(engine_residency_state_of(r, "c") == ENGINE_PARAMS_WARM);
     engine_residency_stats st;
     engine_residency_get_stats(r, &st);
-    CHECK(st.loads == 3 && st.load_failures == 2 && st.evictions == 2 && st.pressure_evictions == 1);
-    CHECK(st.idle_evictions == 0 && st.hot == 1 && st.loaded_bytes == one);
-    engine_residency_destroy(r); /* c, still referenced, is freed and reported too */
-    CHECK(h.evicted[0] == 1 && h.evicted[1] == 1 && h.evicted[2] == 1 && h.evicted[3] == 0 && h.bad == 0);
+    CHECK(st.load_failures == 2 && st.evictions == 2 && st.pressure_evictions == 1);
+    CHECK(st.loads == 4 && st.idle_evictions == 0 && st.hot == 1 && st.loaded_bytes == 2 * one);
+    engine_residency_destroy(r); /* a, still referenced, is freed and reported too */
+    CHECK(h.evicted[0] == 2 && h.evicted[1] == 1 && h.evicted[2] == 1 && h.evicted[3] == 0 && h.bad == 0);
     engine_mem_stats ms;
     engine_mem_get_stats(&mem, &ms);
     CHECK(ms.host_in_use == 0 && ms.host_peak <= ms.host_limit);
@@ -357,7 +373,7 @@ static void *stress_main(void *arg)
     rng_t rng;
     rng_seed(&rng, c->seed);
     int held[STRESS_SETS] = {0};
-    const groth16_params *hp[STRESS_SETS] = {0};
+    engine_params *hp[STRESS_SETS] = {0};
     cuzk_error err;
     for (int op = 0; op < STRESS_OPS; op++) {
         __atomic_add_fetch(&g_now_us, 1000, __ATOMIC_RELAXED);
@@ -368,7 +384,7 @@ static void *stress_main(void *arg)
         case 0:
         case 1:
             if (held[i] < 2) {
-                const groth16_params *p;
+                engine_params *p;
                 cuzk_status st = engine_residency_acquire(c->r, f->name, &p, &err);
                 if (st == CUZK_OK) {
                     __atomic_add_fetch(&f->holders, 1, __ATOMIC_ACQ_REL);
@@ -385,12 +401,14 @@ static void *stress_main(void *arg)
         case 4:
             if (held[i]) {
                 /* Still ours: the contents are intact while the reference is held. */
-                const uint8_t *b = (const uint8_t *)hp[i]->h;
-                if (hp[i]->h_len != f->points || b[0] != f->tag || b[f->points * sizeof(g1_affine_t) - 1] != f->tag)
+                const groth16_params *gp = engine_params_get(hp[i]);
+                const uint8_t *b = (const uint8_t *)gp->h;
+                if (gp->h_len != f->points || b[0] != f->tag || b[f->points * sizeof(g1_affine_t) - 1] != f->tag ||
+                    strcmp(engine_params_name(hp[i]), f->name))
                     c->bad++;
                 held[i]--;
                 __atomic_sub_fetch(&f->holders, 1, __ATOMIC_ACQ_REL);
-                engine_residency_release(c->r, f->name);
+                engine_residency_release(c->r, hp[i]);
             }
             break;
         case 5: {
@@ -399,7 +417,7 @@ static void *stress_main(void *arg)
             break;
         }
         case 6:
-            if (engine_residency_evict(c->r, f->name) && held[i]) c->bad++;
+            if (engine_residency_evict(c->r, f->name, NULL) && held[i]) c->bad++;
             break;
         default:
             if (rng_next(&rng) & 1) {
@@ -416,7 +434,7 @@ static void *stress_main(void *arg)
     for (int i = 0; i < STRESS_SETS; i++) {
         while (held[i]--) {
             __atomic_sub_fetch(&c->sets[i].holders, 1, __ATOMIC_ACQ_REL);
-            engine_residency_release(c->r, c->sets[i].name);
+            engine_residency_release(c->r, hp[i]);
         }
     }
     return NULL;

@@ -43,9 +43,6 @@ static void test_without_gpu(void)
     engine_backend *be = NULL;
     CHECK(gpu_params_bytes(NULL) == 0 && gpu_params_device(NULL) == -1);
     CHECK(engine_backend_gpu_create(NULL, NULL, &be, &err) == CUZK_ERR_UNSUPPORTED && be == NULL);
-    groth16_params p;
-    memset(&p, 0, sizeof(p));
-    CHECK(engine_backend_gpu_pin_params(NULL, &p, &err) == CUZK_ERR_UNSUPPORTED);
 }
 
 static void test_args(void)
@@ -251,21 +248,21 @@ static void test_pin_params(void)
     p.b_g2 = calloc(p.b_g2_len, sizeof(g2_affine_t));
     CHECK(p.h && p.a && p.b_g1 && p.b_g2);
     if (p.h && p.a && p.b_g1 && p.b_g2) {
-        CHECK(engine_backend_gpu_pin_params(cpu, &p, &err) == CUZK_ERR_UNSUPPORTED);
-        CHECK(engine_backend_gpu_pin_params(be, NULL, &err) == CUZK_ERR_INVALID_ARG);
-        st = engine_backend_gpu_pin_params(be, &p, &err);
+        CHECK(!cpu->params_pin && !cpu->params_unpin && !cpu->params_evict && !cpu->device_memory);
+        CHECK(be->params_pin && be->params_unpin && be->params_evict && be->pin_probe && be->device_memory);
+        CHECK_MSG(be->pin_probe(be, &err) == CUZK_OK, "pin probe: %s", err.msg);
+        CHECK(be->params_pin(be, NULL, &err) == CUZK_ERR_INVALID_ARG);
+        st = be->params_pin(be, &p, &err);
         CHECK_MSG(st == CUZK_OK, "pin: %s", err.msg);
         CHECK_MSG(arrays_registered(&p) == 4, "%d of 4 arrays registered", arrays_registered(&p));
         /* Pinned twice: refused, the first pinning intact. */
-        CHECK(engine_backend_gpu_pin_params(be, &p, &err) == CUZK_ERR_INVALID_ARG && arrays_registered(&p) == 4);
-        engine_backend_gpu_unpin_params(cpu, &p); /* another backend: nothing */
-        CHECK(arrays_registered(&p) == 4);
-        engine_backend_gpu_unpin_params(be, &p);
+        CHECK(be->params_pin(be, &p, &err) == CUZK_ERR_INVALID_ARG && arrays_registered(&p) == 4);
+        be->params_unpin(be, &p);
         CHECK_MSG(arrays_registered(&p) == 0, "%d arrays left registered", arrays_registered(&p));
 
         /* All or nothing: b_g1 taken by someone else, so h and a (registered before it) are rolled back. */
         CHECK(gpu_host_register(p.b_g1, p.b_g1_len * sizeof(g1_affine_t), &err) == CUZK_OK);
-        st = engine_backend_gpu_pin_params(be, &p, &err);
+        st = be->params_pin(be, &p, &err);
         CHECK_MSG(st == CUZK_ERR_INVALID_ARG && strstr(err.msg, "array 3 of 4"), "%s: %s", cuzk_status_name(st),
                   err.msg);
         CHECK(!gpu_host_is_registered(p.h) && !gpu_host_is_registered(p.a) && gpu_host_is_registered(p.b_g1) &&
@@ -274,19 +271,19 @@ static void test_pin_params(void)
     }
     groth16_params_free(&p);
 
-    engine_gpu_memory m;
-    st = engine_backend_gpu_device_memory(be, 0, &m, &err);
+    engine_device_memory m;
+    st = be->device_memory(be, 0, &m, &err);
     CHECK_MSG(st == CUZK_OK, "device memory: %s", err.msg);
-    CHECK(st != CUZK_OK || (m.device == 0 && m.total_bytes > 0 && m.free_bytes <= m.total_bytes &&
+    CHECK(st != CUZK_OK || (m.device == 0 && m.total_bytes > 0 && m.free_bytes <= m.total_bytes && m.name[0] &&
                             m.resident_bytes == 0 && m.resident_sets == 0));
-    CHECK(engine_backend_gpu_device_memory(be, gpu_device_count(), &m, &err) == CUZK_ERR_INVALID_ARG);
-    CHECK(engine_backend_gpu_device_memory(cpu, 0, &m, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(be->device_memory(be, gpu_device_count(), &m, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(be->device_memory(be, -1, &m, &err) == CUZK_ERR_INVALID_ARG);
     CHECK(engine_backend_gpu_resident_bytes(be) == 0);
     engine_backend_destroy(be);
     engine_backend_destroy(cpu);
 }
 
-/* ---- the residency's pinned tier on the GPU backend, as the daemon wires it ---- */
+/* ---- the residency's pinned tier on the GPU backend: the residency calls the backend's hooks itself ---- */
 
 typedef struct fixture {
     unsigned k;
@@ -310,19 +307,12 @@ static cuzk_status fx_synth(void *ctx, const void *payload, unsigned partition, 
     return synthetic_build(NULL, fx->k, fx->seed, R1CS_WITNESS, wit, err);
 }
 
-static cuzk_status fx_pin(void *ctx, const groth16_params *p, cuzk_error *err)
+static void fx_notify(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes, double ms,
+                      const char *error)
 {
-    return engine_backend_gpu_pin_params(((fixture *)ctx)->be, p, err);
-}
-
-static void fx_unpin(void *ctx, const groth16_params *p) { engine_backend_gpu_unpin_params(((fixture *)ctx)->be, p); }
-
-static void fx_evicted(void *ctx, const char *name, const groth16_params *p)
-{
-    (void)name;
+    (void)name, (void)bytes, (void)ms, (void)error;
     fixture *fx = ctx;
-    fx->evictions++;
-    engine_backend_gpu_drop_params(fx->be, p);
+    if (ev == ENGINE_RESIDENCY_FREED) fx->evictions++;
 }
 
 /* abc_on_device: the backend evaluates a, b, c on the device, and the engine's page-locked sets hold witnesses. */
@@ -341,14 +331,15 @@ static void test_pinned_tier(int abc_on_device)
     engine_config cfg = {.backend = fx.be, .gpu_workers = 2, .partition_workers = 2, .abc_pinned = 1};
     if (st == CUZK_OK) st = engine_create(&e, &cfg, &err);
     if (st == CUZK_OK) st = engine_residency_create(&res, engine_memory(e), &err);
-    engine_residency_options ro = {.pinned_budget = 1ull << 40, .pin = fx_pin, .unpin = fx_unpin,
-                                   .evicted = fx_evicted, .hook_ctx = &fx};
+    engine_residency_options ro = {.pinned_budget = 1ull << 40, .backend = fx.be, .notify = fx_notify,
+                                   .notify_ctx = &fx};
     if (st == CUZK_OK) st = engine_residency_configure(res, &ro, &err);
     if (st == CUZK_OK) st = engine_residency_add(res, "synthetic", fx_load, &fx, &err);
-    const groth16_params *params = NULL;
-    if (st == CUZK_OK) st = engine_residency_acquire(res, "synthetic", &params, &err);
+    engine_params *set = NULL;
+    if (st == CUZK_OK) st = engine_residency_acquire(res, "synthetic", &set, &err);
     CHECK_MSG(st == CUZK_OK, "fixture: %s", err.msg);
     if (st != CUZK_OK) goto out;
+    const groth16_params *params = engine_params_get(set);
 
     uint64_t bytes = engine_params_bytes(params);
     engine_residency_stats rs;
@@ -374,8 +365,8 @@ static void test_pinned_tier(int abc_on_device)
             CHECK_MSG(r.verified, "a proof from pinned parameters failed self-verification");
             engine_result_free(&r);
         }
-        engine_gpu_memory m;
-        CHECK(engine_backend_gpu_device_memory(fx.be, 0, &m, &err) == CUZK_OK);
+        engine_device_memory m;
+        CHECK(fx.be->device_memory(fx.be, 0, &m, &err) == CUZK_OK);
         CHECK_MSG(m.resident_sets == 1 && m.resident_bytes >= bytes - params->vk.ic_len * sizeof(g1_affine_t) -
                                                                   params->b_g2_len * sizeof(g2_affine_t),
                   "%u sets, %llu bytes resident of %llu", m.resident_sets, (unsigned long long)m.resident_bytes,
@@ -388,9 +379,9 @@ static void test_pinned_tier(int abc_on_device)
                   "a, b, c sets: %llu allocated, %llu pinned, %u idle", (unsigned long long)es.abc_allocated,
                   (unsigned long long)es.abc_pinned, es.abc_idle);
     }
-    engine_residency_release(res, "synthetic");
+    engine_residency_release(res, set);
     /* Evicted: device copies dropped first, then unpinned, then freed (the hooks' order in residency.c). */
-    CHECK(engine_residency_evict(res, "synthetic") == 1);
+    CHECK(engine_residency_evict(res, "synthetic", NULL) == 1);
     engine_residency_get_stats(res, &rs);
     CHECK(rs.unpins == 1 && rs.pinned_bytes == 0 && fx.evictions == 1);
     CHECK(engine_backend_gpu_resident_bytes(fx.be) == 0);
@@ -500,7 +491,7 @@ static void bench_host_alloc(void)
 }
 
 /* What the backend does with a parameter set: gpu_params_upload (h, l, a, b_g1, b_g2 one buffer each) from a
- * pageable set and from the same set pinned by engine_backend_gpu_pin_params (best of 2 each), CUZK_HOST_MIB
+ * pageable set and from the same set pinned by the backend's params_pin (best of 2 each), CUZK_HOST_MIB
  * bytes in the proportions of a PoRep set. The bases are arbitrary bytes: the upload does not look at them. */
 static void bench_params_upload(engine_backend *be)
 {
@@ -525,7 +516,7 @@ static void bench_params_upload(engine_backend *be)
         for (int pinned = 0; pinned < 2 && st == CUZK_OK; pinned++) {
             if (pinned) {
                 double t0 = now_ms();
-                st = engine_backend_gpu_pin_params(be, &p, &err);
+                st = be->params_pin(be, &p, &err);
                 pin_ms = now_ms() - t0;
                 CHECK_MSG(st == CUZK_OK, "pin %zu MiB: %s", mib, err.msg);
                 if (st != CUZK_OK) break;
@@ -542,7 +533,7 @@ static void bench_params_upload(engine_backend *be)
             }
             if (pinned) {
                 double t0 = now_ms();
-                engine_backend_gpu_unpin_params(be, &p);
+                be->params_unpin(be, &p);
                 unpin_ms = now_ms() - t0;
                 CHECK(!gpu_host_is_registered(p.h) && !gpu_host_is_registered(p.b_g2));
             }

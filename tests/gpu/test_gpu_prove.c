@@ -343,7 +343,7 @@ static void test_engine(void)
         CHECK(engine_backend_gpu_resident_bytes(be) > 0);
     }
     engine_destroy(e);
-    engine_backend_gpu_drop_params(be, &params);
+    be->params_evict(be, &params);
     CHECK(engine_backend_gpu_resident_bytes(be) == 0);
     engine_backend_destroy(be);
     engine_circuit_free(&circuit);

@@ -101,18 +101,18 @@ static cuzk_status load_mapped(void *ctx, groth16_params *out, cuzk_error *err)
     return st;
 }
 
-static cuzk_status count_pin(void *ctx, const groth16_params *p, cuzk_error *err)
+static cuzk_status count_pin(engine_backend *be, const groth16_params *p, cuzk_error *err)
 {
-    (void)ctx;
+    (void)be;
     (void)p;
     (void)err;
     g_pins++;
     return CUZK_OK;
 }
 
-static void no_unpin(void *ctx, const groth16_params *p)
+static void no_unpin(engine_backend *be, const groth16_params *p)
 {
-    (void)ctx;
+    (void)be;
     (void)p;
 }
 
@@ -124,19 +124,21 @@ static void residency_mapped(const groth16_params *read)
     CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
     CHECK(engine_residency_create(&r, &mem, &err) == CUZK_OK);
     if (!r) return;
-    engine_residency_options o = {.pinned_budget = (uint64_t)1 << 40, .pin = count_pin, .unpin = no_unpin};
+    engine_backend counter = {.name = "counter", .params_pin = count_pin, .params_unpin = no_unpin};
+    engine_residency_options o = {.pinned_budget = (uint64_t)1 << 40, .backend = &counter};
     CHECK(engine_residency_configure(r, &o, &err) == CUZK_OK);
     CHECK(engine_residency_add(r, "m", load_mapped, NULL, &err) == CUZK_OK);
     for (int round = 0; round < 2; round++) {
-        const groth16_params *p = NULL;
-        cuzk_status st = engine_residency_acquire(r, "m", &p, &err);
+        engine_params *set = NULL;
+        cuzk_status st = engine_residency_acquire(r, "m", &set, &err);
         CHECK_MSG(st == CUZK_OK, "acquire: %s", err.msg);
         if (st != CUZK_OK) break;
+        const groth16_params *p = engine_params_get(set);
         CHECK(p->map != NULL && params_equal(p, read));
         CHECK(engine_residency_state_of(r, "m") == ENGINE_PARAMS_HOT && !engine_residency_pinned(r, "m"));
-        engine_residency_release(r, "m");
+        engine_residency_release(r, set);
         CHECK(engine_residency_state_of(r, "m") == ENGINE_PARAMS_WARM);
-        CHECK(engine_residency_evict(r, "m") == 1 && engine_residency_state_of(r, "m") == ENGINE_PARAMS_COLD);
+        CHECK(engine_residency_evict(r, "m", NULL) == 1 && engine_residency_state_of(r, "m") == ENGINE_PARAMS_COLD);
     }
     CHECK_MSG(g_pins == 0 && g_remade == 0, "pin hook called %d times, cache remade %d times", g_pins, g_remade);
     engine_residency_destroy(r);

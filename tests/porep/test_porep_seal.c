@@ -9,6 +9,7 @@
 #include "circuits/porep/challenges.h"
 #include "circuits/porep/seal.h"
 #include "testutil.h"
+#include "formats/porep_c1.h"
 
 static porep_dom *random_data(rng_t *rng, uint64_t n)
 {

@@ -9,6 +9,7 @@
 #include "circuits/porep/synth_c1.h"
 #include "circuits/random_circuit.h"
 #include "circuits/stacked/stacked.h"
+#include "formats/porep_c1.h"
 #include "r1cs/r1cs.h"
 #include "testutil.h"
 

@@ -12,6 +12,7 @@
 #include "circuits/porep/seal.h"
 #include "circuits/stacked/stacked.h"
 #include "testutil.h"
+#include "formats/porep_c1.h"
 
 static cuzk_error err;
 

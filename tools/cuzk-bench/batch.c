@@ -18,7 +18,9 @@
 #include "circuits/porep/c1.h"
 #include "circuits/porep/synth_c1.h"
 #include "engine/engine.h"
+#include "engine/open.h"
 #include "engine/porep.h"
+#include "formats/porep_c1.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"
 #include "gpu/gpu.h"
@@ -878,7 +880,7 @@ int bench_batch(int argc, char **argv)
     int rc = 1;
     zkey_ctx zc;
     memset(&zc, 0, sizeof zc);
-    pool_t *pool = NULL, *finish_pool = NULL, *synth_pool = NULL;
+    pool_t *pool = NULL, *synth_pool = NULL;
     r1cs shape;
     memset(&shape, 0, sizeof(shape));
     groth16_params params;
@@ -889,7 +891,8 @@ int bench_batch(int argc, char **argv)
     porep_c1 c1;
     memset(&c1, 0, sizeof(c1));
     int have_c1 = 0;
-    engine_backend *be = NULL;
+    engine_backend *be = NULL; /* host's */
+    engine_host *host = NULL;
     batch_ctx b;
     memset(&b, 0, sizeof(b));
     pthread_mutex_init(&b.tl_mu, NULL);
@@ -958,23 +961,6 @@ int bench_batch(int argc, char **argv)
                 b.circuit->shape->num_constraints, b.circuit->m,
                 params_path || is_zkey ? "parameters read in" : "setup in memory",
                 setup_s, (double)(bench_now_ns() - t0) / 1e9);
-    if (!strcmp(backend, "gpu")) {
-#ifdef CUZK_HAVE_GPU
-        /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's witness
-         * classification (pool calls from several threads are serialised). */
-        if (pool_create(&finish_pool, (unsigned)threads, &err) != CUZK_OK) goto fail;
-        if (engine_backend_gpu_create(pool, finish_pool, &be, &err) != CUZK_OK) goto fail;
-        if (engine_backend_gpu_set_abc_on_device(be, abc_device, &err) != CUZK_OK) goto fail;
-        if (num_devices == 0) /* every visible device */
-            for (; num_devices < BATCH_MAX_DEVICES && (int)num_devices < gpu_device_count(); num_devices++)
-                devices[num_devices] = (int)num_devices;
-#else
-        cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED, "backend gpu: cuzk was built without CUDA");
-        goto fail;
-#endif
-    } else if (engine_backend_cpu_create(pool, NULL, &be, &err) != CUZK_OK) {
-        goto fail;
-    }
     /* Without --budget the partitions in flight get 80% of the memory available once the parameters and the
      * circuit are in memory: fast synthesis would otherwise run ahead until the machine runs out (a 32GiB
      * partition holds ~17 GB from synthesis to prove_start). */
@@ -983,14 +969,25 @@ int bench_batch(int argc, char **argv)
         cuzk_error_set(&err, CUZK_ERR_IO, "cannot open %s for writing", tl_path);
         goto fail;
     }
-    engine_config cfg = {.backend = be, .devices = num_devices ? devices : NULL, .num_devices = num_devices,
-                         .synth_pool = synth_pool, .gpu_workers = (unsigned)gw,
-                         .partition_workers = (unsigned)pw,
-                         .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
-                         .timeline_cb = batch_timeline, .timeline_ctx = &b,
-                         .abc_pinned = abc_pinned,
-                         .abc_cache = !abc_cache_given ? 0 : abc_cache ? (int)abc_cache : -1};
-    if (engine_create(&b.e, &cfg, &err) != CUZK_OK) goto fail;
+    /* GPU: B_G2 and assembly on a pool of their own, so that they overlap the next partition's witness
+     * classification (pool calls from several threads are serialised). */
+    engine_open_config oc = {
+        .backend = !strcmp(backend, "gpu") ? ENGINE_BACKEND_GPU : ENGINE_BACKEND_CPU,
+        .devices = devices,
+        .num_devices = num_devices,
+        .pool = pool,
+        .finish_threads = (unsigned)threads,
+        .abc_on_device = abc_device,
+        .engine = {.synth_pool = synth_pool, .gpu_workers = (unsigned)gw, .partition_workers = (unsigned)pw,
+                   .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
+                   .timeline_cb = batch_timeline, .timeline_ctx = &b, .abc_pinned = abc_pinned,
+                   .abc_cache = !abc_cache_given ? 0 : abc_cache ? (int)abc_cache : -1}};
+    if (engine_open(&oc, &host, &err) != CUZK_OK) goto fail;
+    b.e = host->eng;
+    be = host->backend;
+    if (host->on_devices) /* every visible device when --devices is not given */
+        for (num_devices = 0; num_devices < host->num_devices && num_devices < BATCH_MAX_DEVICES; num_devices++)
+            devices[num_devices] = host->devices[num_devices];
     b.partitions = (unsigned)parts;
     b.n = (unsigned)n;
     char budget_text[32] = "unlimited", devices_text[BATCH_MAX_DEVICES * 4 + 16] = "";
@@ -1051,10 +1048,9 @@ fail:
     fprintf(stderr, "batch: %s\n", err.msg);
     rc = 1;
 done:
-    engine_destroy(b.e);
+    engine_close(host);
     free(clients);
     if (b.tl_file) fclose(b.tl_file);
-    engine_backend_destroy(be);
     engine_porep_circuit_free(porep);
     if (have_c1) porep_c1_free(&c1);
     engine_circuit_free(&circuit);
@@ -1062,7 +1058,6 @@ done:
     r1cs_free(&shape);
     zkey_free(&zc.z);
     wtns_free(&zc.w);
-    pool_destroy(finish_pool);
     pool_destroy(synth_pool);
     pool_destroy(pool);
     tl_stats_free(&b.stats);

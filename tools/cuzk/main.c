@@ -12,8 +12,10 @@
 #include "circuits/spec.h"
 #include "circuits/stacked/stacked.h"
 #include "engine/engine.h"
+#include "engine/open.h"
 #include "engine/porep.h"
 #include "formats/json.h"
+#include "formats/porep_c1.h"
 #include "formats/snarkjs_json.h"
 #include "formats/wtns.h"
 #include "formats/zkey.h"
@@ -414,21 +416,14 @@ static void porep_timeline(void *ctx, const char *line)
                 pp->partitions, timeline_num(line, "finish_ms", 0));
 }
 
-/* The backend --backend names, or the GPU when one is present and the CPU otherwise. */
-static cuzk_status porep_backend(const options *o, pool_t *pool, pool_t **finish_pool, engine_backend **be,
-                                 cuzk_error *err)
+/* The backend --backend names, or AUTO (the GPU when one is present and the CPU otherwise). */
+static cuzk_status porep_backend_choice(const options *o, engine_backend_choice *out, cuzk_error *err)
 {
     const char *want = o->backend;
     if (want && strcmp(want, "cpu") != 0 && strcmp(want, "gpu") != 0)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "--backend must be cpu or gpu, not '%s'", want);
-    if (!want || strcmp(want, "gpu") == 0) {
-        /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's device work. */
-        cuzk_status st = pool_create(finish_pool, o->threads, err);
-        if (st == CUZK_OK) st = engine_backend_gpu_create(pool, *finish_pool, be, err);
-        if (st == CUZK_OK || want || st != CUZK_ERR_UNSUPPORTED) return st;
-        fprintf(stderr, "cuzk prove: %s; proving on the CPU\n", err->msg);
-    }
-    return engine_backend_cpu_create(pool, NULL, be, err);
+    *out = !want ? ENGINE_BACKEND_AUTO : !strcmp(want, "gpu") ? ENGINE_BACKEND_GPU : ENGINE_BACKEND_CPU;
+    return CUZK_OK;
 }
 
 static int cmd_prove_porep(pool_t *pool, const options *o)
@@ -441,9 +436,8 @@ static int cmd_prove_porep(pool_t *pool, const options *o)
     groth16_vk vk;
     int have_params = 0, have_vk = 0;
     engine_porep_circuit *pc = NULL;
-    engine_backend *be = NULL;
-    pool_t *finish_pool = NULL;
-    engine *e = NULL;
+    engine_host *host = NULL;
+    engine_backend_choice choice = ENGINE_BACKEND_AUTO;
     engine_result res;
     memset(&res, 0, sizeof res);
     uint8_t *bytes = NULL;
@@ -464,11 +458,25 @@ static int cmd_prove_porep(pool_t *pool, const options *o)
         fprintf(stderr, "cuzk prove: circuit compiled (%.2f s): %zu constraints, domain %zu\n", t_compile,
                 ec->shape->num_constraints, ec->m);
     }
-    if (st == CUZK_OK) st = porep_backend(o, pool, &finish_pool, &be, &err);
-    porep_progress pp = {be ? be->name : "?", c1.partitions};
+    if (st == CUZK_OK) st = porep_backend_choice(o, &choice, &err);
+    porep_progress pp = {"?", c1.partitions};
     if (st == CUZK_OK) {
-        engine_config cfg = {.backend = be, .synth_pool = pool, .timeline_cb = porep_timeline, .timeline_ctx = &pp};
-        st = engine_create(&e, &cfg, &err);
+        /* B_G2 and assembly on a pool of their own (GPU), so that they overlap the next partition's device work. */
+        engine_open_config oc = {.backend = choice,
+                                 .pool = pool,
+                                 .finish_threads = o->threads,
+                                 .abc_on_device = -1,
+                                 .engine = {.synth_pool = pool, .timeline_cb = porep_timeline, .timeline_ctx = &pp}};
+        st = engine_open(&oc, &host, &err);
+    }
+    engine_backend *be = host ? host->backend : NULL;
+    engine *e = host ? host->eng : NULL;
+    if (st == CUZK_OK) {
+        pp.backend = be->name;
+        if (choice == ENGINE_BACKEND_AUTO && !host->on_devices)
+            fprintf(stderr, "cuzk prove: %s; proving on the CPU\n",
+                    host->backend_note[0] ? host->backend_note : "no CUDA device (none visible, or cuzk was built "
+                                                                 "without CUDA)");
     }
     if (st == CUZK_OK) {
         double t1 = now_s();
@@ -518,10 +526,7 @@ static int cmd_prove_porep(pool_t *pool, const options *o)
     }
     free(bytes);
     engine_result_free(&res);
-    engine_destroy(e);
-    if (have_params) engine_backend_gpu_drop_params(be, &params);
-    engine_backend_destroy(be);
-    pool_destroy(finish_pool);
+    engine_close(host); /* the backend's copies of params go with it */
     engine_porep_circuit_free(pc);
     if (have_vk) groth16_vk_free(&vk);
     if (have_params) groth16_params_free(&params);

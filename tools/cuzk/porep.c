@@ -10,6 +10,7 @@
 #include "circuits/porep/synth_c1.h"
 #include "circuits/stacked/stacked.h"
 #include "cuzk.h"
+#include "formats/porep_c1.h"
 #include "r1cs/r1cs.h"
 
 static const char *PUSAGE =

@@ -1,12 +1,6 @@
-/* The PoRep commit-phase-1 output (C1): the vanilla proofs a PoRep C2 proves, in memory, with a reader and a
- * writer for its two file forms:
- *  - the JSON of rust-filecoin-proofs-api SealCommitPhase1Output (serde_json of filecoin-ffi's
- *    seal_commit_phase1): {"registered_proof", "vanilla_proofs": {"StackedDrg<size>V1": [[Proof]]}, "comm_r",
- *    "comm_d", "replica_id", "seed", "ticket"}, every 32-byte value an array of 32 integers (little-endian Fr repr);
- *  - the Lotus/Curio envelope (lotus-bench Commit2In, Curio cuzk C1OutputWrapper):
- *    {"SectorNum": n, "Phase1Out": "<base64 of that JSON>", "SectorSize": bytes}.
- * The reader is a single pass over the text that stores only the values (about 56 KB per challenge for 32 GiB,
- * 10 MB in all); a JSON tree of a 50 MB C1 would take ~600 MB. */
+/* The PoRep commit-phase-1 output (C1): the vanilla proofs a PoRep C2 proves, in memory, with its validation, its
+ * verification and the circuit's public inputs derived from it. Its JSON reader and writer (rust-filecoin-proofs-api
+ * SealCommitPhase1Output and the Lotus/Curio envelope) are formats/porep_c1.h. */
 #ifndef CUZK_CIRCUITS_POREP_C1_H
 #define CUZK_CIRCUITS_POREP_C1_H
 
@@ -61,14 +55,6 @@ static inline porep_challenge_proof *porep_c1_proof(const porep_c1 *c1, unsigned
     return &c1->proofs[(size_t)partition * c1->challenges + i];
 }
 
-/* Parses C1 JSON or the envelope (recognised by its "Phase1Out" member; *sector_num receives SectorNum, else 0;
- * may be NULL) and validates it with porep_c1_validate. Errors (CUZK_ERR_FORMAT, CUZK_ERR_NOMEM,
- * CUZK_ERR_UNSUPPORTED) name the byte offset, the partition, the challenge and the field. */
-cuzk_status porep_c1_parse(porep_c1 *c1, const char *text, size_t len, int64_t *sector_num, cuzk_error *err);
-
-/* Reads a whole file and parses it with porep_c1_parse. */
-cuzk_status porep_c1_read_file(porep_c1 *c1, const char *path, int64_t *sector_num, cuzk_error *err);
-
 /* Everything that holds without hashing a Merkle path: counts and shapes for the registered proof's size and
  * challenge kind; every value below r; every path index, column index and labeling/encoding node equal to the
  * challenge; the challenges equal to those derived from replica_id and seed (or comm_r) for the partition; the
@@ -91,9 +77,13 @@ void porep_c1_comm_r_last(const porep_c1 *c1, porep_dom out);
  * its challenges. */
 cuzk_status porep_c1_public_inputs(const porep_c1 *c1, unsigned k, fr_t *out, cuzk_error *err);
 
-/* Serializes as serde_json would (compact, fields in declaration order). *out is malloc'd; free() it. The
- * envelope form wraps that JSON in {"SectorNum","Phase1Out","SectorSize"}. */
-cuzk_status porep_c1_to_json(const porep_c1 *c1, char **out, size_t *len, cuzk_error *err);
-cuzk_status porep_c1_to_envelope(const porep_c1 *c1, int64_t sector_num, char **out, size_t *len, cuzk_error *err);
+/* The arrays of one challenge proof for a geometry: how the reader and writer (formats/porep_c1.c) walk them. */
+typedef struct porep_c1_layout {
+    unsigned d_levels, t_levels, t_sibs, layers;
+    unsigned t_arity[POREP_MAX_TREE_LEVELS], t_sib_off[POREP_MAX_TREE_LEVELS + 1];
+} porep_c1_layout;
+void porep_c1_layout_init(porep_c1_layout *lo, const porep_geometry *g);
+/* One challenge proof's arrays (zero) in a single block (p->block); -1 when out of memory. */
+int porep_c1_proof_alloc(porep_challenge_proof *p, const porep_c1_layout *lo);
 
 #endif

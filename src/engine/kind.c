@@ -1,0 +1,144 @@
+#include "engine/kind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the kinds cuzk knows by name but does not prove yet ----
+ * Each is replaced by its engineer's entry (see the table below); until then the daemon answers its requests
+ * FAILED and PreloadSRS of its sets UNIMPLEMENTED. Their set names are the Rust daemon's PreloadSRS ids. */
+
+static int set_in(const char *const *names, size_t count, const char *name, char *id, size_t idlen)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(names[i], name)) continue;
+        if (id && idlen) {
+            strncpy(id, name, idlen - 1);
+            id[idlen - 1] = 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static int snap_sets(const char *name, char *id, size_t idlen)
+{
+    static const char *const names[] = {"snap-32g", "snap-64g"};
+    return set_in(names, sizeof(names) / sizeof(names[0]), name, id, idlen);
+}
+
+static int wpost_sets(const char *name, char *id, size_t idlen)
+{
+    static const char *const names[] = {"wpost-32g"};
+    return set_in(names, 1, name, id, idlen);
+}
+
+static int winning_sets(const char *name, char *id, size_t idlen)
+{
+    static const char *const names[] = {"winning-32g"};
+    return set_in(names, 1, name, id, idlen);
+}
+
+static const engine_kind kind_snap_pending = {
+    .id = 2, .label = "snap-update", .metric = "snap_update", .what = "SnapDeals update (SNAP_DEALS_UPDATE)",
+    .default_priority = ENGINE_PRIO_NORMAL, .set_known = snap_sets};
+static const engine_kind kind_wpost_pending = {
+    .id = 3, .label = "window-post", .metric = "window_post", .what = "WindowPoSt (WINDOW_POST_PARTITION)",
+    .default_priority = ENGINE_PRIO_HIGH, .set_known = wpost_sets};
+static const engine_kind kind_winning_pending = {
+    .id = 4, .label = "winning-post", .metric = "winning_post", .what = "WinningPoSt (WINNING_POST)",
+    .default_priority = ENGINE_PRIO_CRITICAL, .set_known = winning_sets};
+
+/* The table, in cuzk.v1.ProofKind order (GetStatus lists the queues in this order). */
+static const engine_kind *const KINDS[] = {
+    &engine_kind_porep_c2,
+    &kind_snap_pending,    /* SLOT: &engine_kind_snap_update (engine/kind_snap.c) */
+    &kind_wpost_pending,   /* SLOT: &engine_kind_window_post (engine/kind_post.c) */
+    &kind_winning_pending, /* SLOT: &engine_kind_winning_post (engine/kind_post.c) */
+    &engine_kind_circuit_spec,
+};
+
+const engine_kind *const *engine_kinds(size_t *count)
+{
+    *count = sizeof(KINDS) / sizeof(KINDS[0]);
+    return KINDS;
+}
+
+const engine_kind *engine_kind_find(int id)
+{
+    for (size_t i = 0; i < sizeof(KINDS) / sizeof(KINDS[0]); i++)
+        if (KINDS[i]->id == id) return KINDS[i];
+    return NULL;
+}
+
+const engine_kind *engine_kind_of_set(const char *name, char *id, size_t idlen)
+{
+    if (!name) return NULL;
+    for (size_t i = 0; i < sizeof(KINDS) / sizeof(KINDS[0]); i++)
+        if (KINDS[i]->set_known && KINDS[i]->set_known(name, id, idlen)) return KINDS[i];
+    return NULL;
+}
+
+int engine_kind_implemented(const engine_kind *k) { return k && k->parse != NULL; }
+
+static cuzk_status bytes_copy(const engine_bytes *in, engine_bytes *out, cuzk_error *err)
+{
+    out->data = NULL;
+    out->len = 0;
+    if (!in->len) return CUZK_OK;
+    uint8_t *p = malloc(in->len);
+    if (!p) return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory copying %zu bytes of the request", in->len);
+    memcpy(p, in->data, in->len);
+    out->data = p;
+    out->len = in->len;
+    return CUZK_OK;
+}
+
+cuzk_status engine_kind_input_copy(const engine_kind_input *in, engine_kind_input *out, cuzk_error *err)
+{
+    *out = *in;
+    out->vanilla_proof = (engine_bytes){0};
+    out->vanilla_proofs = NULL;
+    out->n_vanilla_proofs = 0;
+    out->randomness = out->comm_r_old = out->comm_r_new = out->comm_d_new = (engine_bytes){0};
+    out->circuit = NULL;
+    cuzk_status st = bytes_copy(&in->vanilla_proof, &out->vanilla_proof, err);
+    if (st == CUZK_OK && in->n_vanilla_proofs) {
+        engine_bytes *v = calloc(in->n_vanilla_proofs, sizeof(*v));
+        if (!v) {
+            st = cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory copying the request");
+        } else {
+            out->vanilla_proofs = v;
+            out->n_vanilla_proofs = in->n_vanilla_proofs;
+            for (size_t i = 0; i < in->n_vanilla_proofs && st == CUZK_OK; i++)
+                st = bytes_copy(&in->vanilla_proofs[i], &v[i], err);
+        }
+    }
+    if (st == CUZK_OK) st = bytes_copy(&in->randomness, &out->randomness, err);
+    if (st == CUZK_OK) st = bytes_copy(&in->comm_r_old, &out->comm_r_old, err);
+    if (st == CUZK_OK) st = bytes_copy(&in->comm_r_new, &out->comm_r_new, err);
+    if (st == CUZK_OK) st = bytes_copy(&in->comm_d_new, &out->comm_d_new, err);
+    if (st == CUZK_OK && in->circuit) {
+        size_t n = strlen(in->circuit) + 1;
+        char *c = malloc(n);
+        if (!c)
+            st = cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory copying the request");
+        else
+            out->circuit = memcpy(c, in->circuit, n);
+    }
+    if (st != CUZK_OK) engine_kind_input_free(out);
+    return st;
+}
+
+void engine_kind_input_free(engine_kind_input *in)
+{
+    if (!in) return;
+    free((void *)in->vanilla_proof.data);
+    for (size_t i = 0; i < in->n_vanilla_proofs; i++) free((void *)in->vanilla_proofs[i].data);
+    free((void *)in->vanilla_proofs);
+    free((void *)in->randomness.data);
+    free((void *)in->comm_r_old.data);
+    free((void *)in->comm_r_new.data);
+    free((void *)in->comm_d_new.data);
+    free((void *)in->circuit);
+    memset(in, 0, sizeof(*in));
+}

@@ -1,0 +1,120 @@
+#include "engine/open.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+
+/* The GPU backend on cfg's devices (or every visible one). CUZK_ERR_UNSUPPORTED when no device is visible. */
+static cuzk_status open_gpu(const engine_open_config *cfg, engine_host *h, cuzk_error *err)
+{
+    int visible = gpu_device_count();
+    if (visible <= 0)
+        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
+                              "gpu backend: no CUDA device (none visible, or cuzk was built without CUDA)");
+    if (cfg->num_devices > ENGINE_OPEN_MAX_DEVICES)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%zu devices: at most %d", cfg->num_devices,
+                              ENGINE_OPEN_MAX_DEVICES);
+    h->num_devices = 0;
+    for (size_t i = 0; i < cfg->num_devices; i++) {
+        if (cfg->devices[i] < 0 || cfg->devices[i] >= visible)
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "device %d does not exist (%d visible: 0..%d)",
+                                  cfg->devices[i], visible, visible - 1);
+        h->devices[h->num_devices++] = cfg->devices[i];
+    }
+    for (int i = 0; !cfg->num_devices && i < visible && i < ENGINE_OPEN_MAX_DEVICES; i++)
+        h->devices[h->num_devices++] = i;
+    /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's device work. */
+    cuzk_status st = pool_create(&h->finish_pool, cfg->finish_threads, err);
+    if (st == CUZK_OK) st = engine_backend_gpu_create(cfg->pool, h->finish_pool, &h->backend, err);
+    if (st == CUZK_OK && cfg->abc_on_device >= 0)
+        st = engine_backend_gpu_set_abc_on_device(h->backend, cfg->abc_on_device, err);
+    if (st != CUZK_OK) {
+        engine_backend_destroy(h->backend);
+        h->backend = NULL;
+        pool_destroy(h->finish_pool);
+        h->finish_pool = NULL;
+        h->num_devices = 0;
+        return st;
+    }
+    h->on_devices = 1;
+    return CUZK_OK;
+}
+
+static cuzk_status open_backend(const engine_open_config *cfg, engine_host *h, cuzk_error *err)
+{
+    if (cfg->backend != ENGINE_BACKEND_CPU) {
+        cuzk_status st = open_gpu(cfg, h, err);
+        if (st == CUZK_OK || cfg->backend == ENGINE_BACKEND_GPU) return st;
+        /* A device that does not exist is the caller's mistake, not a reason to prove elsewhere. */
+        if (st == CUZK_ERR_INVALID_ARG) return st;
+        if (st != CUZK_ERR_UNSUPPORTED)
+            snprintf(h->backend_note, sizeof(h->backend_note), "GPU backend unavailable (%.200s): proving on the CPU",
+                     err->msg);
+        else if (cfg->num_devices)
+            snprintf(h->backend_note, sizeof(h->backend_note),
+                     "devices are given but no GPU is visible (or cuzk was built without CUDA): proving on the CPU");
+    }
+    h->devices[0] = 0;
+    h->num_devices = 1;
+    return engine_backend_cpu_create(cfg->pool, NULL, &h->backend, err);
+}
+
+static cuzk_status open_residency(const engine_open_config *cfg, engine_host *h, cuzk_error *err)
+{
+    cuzk_status st = engine_residency_create(&h->res, engine_memory(h->eng), err);
+    if (st != CUZK_OK) return st;
+    engine_residency_options ro = {
+        .idle_evict_s = cfg->idle_evict_s,
+        .backend = h->backend,
+        .notify = cfg->notify,
+        .notify_ctx = cfg->notify_ctx,
+    };
+    /* Page-locked memory only speeds up copies to a device; a driver or a container may refuse it altogether,
+     * probed once so that the tier is off with one note instead of a failed pin for every set. */
+    cuzk_error perr = {0};
+    if (cfg->pinned_budget && !h->backend->params_pin)
+        snprintf(h->pinned_note, sizeof(h->pinned_note), "no effect on the %s backend: parameters stay pageable",
+                 h->backend->name);
+    else if (cfg->pinned_budget && h->backend->pin_probe && h->backend->pin_probe(h->backend, &perr) != CUZK_OK)
+        snprintf(h->pinned_note, sizeof(h->pinned_note), "page-locking is refused here (%.180s): parameters stay "
+                 "pageable", perr.msg);
+    else
+        ro.pinned_budget = cfg->pinned_budget;
+    h->pinned_budget = ro.pinned_budget;
+    return engine_residency_configure(h->res, &ro, err);
+}
+
+cuzk_status engine_open(const engine_open_config *cfg, engine_host **out, cuzk_error *err)
+{
+    *out = NULL;
+    engine_host *h = calloc(1, sizeof(*h));
+    if (!h) return cuzk_error_set(err, CUZK_ERR_NOMEM, "engine_open: out of memory");
+    cuzk_status st = open_backend(cfg, h, err);
+    if (st == CUZK_OK) {
+        engine_config ec = cfg->engine;
+        ec.backend = h->backend;
+        ec.devices = h->devices;
+        ec.num_devices = h->num_devices;
+        st = engine_create(&h->eng, &ec, err);
+    }
+    if (st == CUZK_OK) st = open_residency(cfg, h, err);
+    if (st != CUZK_OK) {
+        engine_close(h);
+        return st;
+    }
+    *out = h;
+    return CUZK_OK;
+}
+
+void engine_close(engine_host *h)
+{
+    if (!h) return;
+    /* The sets go first: the residency returns their bytes to the engine's accounting and tells the backend. */
+    engine_residency_destroy(h->res);
+    engine_destroy(h->eng);
+    engine_backend_destroy(h->backend);
+    pool_destroy(h->finish_pool);
+    free(h);
+}
