@@ -20,12 +20,6 @@ static int set_in(const char *const *names, size_t count, const char *name, char
     return 0;
 }
 
-static int snap_sets(const char *name, char *id, size_t idlen)
-{
-    static const char *const names[] = {"snap-32g", "snap-64g"};
-    return set_in(names, sizeof(names) / sizeof(names[0]), name, id, idlen);
-}
-
 static int wpost_sets(const char *name, char *id, size_t idlen)
 {
     static const char *const names[] = {"wpost-32g"};
@@ -38,9 +32,6 @@ static int winning_sets(const char *name, char *id, size_t idlen)
     return set_in(names, 1, name, id, idlen);
 }
 
-static const engine_kind kind_snap_pending = {
-    .id = 2, .label = "snap-update", .metric = "snap_update", .what = "SnapDeals update (SNAP_DEALS_UPDATE)",
-    .default_priority = ENGINE_PRIO_NORMAL, .set_known = snap_sets};
 static const engine_kind kind_wpost_pending = {
     .id = 3, .label = "window-post", .metric = "window_post", .what = "WindowPoSt (WINDOW_POST_PARTITION)",
     .default_priority = ENGINE_PRIO_HIGH, .set_known = wpost_sets};
@@ -51,7 +42,7 @@ static const engine_kind kind_winning_pending = {
 /* The table, in cuzk.v1.ProofKind order (GetStatus lists the queues in this order). */
 static const engine_kind *const KINDS[] = {
     &engine_kind_porep_c2,
-    &kind_snap_pending,    /* SLOT: &engine_kind_snap_update (engine/kind_snap.c) */
+    &engine_kind_snap_update,
     &kind_wpost_pending,   /* SLOT: &engine_kind_window_post (engine/kind_post.c) */
     &kind_winning_pending, /* SLOT: &engine_kind_winning_post (engine/kind_post.c) */
     &engine_kind_circuit_spec,

@@ -122,10 +122,11 @@ typedef struct engine_kind {
  * the metrics take it from the table. */
 extern const engine_kind engine_kind_porep_c2;     /* POREP_SEAL_COMMIT, engine/kind_porep.c */
 extern const engine_kind engine_kind_circuit_spec; /* CIRCUIT_SPEC, engine/kind_circuit.c */
+extern const engine_kind engine_kind_snap_update;  /* SNAP_DEALS_UPDATE, engine/kind_snap.c */
 /* Slots (declared by their engineers with their entries):
  *   extern const engine_kind engine_kind_window_post;  WINDOW_POST_PARTITION, engine/kind_post.c
  *   extern const engine_kind engine_kind_winning_post; WINNING_POST, engine/kind_post.c
- *   extern const engine_kind engine_kind_snap_update;  SNAP_DEALS_UPDATE, engine/kind_snap.c */
+ */
 
 /* The table: every kind of cuzk.v1.ProofKind cuzk knows, in the order of GetStatus's queues. */
 const engine_kind *const *engine_kinds(size_t *count);
