@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "ec/g1.h"
+#include "formats/post_vanilla_gen.h"
 #include "ec/g2.h"
 #include "ff/fp.h"
 #include "ff/fp2.h"
@@ -287,6 +288,37 @@ static void snap_seeds(rng_t *rng)
     }
 }
 
+/* fuzz_post_vanilla: synthetic vanilla proofs (selector = registered PoSt proof id; bit 7 = the JSON form). */
+static void post_seeds(void)
+{
+    static const struct {
+        unsigned id;
+        const char *name;
+    } kinds[] = {{10, "window_2kib"}, {13, "window_32gib"}, {14, "window_64gib"}, {0, "winning_2kib"}};
+    uint8_t r[32] = {7, 7, 7};
+    cuzk_error err;
+    for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
+        const post_proof_type *t = post_proof_type_by_id(kinds[q].id);
+        post_vanilla v;
+        if (post_vanilla_synth(&v, t, 1, 1000, r, 42, NULL, &err) != CUZK_OK) {
+            fprintf(stderr, "gen_corpus: %s\n", err.msg);
+            g_failed = 1;
+            return;
+        }
+        size_t n = post_vanilla_sector_encoded_size(&v, &v.sectors[0]);
+        uint8_t *b = malloc(n);
+        if (b) {
+            post_vanilla_encode_sector(&v, 0, b);
+            seed("fuzz_post_vanilla", kinds[q].name, (uint8_t)kinds[q].id, b, n);
+            if (q == 0) seed("fuzz_post_vanilla", "window_2kib_truncated", (uint8_t)kinds[q].id, b, n - 33);
+        }
+        free(b);
+        post_vanilla_free(&v);
+    }
+    static const char json[] = "[\"AQIDBA==\"]";
+    seed("fuzz_post_vanilla", "json_short", 0x80 | 10, (const uint8_t *)json, sizeof json - 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -302,5 +334,6 @@ int main(int argc, char **argv)
     g2_seeds(&rng);
     native_seeds(&rng);
     snap_seeds(&rng);
+    post_seeds();
     return g_failed;
 }

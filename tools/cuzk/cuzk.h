@@ -22,6 +22,8 @@ int cmd_snap_circuit_info(const char *spec);
 int cmd_snap_prove(int argc, char **argv, unsigned threads);
 /* cuzk verify-snap ...; argv[0] is "verify-snap". */
 int cmd_verify_snap(int argc, char **argv);
+/* cuzk post vanilla | synth-vanilla | check-vanilla; argv[0] is "post". */
+int cmd_post_data(int argc, char **argv);
 /* cuzk circuit-info --circuit porep:SIZE; argv[0] is "circuit-info". */
 int cmd_circuit_info(int argc, char **argv);
 

@@ -52,6 +52,7 @@ static const char *USAGE =
     "  verify   --vk verification_key.json --proof proof.json --public public.json\n"
     "           check a snarkjs proof (chosen when --vk ends in .json)\n"
     "  porep    seal | synth-c1 | check-c1 | check-circuit ...\n"
+    "  post     vanilla | synth-vanilla | check-vanilla ...  PoSt vanilla proofs ('cuzk post --help')\n"
     "           Filecoin PoRep test data: seal a small sector or synthesize a C1 of any size; check a C1\n"
     "           file, or its witness against the whole partition circuit\n"
     "           ('cuzk porep --help')\n"
@@ -870,6 +871,7 @@ int main(int argc, char **argv)
             return cmd_snap_circuit_info(argv[i + 1]);
         if (strcmp(cmd, "prove") == 0 && strcmp(argv[i], "--snap") == 0) return cmd_snap_prove(argc - 1, argv + 1, 0);
     }
+    if (strcmp(cmd, "post") == 0) return cmd_post_data(argc - 1, argv + 1);
     if (strcmp(cmd, "circuit-info") == 0) return cmd_circuit_info(argc - 1, argv + 1);
     options o;
     if (parse_options(argc - 2, argv + 2, &o) != 0) {

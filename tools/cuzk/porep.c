@@ -9,14 +9,17 @@
 #include "circuits/porep/seal.h"
 #include "circuits/porep/synth_c1.h"
 #include "circuits/stacked/stacked.h"
+#include "formats/sector_dir.h"
 #include "cuzk.h"
 #include "formats/porep_c1.h"
 #include "r1cs/r1cs.h"
 
 static const char *PUSAGE =
-    "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
+    "usage: cuzk porep seal --sector-size SIZE --out FILE [--seed N] [--envelope] [--sector-dir DIR]\n"
     "           seal a random sector of SIZE (2KiB or 8MiB: sealing runs in memory) and write its C1 output\n"
-    "           (SealCommitPhase1Output JSON, or the Lotus/Curio envelope with --envelope)\n"
+    "           (SealCommitPhase1Output JSON, or the Lotus/Curio envelope with --envelope); --sector-dir also\n"
+    "           writes the sealed-sector directory (sealed, unsealed, sector.json) that PoSt and SnapDeals test\n"
+    "           data are made from\n"
     "       cuzk porep synth-c1 --sector-size SIZE --out FILE [--seed N] [--envelope]\n"
     "           write a valid C1 output for any published size (32GiB, 64GiB included) without sealing: the\n"
     "           sector is sparse (constant data, default leaves), only the challenged columns are computed\n"
@@ -28,17 +31,35 @@ static const char *PUSAGE =
     "           and report whether it is satisfied and exposes the C1's public inputs, or the first failing\n"
     "           constraint\n";
 
+/* porep_seal_test_c1 that also writes the sealed-sector directory. */
+static cuzk_status porep_seal_dir(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, const char *dir,
+                                  cuzk_error *err)
+{
+    memset(c1, 0, sizeof *c1);
+    porep_sealed s;
+    porep_seal_params p;
+    uint8_t seed[32];
+    cuzk_status st = porep_seal_test(&s, &p, seed, t, seed_value, err);
+    if (st) return st;
+    st = porep_sealed_c1(c1, &s, t, seed, p.ticket, err);
+    if (st == CUZK_OK) st = sector_dir_write(dir, &s, &p, t->id, err);
+    if (st) porep_c1_free(c1);
+    porep_sealed_free(&s);
+    return st;
+}
+
 /* seal and synth-c1: the same options, a C1 from a generator either way. */
 static int porep_write_cmd(int argc, char **argv, int synth)
 {
     const char *cmd = synth ? "porep synth-c1" : "porep seal";
-    const char *size = NULL, *out = NULL;
+    const char *size = NULL, *out = NULL, *dir = NULL;
     unsigned long long seed = 1;
     int envelope = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc) size = argv[++i];
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(argv[i], "--envelope") == 0) envelope = 1;
+        else if (!synth && strcmp(argv[i], "--sector-dir") == 0 && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             char *end;
             seed = strtoull(argv[++i], &end, 0);
@@ -72,8 +93,10 @@ static int porep_write_cmd(int argc, char **argv, int synth)
                           &err);
     fprintf(stderr, "cuzk %s: %s %s (%s)...\n", cmd, synth ? "synthesizing" : "sealing", g->name, t->name);
     porep_c1 c1;
-    st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_test_c1(&c1, t, seed, &err);
+    if (dir) st = porep_seal_dir(&c1, t, seed, dir, &err);
+    else st = synth ? porep_synth_c1(&c1, t, seed, &err) : porep_seal_test_c1(&c1, t, seed, &err);
     if (st) return cli_report(cmd, st, &err);
+    if (dir) fprintf(stderr, "cuzk %s: wrote the sector directory %s\n", cmd, dir);
     char *buf = NULL;
     size_t len = 0;
     st = envelope ? porep_c1_to_envelope(&c1, (int64_t)seed, &buf, &len, &err)

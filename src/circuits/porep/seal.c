@@ -292,9 +292,35 @@ cuzk_status porep_sealed_c1(porep_c1 *c1, const porep_sealed *s, const porep_pro
     return CUZK_OK;
 }
 
-cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, cuzk_error *err)
+cuzk_status porep_tree_r_build(porep_dom **tree, porep_dom root, const porep_geometry *g, const porep_hashers *h,
+                               const porep_dom *leaves, cuzk_error *err)
 {
-    memset(c1, 0, sizeof *c1);
+    shape sh;
+    shape_init(&sh, g);
+    *tree = malloc(compound_size(&sh) * sizeof(porep_dom));
+    if (!*tree) return cuzk_error_set(err, CUZK_ERR_NOMEM, "porep TreeR: out of memory for a %s tree", g->name);
+    for (unsigned b = 0; b < sh.base_count; b++)
+        memcpy(*tree + b * sh.base_size, leaves + b * sh.base_leaves, sh.base_leaves * sizeof(porep_dom));
+    if (compound_build(h, &sh, g->base_arity, *tree, root) != 0) {
+        free(*tree);
+        *tree = NULL;
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "porep TreeR: a %s leaf is not below r", g->name);
+    }
+    return CUZK_OK;
+}
+
+void porep_tree_r_path(const porep_geometry *g, const porep_dom *tree, uint64_t node, porep_merkle_proof *p)
+{
+    shape sh;
+    shape_init(&sh, g);
+    compound_path(&sh, g->base_arity, tree, node, p);
+}
+
+cuzk_status porep_seal_test(porep_sealed *s, porep_seal_params *p, uint8_t seed[32], const porep_proof_type *t,
+                            uint64_t seed_value, cuzk_error *err)
+{
+    memset(s, 0, sizeof *s);
+    memset(p, 0, sizeof *p);
     const porep_geometry *g = porep_geometry_for_size(t->sector_size);
     if (!g) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "porep seal: no geometry for %s", t->name);
     rng_t rng;
@@ -303,16 +329,27 @@ cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t
     if (!data) return cuzk_error_set(err, CUZK_ERR_NOMEM, "porep seal: out of memory for the data");
     rng_bytes(&rng, data, g->nodes * sizeof(porep_dom));
     for (uint64_t v = 0; v < g->nodes; v++) data[v][31] &= 0x3f;
-    porep_seal_params p = {.geometry = g, .api = t->api, .data = data};
-    porep_proof_type_porep_id(t, p.porep_id);
-    rng_bytes(&rng, p.prover_id, 32);
-    p.sector_id = rng_next(&rng);
-    rng_bytes(&rng, p.ticket, 32);
-    uint8_t seed[32];
+    p->geometry = g;
+    p->api = t->api;
+    p->data = data;
+    porep_proof_type_porep_id(t, p->porep_id);
+    rng_bytes(&rng, p->prover_id, 32);
+    p->sector_id = rng_next(&rng);
+    rng_bytes(&rng, p->ticket, 32);
     rng_bytes(&rng, seed, 32);
-    porep_sealed s;
-    cuzk_status st = porep_seal(&s, &p, err);
+    cuzk_status st = porep_seal(s, p, err);
     free(data);
+    p->data = NULL;
+    return st;
+}
+
+cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, cuzk_error *err)
+{
+    memset(c1, 0, sizeof *c1);
+    porep_sealed s;
+    porep_seal_params p;
+    uint8_t seed[32];
+    cuzk_status st = porep_seal_test(&s, &p, seed, t, seed_value, err);
     if (st) return st;
     st = porep_sealed_c1(c1, &s, t, seed, p.ticket, err);
     porep_sealed_free(&s);

@@ -48,9 +48,19 @@ void porep_sealed_prove(const porep_sealed *s, uint64_t challenge, porep_challen
 cuzk_status porep_sealed_c1(porep_c1 *c1, const porep_sealed *s, const porep_proof_type *t, const uint8_t seed[32],
                             const uint8_t ticket[32], cuzk_error *err);
 
-/* Test data in one call (what `cuzk porep seal` needs): seals a sector of t's size with data, prover_id,
- * sector_id, ticket and seed drawn from a xoshiro generator seeded with seed_value (data nodes below 2^254), and
- * returns its C1. */
+/* A TreeR (Poseidon, the geometry's base-sub-top shape) over the nodes leaves (a replica), in the layout of
+ * porep_sealed's tree_r (free() it), and its root. CUZK_ERR_FORMAT when a leaf is not below r. */
+cuzk_status porep_tree_r_build(porep_dom **tree, porep_dom root, const porep_geometry *g, const porep_hashers *h,
+                               const porep_dom *leaves, cuzk_error *err);
+/* The inclusion path of node in such a tree into p (index and sibs sized for g, as porep_c1_alloc makes them). */
+void porep_tree_r_path(const porep_geometry *g, const porep_dom *tree, uint64_t node, porep_merkle_proof *p);
+
+/* Test data (what `cuzk porep seal` needs): seals a sector of t's size with data, prover_id, sector_id, ticket and
+ * seed drawn from a xoshiro generator seeded with seed_value (data nodes below 2^254). *p receives the parameters
+ * used (p->data NULL: s->data holds the data); free s with porep_sealed_free. */
+cuzk_status porep_seal_test(porep_sealed *s, porep_seal_params *p, uint8_t seed[32], const porep_proof_type *t,
+                            uint64_t seed_value, cuzk_error *err);
+/* porep_seal_test and the sector's C1 (interactive or not per t), the sector freed. */
 cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, cuzk_error *err);
 
 #endif
