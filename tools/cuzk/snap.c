@@ -269,7 +269,8 @@ static void rand_fr(rng_t *rng, fr_t *f, uint8_t mask)
 }
 
 /* The old replica and comm_c of a `cuzk porep seal --sector-dir` directory. */
-static cuzk_status read_sector_dir(const char *dir, const update_circuit *c, fr_t *old, fr_t *comm_c, cuzk_error *err)
+static cuzk_status read_sector_dir(const char *dir, const update_circuit *c, fr_t *old, fr_t *comm_c,
+                                   uint8_t comm_r[32], cuzk_error *err)
 {
     char path[4096];
     uint8_t *buf;
@@ -281,10 +282,12 @@ static cuzk_status read_sector_dir(const char *dir, const update_circuit *c, fr_
     uint64_t size = 0;
     uint8_t cc[32];
     if ((st = json_parse(&doc, (const char *)buf, len, err)) == CUZK_OK) {
-        const json_value *r = json_root(doc), *v = json_get(r, "comm_c");
+        const json_value *r = json_root(doc), *v = json_get(r, "comm_c"), *w = json_get(r, "comm_r");
         if ((st = json_u64(json_get(r, "sector_size"), &size, "sector_size", err)) == CUZK_OK &&
-            (st = json_expect(v, JSON_STRING, "comm_c", err)) == CUZK_OK)
-            st = unhex32(cc, v->text, v->len, "comm_c", err);
+            (st = json_expect(v, JSON_STRING, "comm_c", err)) == CUZK_OK &&
+            (st = unhex32(cc, v->text, v->len, "comm_c", err)) == CUZK_OK &&
+            (st = json_expect(w, JSON_STRING, "comm_r", err)) == CUZK_OK)
+            st = unhex32(comm_r, w->text, w->len, "comm_r", err);
     }
     json_free(doc);
     free(buf);
@@ -352,13 +355,23 @@ static int snap_write_cmd(int argc, char **argv, int synth)
         rng_seed(&rng, seed);
         if (!old || !data) st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
         for (uint64_t i = 0; st == CUZK_OK && i < g->nodes; i++) rand_fr(&rng, &data[i], 0x3f);
+        uint8_t comm_r[32];
         if (st == CUZK_OK && sector_dir) {
-            st = read_sector_dir(sector_dir, &c, old, &comm_c, &err);
+            st = read_sector_dir(sector_dir, &c, old, &comm_c, comm_r, &err);
         } else if (st == CUZK_OK) {
             for (uint64_t i = 0; i < g->nodes; i++) rand_fr(&rng, &old[i], 0x7f);
             rand_fr(&rng, &comm_c, 0x7f);
         }
         if (st == CUZK_OK) st = update_encode(&e, &c, 0, old, data, &comm_c, &err);
+        /* TreeR of the replica, rebuilt here, must give the sealed sector's comm_r. */
+        uint8_t got[32];
+        if (st == CUZK_OK && sector_dir) {
+            fr_to_bytes_le(got, &e.comm_r_old);
+            if (memcmp(got, comm_r, 32))
+                st = cuzk_error_set(&err, CUZK_ERR_FORMAT,
+                                    "%s: Poseidon2(comm_c, TreeR root of sealed) is not sector.json's comm_r",
+                                    sector_dir);
+        }
         free(old);
         free(data);
     }
