@@ -14,6 +14,9 @@ expect_text "1 KiB count as rust-fil-proofs" "1248389 constraints"
 expect 2 "circuit-info of a size without a circuit" "$cuzk" circuit-info --circuit snap:3KiB
 expect 2 "setup of a size without a circuit" "$cuzk" setup --circuit snap:3KiB --params "$work/x.params" --vk "$work/x.vk"
 
+expect 2 "setup of 32 GiB is refused on a small machine" "$cuzk" setup --circuit snap:32GiB --params "$work/x.params" \
+  --vk "$work/x.vk"
+expect_text "the refusal says why" "GiB of memory and this machine has"
 expect 0 "encode a random 1 KiB sector" "$cuzk" snap encode --sector-size 1KiB --out "$work/e1" --seed 3
 expect 0 "seal 2 KiB with a sector dir" "$cuzk" porep seal --sector-size 2KiB --out "$work/c1.json" \
   --sector-dir "$work/sd" --seed 5

@@ -274,12 +274,25 @@ static int cmd_setup(pool_t *pool, const options *o)
     char canon[128];
     circuit_spec_format(&spec, canon, sizeof canon);
     double t0 = now_s();
-    if (spec.kind == CIRCUIT_POREP && spec.porep->sector_size > (1ull << 30)) {
+    int big_porep = spec.kind == CIRCUIT_POREP && spec.porep->sector_size > (1ull << 30);
+    int big_snap = spec.kind == CIRCUIT_SNAP && spec.snap->nodes > (1ull << 19);
+    if (big_porep || big_snap) {
         /* Counted first (seconds), so that a machine too small says so instead of running out of memory. */
-        stacked_info info;
-        if ((st = stacked_circuit_info(spec.porep->sector_size, &info, &err)) != CUZK_OK)
-            return cli_report("setup", st, &err);
-        double need_bytes = setup_peak_bytes((double)info.constraints, (double)info.inputs, (double)info.aux);
+        double nc, ni, na;
+        if (big_porep) {
+            stacked_info info;
+            if ((st = stacked_circuit_info(spec.porep->sector_size, &info, &err)) != CUZK_OK)
+                return cli_report("setup", st, &err);
+            nc = (double)info.constraints, ni = (double)info.inputs, na = (double)info.aux;
+        } else {
+            update_circuit uc;
+            update_info info;
+            if ((st = update_circuit_init(&uc, spec.snap, &err)) == CUZK_OK) st = update_circuit_info(&uc, &info, &err);
+            update_circuit_free(&uc);
+            if (st != CUZK_OK) return cli_report("setup", st, &err);
+            nc = (double)info.constraints, ni = (double)info.inputs, na = (double)info.aux;
+        }
+        double need_bytes = setup_peak_bytes(nc, ni, na);
         double have = mem_total_bytes();
         fprintf(stderr, "cuzk setup: %s: about %.1f GiB of memory at the peak\n", canon, need_bytes / 1073741824.0);
         if (have > 0 && need_bytes > have)
