@@ -193,7 +193,7 @@ cuzk_status circuit_spec_build(pool_t *pool, const circuit_spec *spec, unsigned 
                                   spec->snap->name);
         update_circuit c;
         cuzk_status st = update_circuit_init(&c, spec->snap, err);
-        if (st == CUZK_OK) st = update_compile_shape(&c, out, err);
+        if (st == CUZK_OK) st = update_compile_shape(pool, &c, out, err);
         update_circuit_free(&c);
         return st;
     }

@@ -112,7 +112,7 @@ cuzk_status engine_snap_circuit_create(const update_geometry *g, const groth16_p
     sc->g = g;
     sc->pool = pool;
     cuzk_status st = update_circuit_init(&sc->uc, g, err);
-    if (st == CUZK_OK) st = update_compile_shape(&sc->uc, &sc->shape, err);
+    if (st == CUZK_OK) st = update_compile_shape(pool, &sc->uc, &sc->shape, err);
     if (st != CUZK_OK) {
         cuzk_error_prefix(err, "SnapDeals %s: compiling the circuit: ", g->name);
         engine_snap_circuit_free(sc);

@@ -120,8 +120,14 @@ cuzk_status update_synthesize(r1cs *cs, const update_circuit *c, const update_wi
  * (test_update_witness checks every value). CUZK_ERR_INTERNAL if a block's size differs from the count. */
 cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, const update_witness *w, r1cs *out,
                                       cuzk_error *err);
-/* The finalized shape (matrices, no values), by synthesizing every block. */
-cuzk_status update_compile_shape(const update_circuit *c, r1cs *out, cuzk_error *err);
+/* The finalized shape (matrices, no values) without synthesizing every block: the top level and two blocks are
+ * compiled, block 1 is checked to be block 0 placed one block on (its own variables shifted by a block, its
+ * challenge's bits at their columns, the rest shared), and the block is replicated in parallel on pool. Identical
+ * to update_compile_shape_serial (test_update_shape compares every entry); CUZK_ERR_UNSUPPORTED if the blocks
+ * were not copies of one another. */
+cuzk_status update_compile_shape(pool_t *pool, const update_circuit *c, r1cs *out, cuzk_error *err);
+/* The same by synthesizing every block into one shape-only system. */
+cuzk_status update_compile_shape_serial(const update_circuit *c, r1cs *out, cuzk_error *err);
 
 typedef struct update_info {
     size_t synth_constraints; /* TestConstraintSystem / BenchCS num_constraints */
