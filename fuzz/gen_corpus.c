@@ -2,8 +2,8 @@
  * Usage: gen_corpus DIR  (creates DIR/<target>/<seed name>; the committed seeds live in fuzz/corpus).
  * The inputs are deterministic, so regenerating gives the same files. */
 #include <errno.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -13,6 +13,7 @@
 #include "ff/fp.h"
 #include "ff/fp2.h"
 #include "ff/fr.h"
+#include "formats/snap_vanilla.h"
 #include "groth16/groth16.h"
 #include "util/rng.h"
 
@@ -245,6 +246,48 @@ static void native_seeds(rng_t *rng)
     }
 }
 
+/* fuzz_snap_vanilla: partition 0 of a random encoded 2 KiB (selector 0) and 32 KiB (selector 1) sector. */
+static void snap_seeds(rng_t *rng)
+{
+    static const char *const sizes[2] = {"2KiB", "32KiB"};
+    for (uint8_t sel = 0; sel < 2; sel++) {
+        cuzk_error err;
+        const update_geometry *g;
+        update_circuit c;
+        if (update_geometry_parse(sizes[sel], &g, &err) != CUZK_OK || update_circuit_init(&c, g, &err) != CUZK_OK) {
+            g_failed = 1;
+            return;
+        }
+        uint64_t n = g->nodes;
+        fr_t *old = calloc(n, sizeof(fr_t)), *data = calloc(n, sizeof(fr_t)), comm_c;
+        for (uint64_t i = 0; old && data && i < n; i++) {
+            fr_from_u64(&old[i], rng_next(rng));
+            fr_from_u64(&data[i], rng_next(rng));
+        }
+        fr_from_u64(&comm_c, rng_next(rng));
+        update_encoded e;
+        snap_partition_proof p;
+        uint8_t *bin;
+        size_t len;
+        if (!old || !data || update_encode(&e, &c, 0, old, data, &comm_c, &err) != CUZK_OK) {
+            g_failed = 1;
+        } else {
+            if (snap_partition_proof_from_encoded(&p, &c, &e, 0, &err) == CUZK_OK &&
+                snap_partition_proof_encode(&p, &c, &bin, &len, &err) == CUZK_OK) {
+                seed("fuzz_snap_vanilla", sel ? "partition0-32kib" : "partition0-2kib", sel, bin, len);
+                free(bin);
+            } else {
+                g_failed = 1;
+            }
+            snap_partition_proof_free(&p);
+            update_encoded_free(&e);
+        }
+        free(old);
+        free(data);
+        update_circuit_free(&c);
+    }
+}
+
 /* fuzz_post_vanilla: synthetic vanilla proofs (selector = registered PoSt proof id; bit 7 = the JSON form). */
 static void post_seeds(void)
 {
@@ -290,6 +333,7 @@ int main(int argc, char **argv)
     g1_seeds(&rng);
     g2_seeds(&rng);
     native_seeds(&rng);
+    snap_seeds(&rng);
     post_seeds();
     return g_failed;
 }

@@ -161,6 +161,17 @@ cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *
     if (colon && ((kind_len == 5 && strncmp(text, "wpost", 5) == 0) ||
                   (kind_len == 7 && strncmp(text, "winning", 7) == 0)))
         return parse_post(text, colon + 1, kind_len == 5 ? POST_WINDOW : POST_WINNING, out, err);
+    if (kind_len == strlen("snap") && strncmp(text, "snap", kind_len) == 0) {
+        const update_geometry *g;
+        if (!colon || update_geometry_parse(colon + 1, &g, err) != CUZK_OK)
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                                  "circuit spec '%s': expected snap:SIZE (1KiB, 2KiB, 4KiB, 8KiB, 16KiB, 32KiB, 8MiB, "
+                                  "16MiB, 512MiB, 32GiB, 64GiB)", text);
+        memset(out, 0, sizeof *out);
+        out->kind = CIRCUIT_SNAP;
+        out->snap = g;
+        return CUZK_OK;
+    }
     if (kind_len == strlen("porep") && strncmp(text, "porep", kind_len) == 0) {
         if (!colon) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': expected porep:SIZE", text);
         return parse_porep(text, colon + 1, out, err);
@@ -168,7 +179,7 @@ cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *
     if (kind_len != strlen("synthetic") || strncmp(text, "synthetic", kind_len) != 0)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                               "circuit spec '%s': unknown kind (known: synthetic:k=K[,seed=S][,partitions=P], "
-                              "porep:SIZE[,api=A][,kind=K], wpost:SIZE, winning:SIZE)", text);
+                              "porep:SIZE[,api=A][,kind=K], wpost:SIZE, winning:SIZE, snap:SIZE)", text);
     circuit_spec s = {.kind = CIRCUIT_SYNTHETIC, .k = 0, .seed = 1};
     cuzk_status st = spec_each(text, colon ? colon + 1 : text + kind_len, synthetic_kv, &s, err);
     if (st) return st;
@@ -182,6 +193,10 @@ void circuit_spec_format(const circuit_spec *spec, char *buf, size_t len)
     if (spec->kind == CIRCUIT_POST) {
         const porep_geometry *g = post_proof_type_geometry(spec->post);
         snprintf(buf, len, "%s:%s", spec->post->kind == POST_WINDOW ? "wpost" : "winning", g ? g->name : "?");
+        return;
+    }
+    if (spec->kind == CIRCUIT_SNAP) {
+        snprintf(buf, len, "snap:%s", spec->snap->name);
         return;
     }
     if (spec->kind == CIRCUIT_POREP) {
@@ -209,6 +224,18 @@ static cuzk_status post_build(pool_t *pool, const circuit_spec *spec, unsigned w
 cuzk_status circuit_spec_build(pool_t *pool, const circuit_spec *spec, unsigned what, r1cs *out, cuzk_error *err)
 {
     if (spec->kind == CIRCUIT_POST) return post_build(pool, spec, what, out, err);
+    if (spec->kind == CIRCUIT_SNAP) {
+        memset(out, 0, sizeof *out);
+        if (what & R1CS_WITNESS)
+            return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
+                                  "snap:%s: a SnapDeals witness comes from vanilla proofs (cuzk prove --snap)",
+                                  spec->snap->name);
+        update_circuit c;
+        cuzk_status st = update_circuit_init(&c, spec->snap, err);
+        if (st == CUZK_OK) st = update_compile_shape(pool, &c, out, err);
+        update_circuit_free(&c);
+        return st;
+    }
     if (spec->kind != CIRCUIT_POREP) return synthetic_build(pool, spec->k, spec->seed, what, out, err);
     memset(out, 0, sizeof *out);
     if (what & R1CS_WITNESS)

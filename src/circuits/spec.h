@@ -6,6 +6,7 @@
  *   porep:32GiB,api=1.2,kind=ni
  *   wpost:32GiB               the WindowPoSt partition circuit (StackedDrgWindow32GiBV1_1; V1 shares it)
  *   winning:2KiB              the WinningPoSt circuit (StackedDrgWinning2KiBV1)
+ *   snap:2KiB                 one partition of the SnapDeals EmptySectorUpdate circuit (1KiB .. 64GiB)
  * For porep: api 1.0, 1.1 (default) or 1.2; kind interactive (default up to 1.1), synthetic (default for 1.2)
  * or ni (non-interactive); the pair must name a registered proof type of the size. Interactive and synthetic
  * PoRep share one circuit (and parameters); non-interactive has more challenges per partition.
@@ -17,11 +18,12 @@
 
 #include "circuits/porep/geometry.h"
 #include "circuits/post/types.h"
+#include "circuits/update/update.h"
 #include "cuzk/status.h"
 #include "r1cs/r1cs.h"
 #include "util/pool.h"
 
-typedef enum circuit_kind { CIRCUIT_SYNTHETIC, CIRCUIT_POREP, CIRCUIT_POST } circuit_kind;
+typedef enum circuit_kind { CIRCUIT_SYNTHETIC, CIRCUIT_POREP, CIRCUIT_POST, CIRCUIT_SNAP } circuit_kind;
 
 typedef struct circuit_spec {
     circuit_kind kind;
@@ -31,6 +33,7 @@ typedef struct circuit_spec {
                           * the circuit, so circuit_spec_format leaves it out */
     const porep_proof_type *porep; /* porep: an entry of porep_proof_types() */
     const post_proof_type *post;   /* wpost / winning: an entry of post_proof_types() */
+    const update_geometry *snap;   /* snap: an entry of update_geometries() */
 } circuit_spec;
 
 /* CUZK_ERR_INVALID_ARG with a message naming the bad part. */

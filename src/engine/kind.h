@@ -123,10 +123,9 @@ typedef struct engine_kind {
  * the metrics take it from the table. */
 extern const engine_kind engine_kind_porep_c2;     /* POREP_SEAL_COMMIT, engine/kind_porep.c */
 extern const engine_kind engine_kind_circuit_spec; /* CIRCUIT_SPEC, engine/kind_circuit.c */
+extern const engine_kind engine_kind_snap_update;  /* SNAP_DEALS_UPDATE, engine/kind_snap.c */
 extern const engine_kind engine_kind_window_post;  /* WINDOW_POST_PARTITION, engine/kind_post.c */
 extern const engine_kind engine_kind_winning_post; /* WINNING_POST, engine/kind_post.c */
-/* Slots (declared by their engineers with their entries):
- *   extern const engine_kind engine_kind_snap_update;  SNAP_DEALS_UPDATE, engine/kind_snap.c */
 
 /* The table: every kind of cuzk.v1.ProofKind cuzk knows, in the order of GetStatus's queues. */
 const engine_kind *const *engine_kinds(size_t *count);
@@ -140,11 +139,12 @@ int engine_kind_implemented(const engine_kind *k);
 /* The set_load of the Filecoin kinds: the parameters of a circuit from the parameter directory
  * (filecoin_params_dir of param_cache: srs.param_cache, else $FIL_PROOFS_PARAMETER_CACHE, else
  * /var/tmp/filecoin-proof-parameters), the published file first, then cuzk's own (`cuzk setup`'s <set>.params); a
- * .vk beside it must be the .params' own key. Trusted local files: the subgroup checks of the bases are skipped
+ * .vk beside it must be the .params' own key; a size Filecoin publishes nothing for (a test size) loads <set>.params. Trusted local files: the subgroup checks of the bases are skipped
  * (they dominate the load time of 32 GiB parameters); the verifying key is checked in full. mapped: through the
  * native cache <file>.cuzk-map beside it. */
-cuzk_status engine_kind_load_filecoin(filecoin_params_kind kind, uint64_t sector_size, const char *param_cache,
-                                      int mapped, pool_t *pool, groth16_params *out, cuzk_error *err);
+cuzk_status engine_kind_load_filecoin(filecoin_params_kind kind, uint64_t sector_size, const char *set,
+                                      const char *param_cache, int mapped, pool_t *pool, groth16_params *out,
+                                      cuzk_error *err);
 
 /* A deep copy of a request's fields (every byte string and the circuit text), for a job that outlives the
  * request message; engine_kind_input_free releases it. */

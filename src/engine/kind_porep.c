@@ -90,7 +90,7 @@ static cuzk_status porep_set_load(const char *set, const char *param_cache, int 
             porep_set_name(&gs[i], ni, s, sizeof(s));
             if (!strcmp(s, set))
                 return engine_kind_load_filecoin(ni ? FILECOIN_PARAMS_POREP_NI : FILECOIN_PARAMS_POREP,
-                                                 gs[i].sector_size, param_cache, mapped, pool, out, err);
+                                                 gs[i].sector_size, set, param_cache, mapped, pool, out, err);
         }
     }
     return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s is not a PoRep parameter set", set);

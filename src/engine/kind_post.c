@@ -153,7 +153,7 @@ static cuzk_status post_set_load_kind(post_kind kind, const char *set, const cha
     const post_proof_type *t = post_set_type(kind, set);
     if (!t) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s is not a %s parameter set", set, post_kind_name(kind));
     return engine_kind_load_filecoin(kind == POST_WINDOW ? FILECOIN_PARAMS_WINDOW_POST : FILECOIN_PARAMS_WINNING_POST,
-                                     t->sector_size, param_cache, mapped, pool, out, err);
+                                     t->sector_size, set, param_cache, mapped, pool, out, err);
 }
 
 static cuzk_status wpost_set_load(const char *set, const char *param_cache, int mapped, pool_t *pool,

@@ -25,9 +25,9 @@ echo "$out" | grep -Eq "^timings: total=[0-9]+ ms \(queue=[0-9]+ ms, srs=[0-9]+ 
 hex=$(echo "$out" | sed -n 's/^proof hex: //p')
 [ ${#hex} -eq 768 ] || fail "single: proof hex of ${#hex} digits, not 768"
 
-# A kind the daemon answers FAILED: exit 1, the message shown.
+# A request the daemon answers FAILED (a C1 envelope without its C1): exit 1, the message shown.
 printf '{"SectorNum":1}' >"$work/bad.json"
-out=$("$bench" single --addr "$addr" -t snap --c1 "$work/bad.json")
+out=$("$bench" single --addr "$addr" -t porep --c1 "$work/bad.json")
 [ $? -eq 1 ] || fail "single of a failing kind: exit status not 1"
 echo "$out" | grep -q "^status: FAILED$" || fail "single of a failing kind: $out"
 

@@ -232,12 +232,17 @@ async function main() {
     check(!r.err && statusOf(r) === 'FAILED' && /^invalid C1/.test(r.res.result.error_message),
       `${id}: FAILED with a clear message (${r.err || r.res.result.error_message})`);
   }
-  for (const kind of ['SNAP_DEALS_UPDATE']) {
-    r = await call('Prove', { submit: { request_id: `fc-${kind}`, proof_kind: kind, vanilla_proofs: [Buffer.alloc(64)],
-      randomness: Buffer.alloc(32), comm_r_old: Buffer.alloc(32) } });
-    check(!r.err && statusOf(r) === 'FAILED' && /not implemented yet/.test(r.res.result.error_message),
-      `${kind} answered FAILED`);
-  }
+  // SnapDeals: a request without its commitments is refused at submission, naming the field.
+  r = await call('Prove', { submit: { request_id: 'fc-SNAP_DEALS_UPDATE', proof_kind: 'SNAP_DEALS_UPDATE',
+    registered_proof: 0, vanilla_proofs: [Buffer.alloc(64)], comm_r_old: Buffer.alloc(32) } });
+  check(r.err && r.err.code === grpc.status.INVALID_ARGUMENT && /comm_r_new is 0 bytes/.test(r.err.details),
+    `SNAP_DEALS_UPDATE without comm_r_new: INVALID_ARGUMENT (${r.err && r.err.details})`);
+  r = await call('Prove', { submit: { request_id: 'fc-snap-bad', proof_kind: 'SNAP_DEALS_UPDATE',
+    registered_proof: 0, vanilla_proofs: [Buffer.alloc(64)], comm_r_old: Buffer.alloc(32),
+    comm_r_new: Buffer.alloc(32), comm_d_new: Buffer.alloc(32) } });
+  check((r.err && r.err.code === grpc.status.INVALID_ARGUMENT) ||
+    (!r.err && statusOf(r) === 'FAILED' && /^invalid SnapDeals request: /.test(r.res.result.error_message)),
+    `SNAP_DEALS_UPDATE with a malformed vanilla proof refused (${r.err ? r.err.details : r.res.result.error_message})`);
   // PoSt: a registered proof of the other kind is refused at submission; junk vanilla proofs fail the job, named.
   r = await call('Prove', { submit: { request_id: 'wpost-bad-type', proof_kind: 'WINDOW_POST_PARTITION',
     registered_proof: 0, vanilla_proofs: [Buffer.alloc(64)], randomness: Buffer.alloc(32) } });

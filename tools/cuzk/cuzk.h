@@ -20,6 +20,14 @@ cuzk_status cli_backend_choice(const char *want, engine_backend_choice *out, cuz
 
 /* cuzk porep ...; argv[0] is "porep". */
 int cmd_porep(int argc, char **argv);
+/* cuzk snap ...; argv[0] is "snap". */
+int cmd_snap(int argc, char **argv);
+/* cuzk circuit-info --circuit snap:SIZE (spec is the whole "snap:SIZE"). */
+int cmd_snap_circuit_info(const char *spec);
+/* cuzk prove --snap ...; argv[0] is "prove". */
+int cmd_snap_prove(int argc, char **argv, unsigned threads);
+/* cuzk verify-snap ...; argv[0] is "verify-snap". */
+int cmd_verify_snap(int argc, char **argv);
 /* cuzk post vanilla | synth-vanilla | check-vanilla; argv[0] is "post". */
 int cmd_post_data(int argc, char **argv);
 /* cuzk circuit-info --circuit porep:SIZE; argv[0] is "circuit-info". */

@@ -38,7 +38,7 @@ static const char *USAGE =
     "           writes a ~60 GB file\n"
     "  prove    --circuit SPEC --params FILE --proof FILE [--public FILE]\n"
     "           prove the circuit's witness; writes the 192-byte proof and the public inputs as JSON\n"
-    "  prove    --porep C1 --params FILE --out FILE [--vk FILE] [--backend cpu|gpu]\n"
+    "  prove    --porep C1 --params FILE --out FILE [--backend cpu|gpu]\n"
     "           PoRep C2: prove every partition of a C1 output (JSON or Lotus/Curio envelope) through the\n"
     "           proving engine, on the GPU when one is present (--backend forces one); every proof is verified\n"
     "           (also against --vk if given) and the partitions' 192-byte proofs are written in order\n"
@@ -64,11 +64,14 @@ static const char *USAGE =
     "           Filecoin PoRep test data: seal a small sector or synthesize a C1 of any size; check a C1\n"
     "           file, or its witness against the whole partition circuit\n"
     "           ('cuzk porep --help')\n"
-    "  circuit-info --circuit porep:SIZE|wpost:SIZE|winning:SIZE [--hash]\n"
-    "           constraint and public-input counts of one PoRep partition or PoSt circuit, counted without\n"
-    "           storing it, its published parameter file names, and with --hash (PoRep) bellperson's\n"
+    "  circuit-info --circuit porep:SIZE|wpost:SIZE|winning:SIZE|snap:SIZE [--hash]\n"
+    "           constraint and public-input counts of one PoRep or SnapDeals partition or PoSt circuit, counted\n"
+    "           without storing it, its published parameter file names, and with --hash (PoRep) bellperson's\n"
     "           constraint-system hash\n"
     "  post     vanilla | synth-vanilla | check-vanilla ...  PoSt vanilla proofs ('cuzk post --help')\n"
+    "  snap     encode | synth-vanilla ...   SnapDeals test data ('cuzk snap --help')\n"
+    "  prove    --snap VPROOF.json --commitments FILE --params FILE --out FILE [--backend cpu|gpu]\n"
+    "  verify-snap --commitments FILE --proof FILE --vk FILE   (SnapDeals; 'cuzk snap --help')\n"
     "  verify-seal --info INFO.json --proof PROOF [--vk VK | --params-dir DIR] | --records FILE\n"
     "           filecoin-ffi's VerifySeal from a sector's public values ('cuzk verify-seal --help')\n"
     "  params check [DIR]\n"
@@ -291,17 +294,25 @@ static int cmd_setup(pool_t *pool, const options *o)
     char canon[128];
     circuit_spec_format(&spec, canon, sizeof canon);
     double t0 = now_s();
-    uint64_t big = spec.kind == CIRCUIT_POREP ? spec.porep->sector_size
-                   : spec.kind == CIRCUIT_POST ? spec.post->sector_size : 0;
-    if (big > (1ull << 30)) {
+    uint64_t big = spec.kind == CIRCUIT_POREP  ? spec.porep->sector_size
+                   : spec.kind == CIRCUIT_POST ? spec.post->sector_size
+                   : spec.kind == CIRCUIT_SNAP ? spec.snap->nodes * 32
+                                               : 0;
+    if (big > (16ull << 20)) {
         /* Counted first (seconds), so that a machine too small says so instead of running out of memory. */
         stacked_info info;
         if (spec.kind == CIRCUIT_POREP) {
             st = stacked_circuit_info(spec.porep->sector_size, &info, &err);
-        } else {
+        } else if (spec.kind == CIRCUIT_POST) {
             post_info pi;
             st = post_circuit_info(spec.post->kind, spec.post->sector_size, &pi, &err);
             info = (stacked_info){pi.synth_constraints, pi.constraints, pi.inputs, pi.aux};
+        } else {
+            update_circuit uc;
+            update_info ui;
+            if ((st = update_circuit_init(&uc, spec.snap, &err)) == CUZK_OK) st = update_circuit_info(&uc, &ui, &err);
+            update_circuit_free(&uc);
+            info = (stacked_info){0, ui.constraints, ui.inputs, ui.aux};
         }
         if (st != CUZK_OK) return cli_report("setup", st, &err);
         double need_bytes = setup_peak_bytes((double)info.constraints, (double)info.inputs, (double)info.aux);
@@ -879,6 +890,14 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "porep") == 0) return cmd_porep(argc - 1, argv + 1);
+    if (strcmp(cmd, "snap") == 0) return cmd_snap(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify-snap") == 0) return cmd_verify_snap(argc - 1, argv + 1);
+    for (int i = 2; i + 1 < argc; i++) {
+        if (strcmp(cmd, "circuit-info") == 0 && strcmp(argv[i], "--circuit") == 0 &&
+            strncmp(argv[i + 1], "snap:", 5) == 0)
+            return cmd_snap_circuit_info(argv[i + 1]);
+        if (strcmp(cmd, "prove") == 0 && strcmp(argv[i], "--snap") == 0) return cmd_snap_prove(argc - 1, argv + 1, 0);
+    }
     if (strcmp(cmd, "post") == 0) return cmd_post_data(argc - 1, argv + 1);
     if (strcmp(cmd, "circuit-info") == 0) {
         for (int i = 2; i + 1 < argc; i++)

@@ -25,9 +25,10 @@ cuzk_status gadget_pick(r1cs *cs, const gadget_bool *cond, const gadget_num *a, 
 cuzk_status gadget_select(r1cs *cs, const gadget_num *from, const gadget_bool *bits, unsigned nbits, gadget_num *out,
                           cuzk_error *err)
 {
-    if (nbits == 0 || nbits > 6)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gadget_select: %u index bits (1..6)", nbits);
-    gadget_num state[GADGET_INSERT_MAX];
+    if (nbits == 0 || nbits > GADGET_SELECT_MAX_BITS)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gadget_select: %u index bits (1..%d)", nbits,
+                              GADGET_SELECT_MAX_BITS);
+    gadget_num state[1u << GADGET_SELECT_MAX_BITS];
     size_t half = (size_t)1 << (nbits - 1);
     for (size_t j = 0; j < 2 * half; j++) state[j] = from[j];
     for (unsigned i = 0; i < nbits; i++, half /= 2) {
