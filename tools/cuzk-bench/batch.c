@@ -22,6 +22,7 @@
 #include "engine/open.h"
 #include "engine/porep.h"
 #include "engine/post.h"
+#include "engine/snap.h"
 #include "formats/post_vanilla_gen.h"
 #include "formats/porep_c1.h"
 #include "formats/wtns.h"
@@ -260,6 +261,8 @@ typedef struct batch_ctx {
     const porep_c1 *c1;
     const engine_post_circuit *post; /* PoSt: requests for post_job */
     const engine_post_job *post_job;
+    const engine_snap_circuit *snap; /* SnapDeals: requests for snap_job */
+    const engine_snap_job *snap_job;
     unsigned partitions;
     unsigned n;
     atomic_uint next, done, ok, verified;
@@ -335,6 +338,7 @@ static void *client_main(void *arg)
         cuzk_error err;
         cuzk_status st = b->porep  ? engine_porep_request(b->porep, b->c1, ENGINE_PRIO_NORMAL, &rq, &err)
                          : b->post ? engine_post_request(b->post, b->post_job, ENGINE_PRIO_NORMAL, &rq, &err)
+                         : b->snap ? engine_snap_request(b->snap, b->snap_job, ENGINE_PRIO_NORMAL, &rq, &err)
                                    : CUZK_OK;
         if (st == CUZK_OK) st = engine_submit(b->e, &rq, &id, &err);
         if (st == CUZK_OK) st = engine_wait(b->e, id, &res, &err);
@@ -692,6 +696,40 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
 }
 #endif
 
+/* A SnapDeals request as Curio sends it, of a synthetic encoded sector of g's size: every partition's bincode
+ * PartitionProof and the three commitments, parsed and validated as the daemon does. */
+static cuzk_status batch_snap_job(const update_geometry *g, engine_snap_job *job, cuzk_error *err)
+{
+    update_circuit c;
+    update_encoded e;
+    memset(&e, 0, sizeof e);
+    cuzk_status st = update_circuit_init(&c, g, err);
+    if (st != CUZK_OK) return st;
+    uint8_t **bins = calloc(c.partitions, sizeof *bins);
+    size_t *lens = calloc(c.partitions, sizeof *lens);
+    if (!bins || !lens) st = cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory");
+    if (st == CUZK_OK) st = snap_synth_encoded(&e, &c, 1, err);
+    for (unsigned k = 0; st == CUZK_OK && k < c.partitions; k++) {
+        snap_partition_proof p;
+        st = snap_partition_proof_from_encoded(&p, &c, &e, k, err);
+        if (st == CUZK_OK) st = snap_partition_proof_encode(&p, &c, &bins[k], &lens[k], err);
+        snap_partition_proof_free(&p);
+    }
+    uint8_t cro[32], crn[32], cdn[32];
+    fr_to_bytes_le(cro, &e.comm_r_old);
+    fr_to_bytes_le(crn, &e.comm_r_new);
+    fr_to_bytes_le(cdn, &e.comm_d_new);
+    if (st == CUZK_OK)
+        st = engine_snap_job_parse(job, g, (const uint8_t *const *)bins, lens, c.partitions, cro, 32, crn, 32, cdn,
+                                   32, err);
+    for (unsigned k = 0; bins && k < c.partitions; k++) free(bins[k]);
+    free(bins);
+    free(lens);
+    update_encoded_free(&e);
+    update_circuit_free(&c);
+    return st;
+}
+
 static void batch_usage(FILE *f)
 {
     fprintf(f,
@@ -715,6 +753,8 @@ static void batch_usage(FILE *f)
             "a synthetic C1 from `cuzk porep synth-c1`'s generator); a 32GiB sector needs ~110 GiB of memory.\n"
             "SPEC wpost:SIZE / winning:SIZE: a WindowPoSt partition of the size's full sector count / a WinningPoSt,\n"
             "one request of synthetic vanilla proofs (`cuzk post synth-vanilla`'s generator) proved n times.\n"
+            "SPEC snap:SIZE: a SnapDeals proof (every partition) of a synthetic encoded sector (`cuzk snap\n"
+            "synth-vanilla`'s generator) proved n times.\n"
             "--threads: the prover's thread pool (default: all CPUs); synthesis runs on the partition workers' own\n"
             "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
             "--devices LIST: the GPUs to prove on, e.g. 0,1 (default: every visible one), --gpu-workers on each;\n"
@@ -856,11 +896,6 @@ int bench_batch(int argc, char **argv)
         fprintf(stderr, "batch: %s\n", err.msg);
         return 2;
     }
-    if (!is_zkey && spec.kind == CIRCUIT_SNAP) {
-        fprintf(stderr, "batch: %s: SnapDeals is proved with cuzk prove --snap (vanilla proofs from cuzk snap "
-                        "synth-vanilla); batch does not run it yet\n", spec_text);
-        return 2;
-    }
     if (spec.partitions && parts_given && spec.partitions != parts) {
         fprintf(stderr, "batch: the spec says partitions=%u and --partitions %llu\n", spec.partitions,
                 (unsigned long long)parts);
@@ -884,6 +919,9 @@ int bench_batch(int argc, char **argv)
     int have_c1 = 0;
     engine_post_circuit *post = NULL;
     engine_post_job *post_job = NULL;
+    engine_snap_circuit *snapc = NULL;
+    engine_snap_job snap_job;
+    memset(&snap_job, 0, sizeof snap_job);
     engine_backend *be = NULL; /* host's */
     engine_host *host = NULL;
     batch_ctx b;
@@ -966,6 +1004,20 @@ int bench_batch(int argc, char **argv)
         b.post_job = post_job;
         b.circuit = engine_post_circuit_get(post);
         parts = 1;
+    } else if (spec.kind == CIRCUIT_SNAP) {
+        /* One request of a synthetic encoded sector (`cuzk snap synth-vanilla`'s generator), every partition's
+         * vanilla proof through bincode and the daemon's validation, proved n times. */
+        r1cs_free(&shape);
+        uint64_t tv = bench_now_ns();
+        if (batch_snap_job(spec.snap, &snap_job, &err) != CUZK_OK) goto fail;
+        if (!json)
+            fprintf(stderr, "batch: snap:%s: synthetic vanilla proofs of %u partitions made and checked in %.2f s\n",
+                    spec.snap->name, snap_job.partitions, (double)(bench_now_ns() - tv) / 1e9);
+        if (engine_snap_circuit_create(spec.snap, &params, synth_pool, &snapc, &err) != CUZK_OK) goto fail;
+        b.snap = snapc;
+        b.snap_job = &snap_job;
+        b.circuit = engine_snap_circuit_get(snapc);
+        parts = snap_job.partitions;
     } else {
         if (params_path && circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
         if (engine_circuit_init(&circuit, spec_canon, &params, &shape, is_zkey ? synth_zkey : synth_synthetic,
@@ -1072,6 +1124,8 @@ done:
     if (have_c1) porep_c1_free(&c1);
     engine_post_circuit_free(post);
     engine_post_job_free(post_job);
+    engine_snap_circuit_free(snapc);
+    engine_snap_job_free(&snap_job);
     engine_circuit_free(&circuit);
     groth16_params_free(&params);
     r1cs_free(&shape);
