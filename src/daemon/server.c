@@ -229,12 +229,41 @@ static const char *unix_path(const char *addr)
     return NULL;
 }
 
+/* Creates the directories above a socket path that do not exist yet (mode 0755), as the Rust daemon does
+ * for /run/curio. */
+static cuzk_status make_parent_dirs(const char *path, cuzk_error *err)
+{
+    char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return CUZK_OK; /* in the working directory, or in / */
+    *slash = '\0';
+    for (char *p = dir + 1;; p++) {
+        int last = *p == '\0';
+        if (*p != '/' && !last) continue;
+        *p = '\0';
+        struct stat st;
+        if (stat(dir, &st) != 0) {
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+                return cuzk_error_set(err, CUZK_ERR_IO, "cannot create %s, the directory of the socket %s: %s", dir,
+                                      path, strerror(errno));
+            LOGI("created the directory %s for the socket", dir);
+        } else if (!S_ISDIR(st.st_mode)) {
+            return cuzk_error_set(err, CUZK_ERR_IO, "%s, on the way to the socket %s, is not a directory", dir, path);
+        }
+        if (last) return CUZK_OK;
+        *p = '/';
+    }
+}
+
 /* A socket file left by a daemon that was killed is removed; one that a live daemon answers on is not. */
 static cuzk_status prepare_unix(const char *path, cuzk_error *err)
 {
     struct sockaddr_un sa;
     if (!*path || strlen(path) >= sizeof(sa.sun_path))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "unix socket path '%s' is empty or too long", path);
+    cuzk_status made = make_parent_dirs(path, err);
+    if (made != CUZK_OK) return made;
     struct stat st;
     if (lstat(path, &st) != 0) return CUZK_OK;
     if (!S_ISSOCK(st.st_mode))

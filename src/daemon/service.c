@@ -14,6 +14,7 @@
 #include "circuits/synthetic.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon/log.h"
+#include "daemon/request_digest.h"
 #include "engine/engine.h"
 #include "engine/porep.h"
 #include "engine/residency.h"
@@ -95,6 +96,8 @@ typedef struct job {
     job_state state;
     int started; /* the engine began synthesis of a partition */
     int submitted, cancel_requested;
+    int superseded; /* a request with the same id and other inputs replaced it: job_find no longer sees it */
+    uint8_t digest[DAEMON_REQUEST_DIGEST_BYTES]; /* daemon_request_digest of the request (named ids only) */
     uint64_t engine_id;
     struct daemon_service *svc;
     circuit_spec spec;
@@ -529,7 +532,7 @@ static void circuit_release(daemon_service *s, circuit_entry *c)
 static job *job_find(daemon_service *s, const char *id)
 {
     for (job *j = s->jobs; j; j = j->next)
-        if (!strcmp(j->id, id)) return j;
+        if (!j->superseded && !strcmp(j->id, id)) return j;
     return NULL;
 }
 
@@ -772,6 +775,9 @@ static void *job_main(void *arg)
     size_t nd;
     char msg[sizeof(err.msg) + 64];
     snprintf(msg, sizeof(msg), "%s", status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED ? "" : err.msg);
+    if (status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED && j->superseded)
+        snprintf(msg, sizeof(msg), "cancelled: superseded by a newer request with the same request_id and other "
+                                   "inputs");
     job_end_locked(s, j, status, msg, &d, &nd);
     /* Once mu is released the job may be forgotten (trimmed or replaced): log from copies. */
     char id[sizeof(j->id)];
@@ -878,26 +884,43 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
         }
     }
 
+    /* A known request_id joins its job only for the same request; other inputs under the same id (Curio
+     * retrying a sector with a new seed, a redone snap) make a new job that the id names from then on, and
+     * the older one, now useless, is cancelled: its waiters get CANCELLED, saying why (docs/DAEMON.md). */
+    uint8_t digest[DAEMON_REQUEST_DIGEST_BYTES] = {0};
+    if (rq->request_id[0]) daemon_request_digest(rq, digest);
     pthread_mutex_lock(&s->mu);
+    for (job *old; !s->shutting_down && rq->request_id[0] && (old = job_find(s, rq->request_id));) {
+        int waited = 0;
+        for (waiter *w = s->waiters; w && !waited; w = w->next) waited = w->j == old;
+        if (!memcmp(old->digest, digest, sizeof(digest))) {
+            int retry = old->state == JOB_DONE && old->status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
+            if (!retry || waited) {
+                LOGD("SubmitProof %s: already known, same request, same job", old->id);
+                return old;
+            }
+        } else if (old->state != JOB_DONE || waited) {
+            LOGI("job %s: superseded by a request with the same id and other inputs%s", old->id,
+                 old->state != JOB_DONE ? ", cancelling it" : "");
+            old->superseded = 1;
+            old->cancel_requested = 1;
+            if (old->state != JOB_DONE && old->submitted) {
+                /* Outside mu, as handle_cancel; the loop looks again afterwards. */
+                uint64_t eid = old->engine_id;
+                pthread_mutex_unlock(&s->mu);
+                engine_cancel(s->eng, eid);
+                pthread_mutex_lock(&s->mu);
+            }
+            continue;
+        }
+        job_unlink(s, old);
+        job_free(old);
+        s->n_finished--;
+    }
     if (s->shutting_down) {
         pthread_mutex_unlock(&s->mu);
         reply_error(reply, RPC_UNAVAILABLE, "cuzk-daemon is shutting down");
         return NULL;
-    }
-    if (rq->request_id[0]) {
-        job *old = job_find(s, rq->request_id);
-        if (old) {
-            int retry = old->state == JOB_DONE && old->status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
-            int waited = 0;
-            for (waiter *w = s->waiters; w && !waited; w = w->next) waited = w->j == old;
-            if (!retry || waited) {
-                LOGD("SubmitProof %s: already known, same job", old->id);
-                return old;
-            }
-            job_unlink(s, old);
-            job_free(old);
-            s->n_finished--;
-        }
     }
     if (s->n_active >= MAX_ACTIVE_JOBS) {
         pthread_mutex_unlock(&s->mu);
@@ -914,6 +937,7 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
         snprintf(j->id, sizeof(j->id), "%s", rq->request_id);
     else
         snprintf(j->id, sizeof(j->id), "cuzk-%" PRIu64 "-%" PRIu64, (uint64_t)time(NULL), ++s->next_anon);
+    memcpy(j->digest, digest, sizeof(digest));
     j->kind = kind;
     j->partitions = partitions;
     j->prio = priority_of(kind, (int)rq->priority);

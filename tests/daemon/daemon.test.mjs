@@ -34,7 +34,8 @@ if (porep && !(porep.params && porep.c1 && porep.cuzk)) {
 
 const MIB = 1024 * 1024;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cuzk-daemon-'));
-const sock = path.join(work, 'cuzk.sock');
+// Under directories that do not exist yet: the daemon makes them (as /run/curio).
+const sock = path.join(work, 'run', 'curio', 'cuzk.sock');
 const addr = `unix:${sock}`;
 const cfgPath = path.join(work, 'cuzk.toml');
 fs.writeFileSync(cfgPath, `# test configuration
@@ -267,6 +268,48 @@ async function main() {
   check(/^cuzk_engine_jobs_total\{outcome="cancelled"\} 1$/m.test(text), 'metrics: the engine saw the cancel');
   check(/^# TYPE cuzk_engine_job_ms histogram$/m.test(text), 'metrics: engine histograms');
 
+  // ---- request_id reused with other inputs (Curio retrying a sector): never the older job's proof ----
+  r = await call('SubmitProof', circuit(12, 128, { request_id: 'sector-1' }));
+  check(!r.err && r.res.job_id === 'sector-1', `SubmitProof sector-1 (first inputs): ${r.err}`);
+  check(await waitInProgress('circuit'), 'sector-1 runs');
+  const olderWait = call('AwaitProof', { job_id: 'sector-1' });
+  await sleep(50);
+  let before = counts((await call('GetStatus', {})).res);
+  r = await call('SubmitProof', circuit(12, 128, { request_id: 'sector-1' }));
+  check(!r.err && r.res.job_id === 'sector-1', 'the same request again while it runs: accepted');
+  let after = counts((await call('GetStatus', {})).res);
+  check(after.cancelled === before.cancelled, 'the same request joins the running job (nothing cancelled)');
+  r = await call('SubmitProof', circuit(8, 1, { request_id: 'sector-1' }));
+  check(!r.err && r.res.job_id === 'sector-1', `the same id with other inputs: accepted (${r.err})`);
+  r = await olderWait;
+  check(!r.err && r.res.status === 'CANCELLED' && /superseded/.test(r.res.error_message),
+    `the older job's waiter gets its own answer: CANCELLED, superseded (${r.err || (r.res.status + ' ' + r.res.error_message)})`);
+  r = await call('AwaitProof', { job_id: 'sector-1' });
+  check(!r.err && r.res.status === 'COMPLETED' && proofWellFormed(r.res.proof, 1) && r.res.verified === true,
+    `the id names the newest job: one verified proof of the new inputs (${r.err || r.res.status} ${r.res && r.res.proof.length})`);
+  // A completed job, then the same id with other inputs: a new job, a new proof.
+  r = await call('Prove', { submit: circuit(8, 1, { request_id: 'sector-2' }) });
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove sector-2: ${r.err}`);
+  const firstProof = r.res && r.res.result.proof;
+  before = counts((await call('GetStatus', {})).res);
+  r = await call('Prove', { submit: { ...circuit(8, 1, { request_id: 'sector-2' }), circuit: 'synthetic:k=8,seed=5' } });
+  after = counts((await call('GetStatus', {})).res);
+  check(!r.err && statusOf(r) === 'COMPLETED' && r.res.result.verified === true, `Prove sector-2, new inputs: ${r.err}`);
+  check(after.completed === before.completed + 1, 'it was proved again, not answered from the earlier job');
+  check(firstProof && r.res && Buffer.compare(r.res.result.proof, firstProof) !== 0, 'and its proof is another one');
+  r = await call('Prove', { submit: { ...circuit(8, 1, { request_id: 'sector-2' }), circuit: 'synthetic:k=8,seed=5' } });
+  check(!r.err && counts((await call('GetStatus', {})).res).completed === after.completed,
+    'the new request repeated: answered from its job');
+  r = await call('Prove', { submit: circuit(8, 1, { request_id: 'sector-3' }) });
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove sector-3: ${r.err}`);
+  for (const [what, extra] of [['registered_proof', { registered_proof: 9 }], ['sector_number', { sector_number: 7 }],
+    ['randomness', { randomness: Buffer.alloc(32, 1) }], ['partitions', { partitions: 2 }]]) {
+    before = counts((await call('GetStatus', {})).res);
+    r = await call('Prove', { submit: { ...circuit(8, 1, { request_id: 'sector-3' }), ...extra } });
+    after = counts((await call('GetStatus', {})).res);
+    check(!r.err && after.completed === before.completed + 1, `another ${what} under the same id: a new proof`);
+  }
+
   // ---- PreloadSRS / EvictSRS ----
   r = await call('PreloadSRS', { circuit_id: 'synthetic:k=9' });
   check(!r.err && r.res.already_loaded === false, `PreloadSRS k=9: ${r.err}`);
@@ -353,6 +396,13 @@ async function main() {
   second.stderr.on('data', (d) => { secondErr += d; });
   const secondExit = await new Promise((resolve) => second.on('exit', (code) => resolve(code)));
   check(secondExit !== 0 && /another process is serving/.test(secondErr), 'a second daemon refuses a live socket');
+  // A socket directory that cannot be made: a clear error at start.
+  fs.writeFileSync(path.join(work, 'plain-file'), 'x');
+  const badCfg = path.join(work, 'bad-dir.toml');
+  fs.writeFileSync(badCfg, `[daemon]\nlisten = "unix:${path.join(work, 'plain-file', 'sub', 'cuzk.sock')}"\n`);
+  const third = spawnSync(daemonBin, ['--config', badCfg], { encoding: 'utf8', timeout: 20000 });
+  check(third.status !== 0 && /plain-file.*is not a directory/.test(third.stderr),
+    `a socket directory that cannot be made: a clear error (${third.status} ${third.stderr.trim().split('\n').pop()})`);
 
   // ---- graceful shutdown on SIGTERM with work in flight ----
   r = await call('SubmitProof', circuit(12, 128, { request_id: 'at-shutdown' }));
@@ -430,6 +480,16 @@ async function porepMain() {
     check(v.ok, `cuzk verify --porep accepts the envelope's proof (${v.out})`);
   }
 
+  // The same request_id with another C1 (Curio retrying the sector with a new seed): a proof of the new C1.
+  r = await call('Prove', { submit: { request_id: 'c2-raw', proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: env } }, long);
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove c2-raw again with another C1: ${r.err || r.res.result.error_message}`);
+  if (!r.err && r.res.result.proof.length === 192) {
+    let v = verifyPorep(envPath, r.res.result.proof, 'retried');
+    check(v.ok, `the retried id's proof verifies against the new C1 (${v.out})`);
+    v = verifyPorep(rawPath, r.res.result.proof, 'retried, old C1');
+    check(!v.ok, 'and not against the old one');
+  }
+
   // Cancel: three jobs, the last cancelled while the first ones hold the pipeline.
   const ids = ['c2-q1', 'c2-q2', 'c2-q3'];
   for (const id of ids) {
@@ -454,7 +514,7 @@ async function porepMain() {
   r = await call('GetStatus', {});
   const q = r.res.queues.find((x) => x.proof_kind === 'porep-c2');
   check(q.pending === 0 && q.in_progress === 0, 'nothing PoRep left queued');
-  check(counts(r.res).completed === 4 && counts(r.res).cancelled === 1, `4 completed, 1 cancelled (${JSON.stringify(counts(r.res))})`);
+  check(counts(r.res).completed === 5 && counts(r.res).cancelled === 1, `5 completed, 1 cancelled (${JSON.stringify(counts(r.res))})`);
   console.log(`gpus: ${JSON.stringify(r.res.gpus)}`);
 
   daemon.kill('SIGTERM');
