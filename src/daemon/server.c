@@ -20,6 +20,7 @@
 #include "daemon/grpc_args.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
+#include "daemon/status_http.h"
 
 #define REQUESTS_POSTED 16    /* calls the server is ready to accept at once */
 #define LOOP_TICK_MS 20       /* AwaitProof timeouts are answered within about this */
@@ -313,6 +314,8 @@ cuzk_status server_run(const daemon_config *cfg, volatile sig_atomic_t *stop, cu
         }
         bound_unix[i] = path != NULL;
     }
+    status_http *http = NULL;
+    if (st == CUZK_OK && cfg->status_listen[0]) st = status_http_start(&http, cfg->status_listen, cfg, sv.svc, err);
     if (st == CUZK_OK) {
         grpc_server_start(sv.srv);
         for (size_t i = 0; i < cfg->n_listen; i++) LOGI("cuzk-daemon serving cuzk.v1.ProvingEngine on %s", cfg->listen[i]);
@@ -378,6 +381,7 @@ cuzk_status server_run(const daemon_config *cfg, volatile sig_atomic_t *stop, cu
     }
     grpc_completion_queue_destroy(sv.cq);
     while (sv.live) ctx_free(&sv, sv.live);
+    status_http_stop(http);
     service_destroy(sv.svc);
     grpc_shutdown();
     for (size_t i = 0; i < cfg->n_listen; i++)

@@ -1119,6 +1119,40 @@ static void residency_stats(daemon_service *s, engine_residency_stats *out)
     pthread_mutex_unlock(&s->mu);
 }
 
+void service_snapshot_get(daemon_service *s, service_snapshot *out)
+{
+    memset(out, 0, sizeof(*out));
+    double now = now_s();
+    pthread_mutex_lock(&s->mu);
+    for (size_t k = 0; k < NKINDS && k < SERVICE_SNAPSHOT_MAX_KINDS; k++) {
+        out->kinds[k].label = KINDS[k].label;
+        out->kinds[k].completed = s->completed[k];
+        out->kinds[k].failed = s->failed[k];
+        out->kinds[k].cancelled = s->cancelled[k];
+        out->n_kinds = k + 1;
+    }
+    for (job *j = s->jobs; j; j = j->next) {
+        if (j->state == JOB_DONE) continue;
+        size_t ki = (size_t)kind_index(j->kind);
+        int running = j->submitted && started_take(s, j->engine_id, 0);
+        if (ki < out->n_kinds) {
+            if (running) out->kinds[ki].in_progress++;
+            else out->kinds[ki].pending++;
+        }
+        if (out->n_jobs == SERVICE_SNAPSHOT_MAX_JOBS) {
+            out->jobs_not_listed++;
+            continue;
+        }
+        snprintf(out->jobs[out->n_jobs].id, sizeof(out->jobs[0].id), "%s", j->id);
+        out->jobs[out->n_jobs].kind = KINDS[ki].label;
+        out->jobs[out->n_jobs].age_s = now - j->t_submit;
+        out->jobs[out->n_jobs].partitions = j->partitions;
+        out->jobs[out->n_jobs].in_progress = running;
+        out->n_jobs++;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
 static void handle_status(daemon_service *s, service_reply *reply)
 {
     engine_stats es;

@@ -59,6 +59,28 @@ int service_forget(daemon_service *s, void *call);
 /* Answers the AwaitProof waiters whose timeout has passed. Call every few tens of milliseconds. */
 void service_tick(daemon_service *s);
 
+/* What GetStatus does not carry, for the HTTP status page (status_http.c): per-kind counters and the jobs not
+ * ended yet (the newest first, at most SERVICE_SNAPSHOT_MAX_JOBS). */
+#define SERVICE_SNAPSHOT_MAX_KINDS 8
+#define SERVICE_SNAPSHOT_MAX_JOBS 64
+typedef struct service_snapshot {
+    size_t n_kinds;
+    struct {
+        const char *label; /* GetStatus's queue label: "porep-c2", "circuit", ... */
+        uint64_t completed, failed, cancelled;
+        unsigned pending, in_progress;
+    } kinds[SERVICE_SNAPSHOT_MAX_KINDS];
+    size_t n_jobs, jobs_not_listed;
+    struct {
+        char id[257];
+        const char *kind;
+        double age_s;
+        unsigned partitions;
+        int in_progress; /* the engine began its synthesis */
+    } jobs[SERVICE_SNAPSHOT_MAX_JOBS];
+} service_snapshot;
+void service_snapshot_get(daemon_service *s, service_snapshot *out);
+
 /* No new jobs (UNAVAILABLE); every job is cancelled; waiters get their answers as the jobs end. */
 void service_begin_shutdown(daemon_service *s);
 /* 1 when no job or helper thread runs and no reply is pending. */

@@ -41,6 +41,7 @@ const cfgPath = path.join(work, 'cuzk.toml');
 fs.writeFileSync(cfgPath, `# test configuration
 [daemon]
 listen = "${addr}"
+${porep ? '' : 'status_listen = "127.0.0.1:0"   # HTTP GET /status on a free loopback port (logged)'}
 [memory]
 total_budget = "2GiB"
 [gpus]
@@ -124,6 +125,18 @@ async function waitServing(timeoutMs = 20000) {
   return false;
 }
 
+// HTTP GET of the daemon's status page with curl (a real HTTP client): {code, body}, or null without curl.
+function httpGet(urlPath) {
+  const m = daemonLog.match(/serving HTTP GET \/status on \S+ \(port (\d+)\)/g);
+  if (!m) return { code: 0, body: 'no HTTP port in the log' };
+  const port = m[m.length - 1].match(/port (\d+)/)[1];
+  const c = spawnSync('curl', ['-s', '-m', '5', '-w', '\n%{http_code}', `http://127.0.0.1:${port}${urlPath}`],
+    { encoding: 'utf8' });
+  if (c.error) return null;
+  const nl = c.stdout.lastIndexOf('\n');
+  return { code: Number(c.stdout.slice(nl + 1)), body: c.stdout.slice(0, nl) };
+}
+
 function statusOf(r) { return r.res && (r.res.status || (r.res.result && r.res.result.status)); }
 
 function counts(st) {
@@ -182,6 +195,29 @@ async function main() {
   check(p1 && proofWellFormed(p1.proof, 2), 'two well-formed 192-byte proofs');
   check(p1 && p1.verified === true, 'the daemon verified the proofs');
   check(p1 && Number(p1.total_ms) > 0 && Number(p1.total_ms) >= Number(p1.gpu_compute_ms) / 2, 'timings are filled');
+
+  // ---- HTTP GET /status (daemon.status_listen), the Rust daemon's JSON ----
+  let h = httpGet('/status');
+  if (h === null) {
+    console.log('HTTP status: skipped, no curl');
+  } else {
+    let js = null;
+    try { js = JSON.parse(h.body); } catch (e) { js = null; }
+    check(h.code === 200 && js, `GET /status: 200 and JSON (${h.code} ${h.body.slice(0, 200)})`);
+    if (js) {
+      check(js.memory.total_bytes === 2 * 1024 * MIB && js.memory.used_bytes + js.memory.available_bytes === js.memory.total_bytes,
+        'GET /status: memory from the budget');
+      check(js.counters.total_completed === 1 && js.counters.completed_by_kind.circuit === 1 &&
+        js.counters.total_failed === 0, `GET /status: counters (${JSON.stringify(js.counters)})`);
+      check(Array.isArray(js.pipelines) && Array.isArray(js.gpu_workers) && Array.isArray(js.allocations.srs) &&
+        js.synthesis.max_concurrent === 2 && typeof js.uptime_secs === 'number' && js.buffers,
+        'GET /status: the Rust fields');
+      check(js.allocations.srs.some((x) => x.circuit_id === 'synthetic:k=8,seed=1' && x.bytes > 0),
+        `GET /status: the parameter set in memory (${JSON.stringify(js.allocations.srs)})`);
+    }
+    h = httpGet('/nothing-here');
+    check(h.code === 404, `GET /nothing-here: 404 (${h.code})`);
+  }
 
   // ---- SubmitProof / AwaitProof, idempotent request_id ----
   r = await call('SubmitProof', circuit(8, 1, { request_id: 'sub-1', priority: 'HIGH' }));
@@ -246,6 +282,14 @@ async function main() {
   check(!r.err && r.res.status === 'TIMEOUT', `AwaitProof with a timeout: TIMEOUT (${r.res && r.res.status})`);
   check(waited >= 140 && waited < 5000, `the timeout was honoured (${waited} ms)`);
   check(await waitInProgress('circuit'), 'GetStatus shows the job in progress');
+  h = httpGet('/status');
+  if (h !== null) {
+    let js = null;
+    try { js = JSON.parse(h.body); } catch (e) { js = null; }
+    const pl = js && js.pipelines.find((x) => x.job_id === 'long-1');
+    check(pl && pl.proof_kind === 'circuit' && pl.total_partitions === 128 && pl.state === 'running',
+      `GET /status lists the running job (${h.body.slice(0, 300)})`);
+  }
   const pending = call('AwaitProof', { job_id: 'long-1' });
   r = await call('CancelProof', { job_id: 'long-1' });
   check(!r.err && r.res.was_running === true, 'CancelProof of a running job: was_running');
