@@ -1,9 +1,10 @@
 /* The cuzk.v1.ProvingEngine handlers, independent of the transport: a request's bytes in, a reply (gRPC
  * status code, message, response bytes) out, either at once or later through a delivery callback.
  *
- * Jobs: a SubmitProof (or Prove) makes a job named by its request_id (the idempotency key: the same
- * request_id returns the job already known, unless that one failed or was cancelled, which a new
- * submission replaces). Filecoin proof kinds are answered FAILED ("not implemented yet"); CIRCUIT_SPEC
+ * Jobs: a SubmitProof (or Prove) makes a job named by its request_id (the idempotency key for the same
+ * request: the same request_id and request digest return the job already known, unless that one failed or
+ * was cancelled, which a new submission replaces; other inputs under a known id make a new job and cancel
+ * the older one, docs/DAEMON.md "request_id"). Filecoin proof kinds are answered FAILED ("not implemented yet"); CIRCUIT_SPEC
  * jobs run on their own thread: parameters (set up in memory at first use, held in the engine's
  * residency), engine_submit, engine_wait, result. Nothing here blocks on proving: AwaitProof and Prove
  * register a waiter that the job's end (or the timeout, through service_tick) answers.
