@@ -664,6 +664,33 @@ static void thread_done(daemon_service *s)
 
 /* ---- the job thread (CIRCUIT_SPEC) ---- */
 
+/* A parameter load that found the budget held by the working sets of other jobs (the residency had nothing idle
+ * to evict) waits for them to release it, as partitions do, instead of failing the job: 1 once `bytes` fit (try
+ * again), 0 when waiting cannot help (nothing else holds memory, or the set is larger than the budget), -1 when
+ * the job is cancelled or the daemon stops meanwhile. */
+static int params_wait(daemon_service *s, job *j, uint64_t bytes)
+{
+    engine_mem *m = engine_memory(s->eng);
+    engine_mem_stats ms;
+    engine_mem_get_stats(m, &ms);
+    if (!bytes || (ms.host_limit && bytes > ms.host_limit)) return 0;
+    int logged = 0;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        int stop = j->cancel_requested || s->shutting_down;
+        pthread_mutex_unlock(&s->mu);
+        if (stop) return -1;
+        uint64_t in_use = engine_mem_host_in_use(m);
+        if (!ms.host_limit || in_use + bytes <= ms.host_limit) return 1;
+        if (!logged++)
+            LOGI("job %s: its parameters (%" PRIu64 " bytes) wait for memory: %" PRIu64 " of %" PRIu64
+                 " bytes are held by other jobs",
+                 j->id, bytes, in_use, ms.host_limit);
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void *job_main(void *arg)
 {
     job *j = arg;
@@ -710,7 +737,19 @@ static void *job_main(void *arg)
             st = circuit_acquire(s, j->entry, have_c1 ? c1.type : NULL, &pc, &err);
             acquired = st == CUZK_OK;
         }
+        uint64_t need = st == CUZK_ERR_NOMEM && j->entry ? j->entry->bytes : 0;
         pthread_mutex_unlock(&s->reg_mu);
+        for (int w; st == CUZK_ERR_NOMEM && (w = params_wait(s, j, need)) != 0;) {
+            if (w < 0) {
+                st = CUZK_ERR_CANCELLED;
+                break;
+            }
+            pthread_mutex_lock(&s->reg_mu);
+            st = circuit_acquire(s, j->entry, have_c1 ? c1.type : NULL, &pc, &err);
+            acquired = st == CUZK_OK;
+            need = st == CUZK_ERR_NOMEM ? j->entry->bytes : 0;
+            pthread_mutex_unlock(&s->reg_mu);
+        }
         if (st == CUZK_OK && have_c1)
             st = engine_porep_request(pc, &c1, j->prio, &rq, &err);
         else if (st == CUZK_OK)
