@@ -26,16 +26,15 @@ static void digest_int(sha256_ctx *h, uint32_t field, uint64_t v)
     digest_u64(h, v);
 }
 
-void daemon_request_digest(const Cuzk__V1__SubmitProofRequest *rq, uint8_t out[DAEMON_REQUEST_DIGEST_BYTES])
+void daemon_request_digest_head(const Cuzk__V1__SubmitProofRequest *rq, uint8_t out[DAEMON_REQUEST_DIGEST_BYTES])
 {
     sha256_ctx h;
     sha256_init(&h);
-    static const char domain[] = "cuzk.v1.SubmitProofRequest digest 1";
+    static const char domain[] = "cuzk.v1.SubmitProofRequest head 1";
     sha256_update(&h, domain, sizeof(domain) - 1);
     digest_int(&h, 2, (uint64_t)rq->proof_kind);
     digest_int(&h, 3, rq->sector_size);
     digest_int(&h, 4, rq->registered_proof);
-    digest_bytes(&h, 10, rq->vanilla_proof.data, rq->vanilla_proof.len);
     digest_int(&h, 11, (uint64_t)rq->n_vanilla_proofs);
     for (size_t i = 0; i < rq->n_vanilla_proofs; i++)
         digest_bytes(&h, 11, rq->vanilla_proofs[i].data, rq->vanilla_proofs[i].len);
@@ -49,5 +48,17 @@ void daemon_request_digest(const Cuzk__V1__SubmitProofRequest *rq, uint8_t out[D
     const char *circuit = rq->circuit ? rq->circuit : "";
     digest_bytes(&h, 100, circuit, strlen(circuit));
     digest_int(&h, 101, rq->partitions);
+    sha256_final(&h, out);
+}
+
+void daemon_request_digest_finish(const uint8_t head[DAEMON_REQUEST_DIGEST_BYTES], const uint8_t *vanilla_proof,
+                                  size_t len, uint8_t out[DAEMON_REQUEST_DIGEST_BYTES])
+{
+    sha256_ctx h;
+    sha256_init(&h);
+    static const char domain[] = "cuzk.v1.SubmitProofRequest digest 1";
+    sha256_update(&h, domain, sizeof(domain) - 1);
+    sha256_update(&h, head, DAEMON_REQUEST_DIGEST_BYTES);
+    digest_bytes(&h, 10, vanilla_proof, len);
     sha256_final(&h, out);
 }

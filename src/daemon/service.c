@@ -97,7 +97,10 @@ typedef struct job {
     int started; /* the engine began synthesis of a partition */
     int submitted, cancel_requested;
     int superseded; /* a request with the same id and other inputs replaced it: job_find no longer sees it */
-    uint8_t digest[DAEMON_REQUEST_DIGEST_BYTES]; /* daemon_request_digest of the request (named ids only) */
+    /* The request's digest (request_digest.h): the head at once; the whole, over a PoRep C1, by the job thread
+     * (off the server loop) or by a submission of the same id that needs it first. */
+    uint8_t digest_head[DAEMON_REQUEST_DIGEST_BYTES], digest[DAEMON_REQUEST_DIGEST_BYTES];
+    int digest_ready;
     uint64_t engine_id;
     struct daemon_service *svc;
     circuit_spec spec;
@@ -529,6 +532,16 @@ static void circuit_release(daemon_service *s, circuit_entry *c)
 
 /* ---- job table (under mu) ---- */
 
+/* The whole digest of j, from its C1 while it still holds it (under mu). 0 when it cannot be had any more. */
+static int job_digest(job *j)
+{
+    if (!j->digest_ready && j->input) {
+        daemon_request_digest_finish(j->digest_head, j->input, j->input_len, j->digest);
+        j->digest_ready = 1;
+    }
+    return j->digest_ready;
+}
+
 static job *job_find(daemon_service *s, const char *id)
 {
     for (job *j = s->jobs; j; j = j->next)
@@ -709,6 +722,16 @@ static void *job_main(void *arg)
     engine_request rq = {.partitions = j->partitions, .priority = j->prio};
 
     if (j->kind == KIND_POREP) {
+        /* The digest's pass over the C1, here rather than on the server loop (only this thread frees input). */
+        pthread_mutex_lock(&s->mu);
+        int ready = j->digest_ready;
+        pthread_mutex_unlock(&s->mu);
+        uint8_t digest[DAEMON_REQUEST_DIGEST_BYTES];
+        if (!ready) daemon_request_digest_finish(j->digest_head, j->input, j->input_len, digest);
+        pthread_mutex_lock(&s->mu);
+        if (!j->digest_ready) memcpy(j->digest, digest, sizeof(digest));
+        j->digest_ready = 1;
+        pthread_mutex_unlock(&s->mu);
         /* The C1 is parsed here, not in the handler: 50 MB of JSON must not hold up the server loop. */
         st = porep_c1_parse(&c1, (const char *)j->input, j->input_len, NULL, &err);
         if (st != CUZK_OK) {
@@ -926,13 +949,19 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
     /* A known request_id joins its job only for the same request; other inputs under the same id (Curio
      * retrying a sector with a new seed, a redone snap) make a new job that the id names from then on, and
      * the older one, now useless, is cancelled: its waiters get CANCELLED, saying why (docs/DAEMON.md). */
-    uint8_t digest[DAEMON_REQUEST_DIGEST_BYTES] = {0};
-    if (rq->request_id[0]) daemon_request_digest(rq, digest);
+    uint8_t head[DAEMON_REQUEST_DIGEST_BYTES] = {0}, digest[DAEMON_REQUEST_DIGEST_BYTES];
+    int have_digest = 0; /* the pass over a C1 (~4 ms/MB) only when a known id needs it */
+    if (rq->request_id[0]) daemon_request_digest_head(rq, head);
     pthread_mutex_lock(&s->mu);
     for (job *old; !s->shutting_down && rq->request_id[0] && (old = job_find(s, rq->request_id));) {
         int waited = 0;
         for (waiter *w = s->waiters; w && !waited; w = w->next) waited = w->j == old;
-        if (!memcmp(old->digest, digest, sizeof(digest))) {
+        int same = !memcmp(old->digest_head, head, sizeof(head));
+        if (same && !have_digest) {
+            daemon_request_digest_finish(head, rq->vanilla_proof.data, rq->vanilla_proof.len, digest);
+            have_digest = 1;
+        }
+        if (same && job_digest(old) && !memcmp(old->digest, digest, sizeof(digest))) {
             int retry = old->state == JOB_DONE && old->status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
             if (!retry || waited) {
                 LOGD("SubmitProof %s: already known, same request, same job", old->id);
@@ -976,7 +1005,13 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
         snprintf(j->id, sizeof(j->id), "%s", rq->request_id);
     else
         snprintf(j->id, sizeof(j->id), "cuzk-%" PRIu64 "-%" PRIu64, (uint64_t)time(NULL), ++s->next_anon);
-    memcpy(j->digest, digest, sizeof(digest));
+    memcpy(j->digest_head, head, sizeof(head));
+    if (have_digest || kind != KIND_POREP || !rq->request_id[0]) {
+        /* Without a C1 the pass is short; an anonymous id is never submitted twice. */
+        if (!have_digest) daemon_request_digest_finish(head, rq->vanilla_proof.data, rq->vanilla_proof.len, digest);
+        memcpy(j->digest, digest, sizeof(digest));
+        j->digest_ready = 1;
+    }
     j->kind = kind;
     j->partitions = partitions;
     j->prio = priority_of(kind, (int)rq->priority);

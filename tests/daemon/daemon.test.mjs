@@ -525,13 +525,19 @@ async function porepMain() {
   }
 
   // The same request_id with another C1 (Curio retrying the sector with a new seed): a proof of the new C1.
-  r = await call('Prove', { submit: { request_id: 'c2-raw', proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: env } }, long);
+  // Every other field as before, so that only the C1's bytes tell the two requests apart.
+  const retried = { request_id: 'c2-raw', proof_kind: 'POREP_SEAL_COMMIT', sector_size: 2048, vanilla_proof: env,
+    sector_number: 1, miner_id: 1000 };
+  r = await call('Prove', { submit: retried }, long);
   check(!r.err && statusOf(r) === 'COMPLETED', `Prove c2-raw again with another C1: ${r.err || r.res.result.error_message}`);
   if (!r.err && r.res.result.proof.length === 192) {
     let v = verifyPorep(envPath, r.res.result.proof, 'retried');
     check(v.ok, `the retried id's proof verifies against the new C1 (${v.out})`);
     v = verifyPorep(rawPath, r.res.result.proof, 'retried, old C1');
     check(!v.ok, 'and not against the old one');
+    const again = await call('Prove', { submit: retried }, long);
+    check(!again.err && Buffer.compare(again.res.result.proof, r.res.result.proof) === 0,
+      'the retried request repeated: the same job, the same proof');
   }
 
   // Cancel: three jobs, the last cancelled while the first ones hold the pipeline.
