@@ -4,7 +4,7 @@
 // daemon in the middle of a proof and a restart, under a memory budget small enough that partitions wait for it.
 //
 //   node soak.mjs --daemon BIN --proto DIR [--jobs N] [--clients C] [--seed S] [--budget SIZE]
-//                 [--porep PARAM_DIR C1_DIR --cuzk CUZK_BIN] [--time-limit SECONDS]
+//                 [--porep PARAM_DIR C1_DIR --cuzk CUZK_BIN] [--time-limit SECONDS] [--sanitized]
 //
 // It checks: every accepted job ends COMPLETED, FAILED or CANCELLED, the last two with a reason, and a job that
 // was neither cancelled nor meant to fail COMPLETED; every proof returned is flagged verified and well formed, and
@@ -73,6 +73,9 @@ const SEED = Number(opt('--seed', String(Math.floor(Math.random() * 2 ** 31))));
 const BUDGET = opt('--budget', '4MiB');
 const TIME_LIMIT_S = Number(opt('--time-limit', '600'));
 const porepArgs = opt('--porep', null, 2);
+// A sanitizer build: ASan's quarantine holds freed memory and its checks slow every call, so the RSS and latency
+// bounds are reported, not asserted; leaks fail the run through the daemon's exit status instead.
+const SANITIZED = argv.includes('--sanitized');
 const cuzkBin = opt('--cuzk', null);
 console.log(`soak: seed ${SEED} (repeat with --seed ${SEED}), ${N} jobs, ${CLIENTS} clients, budget ${BUDGET}` +
   `${porepArgs ? ', PoRep 2 KiB in the mix' : ', no PoRep (no --porep)'}`);
@@ -486,9 +489,9 @@ async function main() {
   check(peakSeen <= budgetBytes, `the accounting's peak ${peakSeen} is within the budget ${budgetBytes}`);
   check(peakSeen >= 0.5 * budgetBytes || pressureEvictions > 0,
     `the budget bit: peak ${peakSeen} of ${budgetBytes}, ${pressureEvictions} parameter sets evicted under pressure`);
-  check(slowStatus === 0, `GetStatus answered within 100 ms throughout (${slowStatus} of ${latencies.length} slower)`);
+  if (!SANITIZED) check(slowStatus === 0, `GetStatus answered within 100 ms throughout (${slowStatus} of ${latencies.length} slower)`);
   const growth = rssWarm ? (rssEnd - rssWarm) / rssWarm : 0;
-  check(rssWarm > 0 && growth <= 0.05, `RSS after the warm-up grew ${(growth * 100).toFixed(2)} % (${rssWarm} -> ${rssEnd} bytes), at most 5 %`);
+  if (!SANITIZED) check(rssWarm > 0 && growth <= 0.05, `RSS after the warm-up grew ${(growth * 100).toFixed(2)} % (${rssWarm} -> ${rssEnd} bytes), at most 5 %`);
   check(restarted && retriedOk > 0, `after the restart retried jobs got proofs (${retriedOk})`);
   const lat = latencies.slice().sort((a, b) => a - b);
   const q = (p) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(p * lat.length))].toFixed(1) : 'n/a');

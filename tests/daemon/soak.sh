@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # The daemon's soak (soak.mjs): N jobs from several concurrent clients with faults, a SIGKILL and a restart,
 # under a small memory budget.
-#   soak.sh DAEMON_BINARY PROTO_DIR CUZK_BINARY [JOBS]
+#   soak.sh DAEMON_BINARY PROTO_DIR CUZK_BINARY [JOBS|-] [sanitized]
 # JOBS defaults to CUZK_SOAK_JOBS or 150 (the CI run, under a minute on 2 cores); 1000 for the long run.
+# "sanitized" (an ASan build): 80 jobs by default, the RSS and latency bounds reported only, and the daemon's
+# exit status at SIGTERM (LeakSanitizer) checked.
 # CUZK_SOAK_SEED repeats a run (the seed is printed). PoRep C2 of 2 KiB C1s joins the mix when
 # CUZK_POREP_PARAMS_DIR holds porep-2k.params and porep-2k.vk (their proofs are then also checked with
 # `cuzk verify --porep`); without it the mix is the synthetic kinds. Without node and the npm packages it exits
 # 77 (skipped) unless CUZK_REQUIRE_ORACLE=1.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
-[ $# -ge 3 ] || { echo "usage: $0 DAEMON_BINARY PROTO_DIR CUZK_BINARY [JOBS]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 DAEMON_BINARY PROTO_DIR CUZK_BINARY [JOBS|-] [sanitized]" >&2; exit 2; }
 daemon_bin=$1
 proto=$2
 cuzk=$3
-jobs=${4:-${CUZK_SOAK_JOBS:-150}}
+mode=${5:-}
+jobs=${4:--}
+if [ "$jobs" = "-" ]; then
+  jobs=${CUZK_SOAK_JOBS:-150}
+  [ "$mode" = "sanitized" ] && [ -z "${CUZK_SOAK_JOBS:-}" ] && jobs=80
+fi
 if ! command -v node >/dev/null 2>&1 || [ ! -f "$here/node_modules/@grpc/grpc-js/package.json" ]; then
   if [ "${CUZK_REQUIRE_ORACLE:-0}" = "1" ]; then
     echo "daemon soak: no node or npm packages and CUZK_REQUIRE_ORACLE=1 (cd tests/daemon && npm ci)" >&2
@@ -24,6 +31,7 @@ if ! command -v node >/dev/null 2>&1 || [ ! -f "$here/node_modules/@grpc/grpc-js
 fi
 args=(--daemon "$daemon_bin" --proto "$proto" --jobs "$jobs" --clients "${CUZK_SOAK_CLIENTS:-4}")
 [ -n "${CUZK_SOAK_SEED:-}" ] && args+=(--seed "$CUZK_SOAK_SEED")
+[ "$mode" = "sanitized" ] && args+=(--sanitized)
 # Long runs get more time; the driver stops by itself at the limit either way.
 args+=(--time-limit "${CUZK_SOAK_TIME_LIMIT:-$((120 + jobs * 2))}")
 work=""
