@@ -1006,8 +1006,10 @@ static job *submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest 
     else
         snprintf(j->id, sizeof(j->id), "cuzk-%" PRIu64 "-%" PRIu64, (uint64_t)time(NULL), ++s->next_anon);
     memcpy(j->digest_head, head, sizeof(head));
-    if (have_digest || kind != KIND_POREP || !rq->request_id[0]) {
-        /* Without a C1 the pass is short; an anonymous id is never submitted twice. */
+    if (!rq->request_id[0]) {
+        j->digest_ready = 1; /* a made-up id: no request of the same id to compare with */
+    } else if (have_digest || kind != KIND_POREP) {
+        /* Without a C1 the pass is short. */
         if (!have_digest) daemon_request_digest_finish(head, rq->vanilla_proof.data, rq->vanilla_proof.len, digest);
         memcpy(j->digest, digest, sizeof(digest));
         j->digest_ready = 1;

@@ -126,11 +126,11 @@ async function waitServing(timeoutMs = 20000) {
 }
 
 // HTTP GET of the daemon's status page with curl (a real HTTP client): {code, body}, or null without curl.
-function httpGet(urlPath) {
+function httpGet(urlPath, method = 'GET') {
   const m = daemonLog.match(/serving HTTP GET \/status on \S+ \(port (\d+)\)/g);
   if (!m) return { code: 0, body: 'no HTTP port in the log' };
   const port = m[m.length - 1].match(/port (\d+)/)[1];
-  const c = spawnSync('curl', ['-s', '-m', '5', '-w', '\n%{http_code}', `http://127.0.0.1:${port}${urlPath}`],
+  const c = spawnSync('curl', ['-s', '-m', '5', '-X', method, '-w', '\n%{http_code}', `http://127.0.0.1:${port}${urlPath}`],
     { encoding: 'utf8' });
   if (c.error) return null;
   const nl = c.stdout.lastIndexOf('\n');
@@ -217,6 +217,8 @@ async function main() {
     }
     h = httpGet('/nothing-here');
     check(h.code === 404, `GET /nothing-here: 404 (${h.code})`);
+    h = httpGet('/status', 'POST');
+    check(h.code === 405, `POST /status: 405 (${h.code})`);
   }
 
   // ---- SubmitProof / AwaitProof, idempotent request_id ----

@@ -5,6 +5,7 @@
 //
 //   node soak.mjs --daemon BIN --proto DIR [--jobs N] [--clients C] [--seed S] [--budget SIZE]
 //                 [--porep PARAM_DIR C1_DIR --cuzk CUZK_BIN] [--time-limit SECONDS] [--sanitized]
+//                 [--porep-weight W]
 //
 // It checks: every accepted job ends COMPLETED, FAILED or CANCELLED, the last two with a reason, and a job that
 // was neither cancelled nor meant to fail COMPLETED; every proof returned is flagged verified and well formed, and
@@ -77,6 +78,8 @@ const porepArgs = opt('--porep', null, 2);
 // bounds are reported, not asserted; leaks fail the run through the daemon's exit status instead.
 const SANITIZED = argv.includes('--sanitized');
 const cuzkBin = opt('--cuzk', null);
+// PoRep's share of the draws against the synthetic kinds' 10 (on 2 CPU cores one 2 KiB PoRep C2 takes 20-40 s).
+const POREP_WEIGHT = Number(opt('--porep-weight', '0.1'));
 console.log(`soak: seed ${SEED} (repeat with --seed ${SEED}), ${N} jobs, ${CLIENTS} clients, budget ${BUDGET}` +
   `${porepArgs ? ', PoRep 2 KiB in the mix' : ', no PoRep (no --porep)'}`);
 
@@ -208,8 +211,7 @@ if (porepArgs) {
     console.error(`soak: no c1-N.json in ${c1Dir}`);
     process.exit(2);
   }
-  // On 2 CPU cores one 2 KiB PoRep C2 takes ~20 s: a few per run.
-  MIX.push({ name: 'porep-2k', weight: 0.1, partitions: 1, porep: true,
+  MIX.push({ name: 'porep-2k', weight: POREP_WEIGHT, partitions: 1, porep: true,
     request: () => {
       const c1 = porepC1[randInt(0, porepC1.length - 1)];
       return { proof_kind: 'POREP_SEAL_COMMIT', sector_size: 2048, vanilla_proof: c1.bytes, _c1: c1.path };

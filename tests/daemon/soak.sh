@@ -7,7 +7,8 @@
 # exit status at SIGTERM (LeakSanitizer) checked.
 # CUZK_SOAK_SEED repeats a run (the seed is printed). PoRep C2 of 2 KiB C1s joins the mix when
 # CUZK_POREP_PARAMS_DIR holds porep-2k.params and porep-2k.vk (their proofs are then also checked with
-# `cuzk verify --porep`); without it the mix is the synthetic kinds. Without node and the npm packages it exits
+# `cuzk verify --porep`; CUZK_SOAK_POREP_WEIGHT, default 0.1, is its share against the synthetic kinds' 10);
+# without it the mix is the synthetic kinds. Without node and the npm packages it exits
 # 77 (skipped) unless CUZK_REQUIRE_ORACLE=1.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -47,7 +48,8 @@ if [ -n "$params" ]; then
   done
   # The 2 KiB parameters are ~1.1 GB in memory and one 2 KiB partition's working set ~0.35 GB: the budget holds
   # them and little more, so partitions wait for it.
-  args+=(--porep "$params" "$work" --cuzk "$cuzk" --budget "${CUZK_SOAK_BUDGET:-1600MiB}")
+  args+=(--porep "$params" "$work" --cuzk "$cuzk" --budget "${CUZK_SOAK_BUDGET:-1600MiB}"
+    --porep-weight "${CUZK_SOAK_POREP_WEIGHT:-0.1}")
 else
   args+=(--budget "${CUZK_SOAK_BUDGET:-4MiB}")
 fi
