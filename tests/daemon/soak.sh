@@ -6,7 +6,8 @@
 # "sanitized" (an ASan build): 80 jobs by default, the RSS and latency bounds reported only, and the daemon's
 # exit status at SIGTERM (LeakSanitizer) checked.
 # CUZK_SOAK_SEED repeats a run (the seed is printed). PoRep C2 of 2 KiB C1s joins the mix when
-# CUZK_POREP_PARAMS_DIR holds porep-2k.params and porep-2k.vk (their proofs are then also checked with
+# CUZK_SOAK_POREP_PARAMS_DIR (not CI's CUZK_POREP_PARAMS_DIR: on 2 cores one 2 KiB C2 takes 20-40 s, which the
+# CI run cannot afford) holds porep-2k.params and porep-2k.vk (their proofs are then also checked with
 # `cuzk verify --porep`; CUZK_SOAK_POREP_WEIGHT, default 0.1, is its share against the synthetic kinds' 10);
 # without it the mix is the synthetic kinds. Without node and the npm packages it exits
 # 77 (skipped) unless CUZK_REQUIRE_ORACLE=1.
@@ -36,10 +37,10 @@ args=(--daemon "$daemon_bin" --proto "$proto" --jobs "$jobs" --clients "${CUZK_S
 # Long runs get more time; the driver stops by itself at the limit either way.
 args+=(--time-limit "${CUZK_SOAK_TIME_LIMIT:-$((120 + jobs * 2))}")
 work=""
-params=${CUZK_POREP_PARAMS_DIR:-}
+params=${CUZK_SOAK_POREP_PARAMS_DIR:-}
 if [ -n "$params" ]; then
   [ -f "$params/porep-2k.params" ] && [ -f "$params/porep-2k.vk" ] ||
-    { echo "FAIL: CUZK_POREP_PARAMS_DIR=$params has no porep-2k.params and porep-2k.vk" >&2; exit 1; }
+    { echo "FAIL: CUZK_SOAK_POREP_PARAMS_DIR=$params has no porep-2k.params and porep-2k.vk" >&2; exit 1; }
   work=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-soak-c1.XXXXXX")
   trap 'rm -rf "$work"' EXIT
   for s in 1 2 3; do
