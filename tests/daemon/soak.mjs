@@ -274,8 +274,11 @@ async function runJob(client, j) {
     let r;
     const req = { ...j.req, request_id: j.id };
     delete req._c1;
+    // A job may wait long behind others for the budget (a 2 KiB PoRep C2 takes 20-40 s here): the run's own
+    // time limit bounds these calls.
+    const longMs = Math.max(120000, deadline - Date.now());
     if (j.mode === 'prove') {
-      r = await call(client, 'Prove', { submit: req });
+      r = await call(client, 'Prove', { submit: req }, longMs);
       if (r.res) r = { err: r.err, res: r.res.result };
     } else {
       r = await call(client, 'SubmitProof', req);
@@ -284,7 +287,7 @@ async function runJob(client, j) {
         const c = await call(client, 'CancelProof', { job_id: j.id }, 10000);
         if (!c.err) j.cancelSent = true;
       }
-      if (!r.err) r = await call(client, 'AwaitProof', { job_id: j.id });
+      if (!r.err) r = await call(client, 'AwaitProof', { job_id: j.id }, longMs);
       else if (r.err.code === grpc.status.NOT_FOUND) r = { err: r.err };
     }
     if (r.err && (transportError(r.err) || r.err.code === grpc.status.NOT_FOUND) && (restarting || restarted &&
