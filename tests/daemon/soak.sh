@@ -35,7 +35,10 @@ args=(--daemon "$daemon_bin" --proto "$proto" --jobs "$jobs" --clients "${CUZK_S
 [ -n "${CUZK_SOAK_SEED:-}" ] && args+=(--seed "$CUZK_SOAK_SEED")
 [ "$mode" = "sanitized" ] && args+=(--sanitized)
 # Long runs get more time; the driver stops by itself at the limit either way.
-args+=(--time-limit "${CUZK_SOAK_TIME_LIMIT:-$((120 + jobs * 2))}")
+limit=$((120 + jobs * 2))
+# PoRep proofs take 20-40 s each here, one at a time under the budget.
+[ -n "${CUZK_SOAK_POREP_PARAMS_DIR:-}" ] && limit=$((limit + 600 + jobs * 10))
+args+=(--time-limit "${CUZK_SOAK_TIME_LIMIT:-$limit}")
 work=""
 params=${CUZK_SOAK_POREP_PARAMS_DIR:-}
 if [ -n "$params" ]; then
