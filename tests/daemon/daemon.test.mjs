@@ -640,6 +640,14 @@ async function postOne(kind, set, name) {
   r = await call('Prove', { submit: { ...req, request_id: `${set}-bad`, vanilla_proofs: changed } }, long);
   check(!r.err && statusOf(r) === 'FAILED' && /sector/.test(r.res.result.error_message),
     `${kind} with a changed vanilla byte: FAILED (${r.err || (r.res.result && r.res.result.error_message)})`);
+  // The same request_id with another vanilla proof: a new job (the vanilla proofs are part of the request's
+  // digest), not the completed job's proof.
+  r = await call('Prove', { submit: { ...req, vanilla_proofs: changed } }, long);
+  check(!r.err && statusOf(r) === 'FAILED' && /sector/.test(r.res.result.error_message),
+    `${kind}, the id of the completed job with a changed vanilla byte: a new job, FAILED (${r.err || (r.res.result && r.res.result.error_message)})`);
+  r = await call('Prove', { submit: req }, long);
+  check(!r.err && statusOf(r) === 'COMPLETED' && pr && Buffer.compare(r.res.result.proof, pr.proof) !== 0 &&
+    r.res.result.verified === true, `${kind}, the first request again: proved again (${r.err || statusOf(r)})`);
   r = await call('GetStatus', {});
   const q = r.res.queues.find((x) => x.proof_kind === (kind === 'WINNING_POST' ? 'winning-post' : 'window-post'));
   check(q && q.pending === 0 && q.in_progress === 0, `nothing ${kind} left queued`);
