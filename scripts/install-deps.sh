@@ -7,7 +7,9 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # gRPC core, protobuf-c and pkg-config: the optional daemon (built when they are found).
-pkgs=(build-essential cmake clang libclang-rt-14-dev pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler)
+# libmicrohttpd: the daemon's optional HTTP GET /status (daemon.status_listen); curl tests it.
+pkgs=(build-essential cmake clang libclang-rt-14-dev pkg-config libgrpc-dev libprotobuf-c-dev protobuf-c-compiler
+  libmicrohttpd-dev curl)
 pkgs+=(clang-format) # scripts/check-format.sh
 missing=()
 for p in "${pkgs[@]}"; do

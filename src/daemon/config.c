@@ -284,8 +284,6 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
         }
     }
     TRY(get_string(r, "daemon", "status_listen", cfg->status_listen, sizeof(cfg->status_listen)));
-    not_used_yet(r, "daemon", "status_listen", cfg->status_listen[0] == '\0',
-                 "the HTTP status server is not implemented yet; use GetStatus");
 
     /* [memory] */
     TRY(get_size(r, "memory", "total_budget", &cfg->total_budget, &cfg->budget_auto));

@@ -29,7 +29,7 @@ typedef struct daemon_config {
     /* [daemon] */
     char listen[DAEMON_MAX_LISTEN][256]; /* "unix:///path", "unix:path" or "host:port" */
     size_t n_listen;
-    char status_listen[256];             /* not served yet */
+    char status_listen[256];             /* "host:port" of the HTTP GET /status page; "": none */
     /* [memory] */
     int budget_auto;            /* total_budget = "auto": MemTotal - safety_margin */
     uint64_t total_budget;      /* bytes, when not auto */

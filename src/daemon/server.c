@@ -20,6 +20,7 @@
 #include "daemon/grpc_args.h"
 #include "daemon/log.h"
 #include "daemon/service.h"
+#include "daemon/status_http.h"
 
 #define REQUESTS_POSTED 16    /* calls the server is ready to accept at once */
 #define LOOP_TICK_MS 20       /* AwaitProof timeouts are answered within about this */
@@ -229,12 +230,41 @@ static const char *unix_path(const char *addr)
     return NULL;
 }
 
+/* Creates the directories above a socket path that do not exist yet (mode 0755), as the Rust daemon does
+ * for /run/curio. */
+static cuzk_status make_parent_dirs(const char *path, cuzk_error *err)
+{
+    char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return CUZK_OK; /* in the working directory, or in / */
+    *slash = '\0';
+    for (char *p = dir + 1;; p++) {
+        int last = *p == '\0';
+        if (*p != '/' && !last) continue;
+        *p = '\0';
+        struct stat st;
+        if (stat(dir, &st) != 0) {
+            if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+                return cuzk_error_set(err, CUZK_ERR_IO, "cannot create %s, the directory of the socket %s: %s", dir,
+                                      path, strerror(errno));
+            LOGI("created the directory %s for the socket", dir);
+        } else if (!S_ISDIR(st.st_mode)) {
+            return cuzk_error_set(err, CUZK_ERR_IO, "%s, on the way to the socket %s, is not a directory", dir, path);
+        }
+        if (last) return CUZK_OK;
+        *p = '/';
+    }
+}
+
 /* A socket file left by a daemon that was killed is removed; one that a live daemon answers on is not. */
 static cuzk_status prepare_unix(const char *path, cuzk_error *err)
 {
     struct sockaddr_un sa;
     if (!*path || strlen(path) >= sizeof(sa.sun_path))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "unix socket path '%s' is empty or too long", path);
+    cuzk_status made = make_parent_dirs(path, err);
+    if (made != CUZK_OK) return made;
     struct stat st;
     if (lstat(path, &st) != 0) return CUZK_OK;
     if (!S_ISSOCK(st.st_mode))
@@ -284,6 +314,8 @@ cuzk_status server_run(const daemon_config *cfg, volatile sig_atomic_t *stop, cu
         }
         bound_unix[i] = path != NULL;
     }
+    status_http *http = NULL;
+    if (st == CUZK_OK && cfg->status_listen[0]) st = status_http_start(&http, cfg->status_listen, cfg, sv.svc, err);
     if (st == CUZK_OK) {
         grpc_server_start(sv.srv);
         for (size_t i = 0; i < cfg->n_listen; i++) LOGI("cuzk-daemon serving cuzk.v1.ProvingEngine on %s", cfg->listen[i]);
@@ -349,6 +381,7 @@ cuzk_status server_run(const daemon_config *cfg, volatile sig_atomic_t *stop, cu
     }
     grpc_completion_queue_destroy(sv.cq);
     while (sv.live) ctx_free(&sv, sv.live);
+    status_http_stop(http);
     service_destroy(sv.svc);
     grpc_shutdown();
     for (size_t i = 0; i < cfg->n_listen; i++)

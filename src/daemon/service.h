@@ -1,9 +1,10 @@
 /* The cuzk.v1.ProvingEngine handlers, independent of the transport: a request's bytes in, a reply (gRPC
  * status code, message, response bytes) out, either at once or later through a delivery callback.
  *
- * Jobs: a SubmitProof (or Prove) makes a job named by its request_id (the idempotency key: the same
- * request_id returns the job already known, unless that one failed or was cancelled, which a new
- * submission replaces). Every kind comes from the table of engine/kind.h; a kind without functions there is
+ * Jobs: a SubmitProof (or Prove) makes a job named by its request_id (the idempotency key for the same
+ * request: the same request_id and request digest return the job already known, unless that one failed or
+ * was cancelled, which a new submission replaces; other inputs under a known id make a new job and cancel
+ * the older one, docs/DAEMON.md "request_id"). Every kind comes from the table of engine/kind.h; a kind without functions there is
  * answered FAILED ("not implemented yet"). Each job runs on its own thread: the kind's parse, the parameter
  * set (held in the engine's residency), the circuit over it, engine_submit, engine_wait, result. Nothing here
  * blocks on proving: AwaitProof and Prove
@@ -59,6 +60,28 @@ int service_handle(daemon_service *s, const char *method, const uint8_t *req, si
 int service_forget(daemon_service *s, void *call);
 /* Answers the AwaitProof waiters whose timeout has passed. Call every few tens of milliseconds. */
 void service_tick(daemon_service *s);
+
+/* What GetStatus does not carry, for the HTTP status page (status_http.c): per-kind counters and the jobs not
+ * ended yet (the newest first, at most SERVICE_SNAPSHOT_MAX_JOBS). */
+#define SERVICE_SNAPSHOT_MAX_KINDS 16
+#define SERVICE_SNAPSHOT_MAX_JOBS 64
+typedef struct service_snapshot {
+    size_t n_kinds;
+    struct {
+        const char *label; /* GetStatus's queue label: "porep-c2", "circuit", ... */
+        uint64_t completed, failed, cancelled;
+        unsigned pending, in_progress;
+    } kinds[SERVICE_SNAPSHOT_MAX_KINDS];
+    size_t n_jobs, jobs_not_listed;
+    struct {
+        char id[257];
+        const char *kind;
+        double age_s;
+        unsigned partitions;
+        int in_progress; /* the engine began its synthesis */
+    } jobs[SERVICE_SNAPSHOT_MAX_JOBS];
+} service_snapshot;
+void service_snapshot_get(daemon_service *s, service_snapshot *out);
 
 /* No new jobs (UNAVAILABLE); every job is cancelled; waiters get their answers as the jobs end. */
 void service_begin_shutdown(daemon_service *s);

@@ -1,6 +1,7 @@
 /* The service's internals, shared by its files (one job each): service.c (handlers), service_jobs.c (job table,
  * job threads, waiters, delivery), service_registry.c (parameter sets and circuits, PreloadSRS/EvictSRS),
- * service_status.c (GetStatus, timeline), service_metrics.c (GetMetrics), service_setup.c (configuration glue).
+ * service_status.c (GetStatus, timeline, the HTTP status's snapshot), service_metrics.c (GetMetrics),
+ * service_setup.c (configuration glue).
  *
  * Locks, in the order they may be taken: reg_mu (the registry; held while a set loads), mu (jobs, waiters,
  * counters, threads), tl_mu (timeline). The delivery callback and calls into the engine run with none held. */
@@ -13,6 +14,7 @@
 
 #include "cuzk/v1/proving.pb-c.h"
 #include "daemon/config.h"
+#include "daemon/request_digest.h"
 #include "daemon/service.h"
 #include "engine/engine.h"
 #include "engine/kind.h"
@@ -52,6 +54,11 @@ typedef struct job {
     job_state state;
     int started; /* the engine began synthesis of a partition */
     int submitted, cancel_requested;
+    int superseded; /* a request with the same id and other inputs replaced it: service_job_find no longer sees it */
+    /* The request's digest (request_digest.h): the head at submission; the whole by the job thread (off the
+     * server loop: the payloads may be 50 MB) or by a submission of the same id that needs it first. */
+    uint8_t digest_head[DAEMON_REQUEST_DIGEST_BYTES], digest[DAEMON_REQUEST_DIGEST_BYTES];
+    int digest_ready;
     uint64_t engine_id;
     struct daemon_service *svc;
     engine_kind_input in; /* a copy of the request's fields, until the job thread is done with them */
@@ -142,7 +149,7 @@ void service_reply_pack(service_reply *r, const ProtobufCMessage *m);
 
 /* ---- service_jobs.c ---- */
 
-/* The job table, under mu. */
+/* The job table, under mu. service_job_find: the job the id names (not a superseded one). */
 job *service_job_find(daemon_service *s, const char *id);
 void service_job_free(job *j);
 void service_job_unlink(daemon_service *s, job *j);

@@ -9,12 +9,24 @@
 
 #include "daemon/log.h"
 #include "daemon/service_internal.h"
+#include "engine/mem.h"
 
 job *service_job_find(daemon_service *s, const char *id)
 {
     for (job *j = s->jobs; j; j = j->next)
-        if (!strcmp(j->id, id)) return j;
+        if (!j->superseded && !strcmp(j->id, id)) return j;
     return NULL;
+}
+
+/* The whole digest of j, from its request while it still holds it (under mu). 0 when it cannot be had any more
+ * (the job ended before its thread ran, or without one). */
+static int job_digest(job *j)
+{
+    if (!j->digest_ready && j->have_in) {
+        daemon_request_digest_finish(j->digest_head, &j->in, j->digest);
+        j->digest_ready = 1;
+    }
+    return j->digest_ready;
 }
 
 void service_job_free(job *j)
@@ -143,6 +155,33 @@ void service_thread_done(daemon_service *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* A parameter load that found the budget held by the working sets of other jobs (the residency had nothing idle
+ * to evict) waits for them to release it, as partitions do, instead of failing the job: 1 once `bytes` fit (try
+ * again), 0 when waiting cannot help (nothing else holds memory, or the set is larger than the budget), -1 when
+ * the job is cancelled or the daemon stops meanwhile. */
+static int params_wait(daemon_service *s, job *j, uint64_t bytes)
+{
+    engine_mem *m = engine_memory(s->eng);
+    engine_mem_stats ms;
+    engine_mem_get_stats(m, &ms);
+    if (!bytes || (ms.host_limit && bytes > ms.host_limit)) return 0;
+    int logged = 0;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        int stop = j->cancel_requested || s->shutting_down;
+        pthread_mutex_unlock(&s->mu);
+        if (stop) return -1;
+        uint64_t in_use = engine_mem_host_in_use(m);
+        if (!ms.host_limit || in_use + bytes <= ms.host_limit) return 1;
+        if (!logged++)
+            LOGI("job %s: its parameters (%" PRIu64 " bytes) wait for memory: %" PRIu64 " of %" PRIu64
+                 " bytes are held by other jobs",
+                 j->id, bytes, in_use, ms.host_limit);
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void *job_main(void *arg)
 {
     job *j = arg;
@@ -162,8 +201,18 @@ static void *job_main(void *arg)
     set_entry *set = NULL;
     engine_params *params = NULL;
 
-    /* Parsed here, not in the handler: a 50 MB C1 or a 58 MB WindowPoSt request must not hold up the server
-     * loop. */
+    /* The digest's pass over the payloads and the parse run here, not in the handler: a 50 MB C1 or a 58 MB
+     * WindowPoSt request must not hold up the server loop. Only this thread frees j->in. */
+    pthread_mutex_lock(&s->mu);
+    int ready = j->digest_ready;
+    pthread_mutex_unlock(&s->mu);
+    uint8_t digest[DAEMON_REQUEST_DIGEST_BYTES];
+    if (!ready) daemon_request_digest_finish(j->digest_head, &j->in, digest);
+    pthread_mutex_lock(&s->mu);
+    if (!j->digest_ready) memcpy(j->digest, digest, sizeof(digest));
+    j->digest_ready = 1;
+    pthread_mutex_unlock(&s->mu);
+
     cuzk_status st = k->parse(&j->in, &kjob, &plan, &err);
     pthread_mutex_lock(&s->mu);
     engine_kind_input_free(&j->in);
@@ -180,7 +229,19 @@ static void *job_main(void *arg)
         st = service_set_get(s, k, plan.set, &e, &err);
         if (st == CUZK_OK) st = service_circuit_acquire(s, e, &plan, kjob, &circuit, &params, &err);
         if (st == CUZK_OK) set = e;
+        uint64_t need = st == CUZK_ERR_NOMEM && e ? e->bytes : 0;
         pthread_mutex_unlock(&s->reg_mu);
+        for (int w; st == CUZK_ERR_NOMEM && (w = params_wait(s, j, need)) != 0;) {
+            if (w < 0) {
+                st = CUZK_ERR_CANCELLED;
+                break;
+            }
+            pthread_mutex_lock(&s->reg_mu);
+            st = service_circuit_acquire(s, e, &plan, kjob, &circuit, &params, &err);
+            if (st == CUZK_OK) set = e;
+            need = st == CUZK_ERR_NOMEM ? e->bytes : 0;
+            pthread_mutex_unlock(&s->reg_mu);
+        }
         if (st == CUZK_OK) st = k->request(circuit, kjob, j->prio, &rq, &err);
     }
     j->srs_ms = service_ms(service_now() - t_prep);
@@ -242,6 +303,9 @@ static void *job_main(void *arg)
     size_t nd;
     char msg[sizeof(err.msg) + 64];
     snprintf(msg, sizeof(msg), "%s", status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED ? "" : err.msg);
+    if (status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED && j->superseded)
+        snprintf(msg, sizeof(msg), "%s",
+                 "cancelled: superseded by a newer request with the same request_id and other inputs");
     service_job_end_locked(s, j, status, msg, &d, &nd);
     /* Once mu is released the job may be forgotten (trimmed or replaced): log from copies. */
     char id[sizeof(j->id)];
@@ -368,28 +432,51 @@ job *service_submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest
         return NULL;
     }
 
+    /* A known request_id joins its job only for the same request; other inputs under the same id (Curio
+     * retrying a sector with a new seed, a redone snap) make a new job that the id names from then on, and
+     * the older one, now useless, is cancelled: its waiters get CANCELLED, saying why (docs/DAEMON.md). */
+    uint8_t head[DAEMON_REQUEST_DIGEST_BYTES] = {0}, digest[DAEMON_REQUEST_DIGEST_BYTES];
+    int have_digest = 0; /* the pass over the payloads (~4 ms/MB) only when a known id needs it */
+    if (rq->request_id[0]) daemon_request_digest_head((int)rq->proof_kind, &in, head);
     pthread_mutex_lock(&s->mu);
+    for (job *old; !s->shutting_down && rq->request_id[0] && (old = service_job_find(s, rq->request_id));) {
+        int waited = 0;
+        for (waiter *w = s->waiters; w && !waited; w = w->next) waited = w->j == old;
+        int same = !memcmp(old->digest_head, head, sizeof(head));
+        if (same && !have_digest) {
+            daemon_request_digest_finish(head, &in, digest);
+            have_digest = 1;
+        }
+        if (same && job_digest(old) && !memcmp(old->digest, digest, sizeof(digest))) {
+            int retry = old->state == JOB_DONE && old->status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
+            if (!retry || waited) {
+                LOGD("SubmitProof %s: already known, same request, same job", old->id);
+                free(store);
+                return old;
+            }
+        } else if (old->state != JOB_DONE || waited) {
+            LOGI("job %s: superseded by a request with the same id and other inputs%s", old->id,
+                 old->state != JOB_DONE ? ", cancelling it" : "");
+            old->superseded = 1;
+            old->cancel_requested = 1;
+            if (old->state != JOB_DONE && old->submitted) {
+                /* Outside mu, as the CancelProof handler; the loop looks again afterwards. */
+                uint64_t eid = old->engine_id;
+                pthread_mutex_unlock(&s->mu);
+                engine_cancel(s->eng, eid);
+                pthread_mutex_lock(&s->mu);
+            }
+            continue;
+        }
+        service_job_unlink(s, old);
+        service_job_free(old);
+        s->n_finished--;
+    }
     if (s->shutting_down) {
         pthread_mutex_unlock(&s->mu);
         free(store);
         service_reply_error(reply, RPC_UNAVAILABLE, "cuzk-daemon is shutting down");
         return NULL;
-    }
-    if (rq->request_id[0]) {
-        job *old = service_job_find(s, rq->request_id);
-        if (old) {
-            int retry = old->state == JOB_DONE && old->status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
-            int waited = 0;
-            for (waiter *w = s->waiters; w && !waited; w = w->next) waited = w->j == old;
-            if (!retry || waited) {
-                LOGD("SubmitProof %s: already known, same job", old->id);
-                free(store);
-                return old;
-            }
-            service_job_unlink(s, old);
-            service_job_free(old);
-            s->n_finished--;
-        }
     }
     if (s->n_active >= MAX_ACTIVE_JOBS) {
         pthread_mutex_unlock(&s->mu);
@@ -408,6 +495,10 @@ job *service_submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest
         snprintf(j->id, sizeof(j->id), "%s", rq->request_id);
     else
         snprintf(j->id, sizeof(j->id), "cuzk-%" PRIu64 "-%" PRIu64, (uint64_t)time(NULL), ++s->next_anon);
+    memcpy(j->digest_head, head, sizeof(head));
+    if (have_digest) memcpy(j->digest, digest, sizeof(digest));
+    /* A made-up id has no request of the same id to compare with; otherwise the job thread finishes it. */
+    j->digest_ready = have_digest || !rq->request_id[0];
     j->kind = k;
     j->ki = kind_slot(s, k);
     j->partitions = rq->partitions ? rq->partitions : 1; /* until the parse says */

@@ -1,5 +1,5 @@
-/* GetStatus, and the engine's events it is counted from (which jobs have started, which job each GPU
- * is proving). */
+/* GetStatus and the HTTP status's snapshot, and the engine's events they are counted from (which jobs have
+ * started, which job each GPU is proving). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,4 +202,37 @@ void service_status_reply(daemon_service *s, service_reply *reply)
     r.memory_in_use_bytes = es.mem.host_in_use;
     r.memory_peak_bytes = es.mem.host_peak;
     service_reply_pack(reply, &r.base);
+}
+
+void service_snapshot_get(daemon_service *s, service_snapshot *out)
+{
+    memset(out, 0, sizeof(*out));
+    double now = service_now();
+    pthread_mutex_lock(&s->mu);
+    for (size_t k = 0; k < s->n_kinds && k < SERVICE_SNAPSHOT_MAX_KINDS; k++) {
+        out->kinds[k].label = s->kinds[k]->label;
+        out->kinds[k].completed = s->completed[k];
+        out->kinds[k].failed = s->failed[k];
+        out->kinds[k].cancelled = s->cancelled[k];
+        out->n_kinds = k + 1;
+    }
+    for (job *j = s->jobs; j; j = j->next) {
+        if (j->state == JOB_DONE) continue;
+        int running = j->submitted && service_started(s, j->engine_id, 0);
+        if (j->ki < out->n_kinds) {
+            out->kinds[j->ki].in_progress += running;
+            out->kinds[j->ki].pending += !running;
+        }
+        if (out->n_jobs == SERVICE_SNAPSHOT_MAX_JOBS) {
+            out->jobs_not_listed++;
+            continue;
+        }
+        snprintf(out->jobs[out->n_jobs].id, sizeof(out->jobs[0].id), "%s", j->id);
+        out->jobs[out->n_jobs].kind = j->kind->label;
+        out->jobs[out->n_jobs].age_s = now - j->t_submit;
+        out->jobs[out->n_jobs].partitions = j->partitions;
+        out->jobs[out->n_jobs].in_progress = running;
+        out->n_jobs++;
+    }
+    pthread_mutex_unlock(&s->mu);
 }

@@ -46,12 +46,14 @@ if (post && !(post.params && post.data && post.cuzk)) {
 
 const MIB = 1024 * 1024;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cuzk-daemon-'));
-const sock = path.join(work, 'cuzk.sock');
+// Under directories that do not exist yet: the daemon makes them (as /run/curio).
+const sock = path.join(work, 'run', 'curio', 'cuzk.sock');
 const addr = `unix:${sock}`;
 const cfgPath = path.join(work, 'cuzk.toml');
 fs.writeFileSync(cfgPath, `# test configuration
 [daemon]
 listen = "${addr}"
+${porep ? '' : 'status_listen = "127.0.0.1:0"   # HTTP GET /status on a free loopback port (logged)'}
 [memory]
 total_budget = "2GiB"
 [gpus]
@@ -135,6 +137,18 @@ async function waitServing(timeoutMs = 20000) {
   return false;
 }
 
+// HTTP GET of the daemon's status page with curl (a real HTTP client): {code, body}, or null without curl.
+function httpGet(urlPath, method = 'GET') {
+  const m = daemonLog.match(/serving HTTP GET \/status on \S+ \(port (\d+)\)/g);
+  if (!m) return { code: 0, body: 'no HTTP port in the log' };
+  const port = m[m.length - 1].match(/port (\d+)/)[1];
+  const c = spawnSync('curl', ['-s', '-m', '5', '-X', method, '-w', '\n%{http_code}', `http://127.0.0.1:${port}${urlPath}`],
+    { encoding: 'utf8' });
+  if (c.error) return null;
+  const nl = c.stdout.lastIndexOf('\n');
+  return { code: Number(c.stdout.slice(nl + 1)), body: c.stdout.slice(0, nl) };
+}
+
 function statusOf(r) { return r.res && (r.res.status || (r.res.result && r.res.result.status)); }
 
 function counts(st) {
@@ -193,6 +207,31 @@ async function main() {
   check(p1 && proofWellFormed(p1.proof, 2), 'two well-formed 192-byte proofs');
   check(p1 && p1.verified === true, 'the daemon verified the proofs');
   check(p1 && Number(p1.total_ms) > 0 && Number(p1.total_ms) >= Number(p1.gpu_compute_ms) / 2, 'timings are filled');
+
+  // ---- HTTP GET /status (daemon.status_listen), the Rust daemon's JSON ----
+  let h = httpGet('/status');
+  if (h === null) {
+    console.log('HTTP status: skipped, no curl');
+  } else {
+    let js = null;
+    try { js = JSON.parse(h.body); } catch (e) { js = null; }
+    check(h.code === 200 && js, `GET /status: 200 and JSON (${h.code} ${h.body.slice(0, 200)})`);
+    if (js) {
+      check(js.memory.total_bytes === 2 * 1024 * MIB && js.memory.used_bytes + js.memory.available_bytes === js.memory.total_bytes,
+        'GET /status: memory from the budget');
+      check(js.counters.total_completed === 1 && js.counters.completed_by_kind.circuit === 1 &&
+        js.counters.total_failed === 0, `GET /status: counters (${JSON.stringify(js.counters)})`);
+      check(Array.isArray(js.pipelines) && Array.isArray(js.gpu_workers) && Array.isArray(js.allocations.srs) &&
+        js.synthesis.max_concurrent === 2 && typeof js.uptime_secs === 'number' && js.buffers,
+        'GET /status: the Rust fields');
+      check(js.allocations.srs.some((x) => x.circuit_id === 'synthetic:k=8,seed=1' && x.bytes > 0),
+        `GET /status: the parameter set in memory (${JSON.stringify(js.allocations.srs)})`);
+    }
+    h = httpGet('/nothing-here');
+    check(h.code === 404, `GET /nothing-here: 404 (${h.code})`);
+    h = httpGet('/status', 'POST');
+    check(h.code === 405, `POST /status: 405 (${h.code})`);
+  }
 
   // ---- SubmitProof / AwaitProof, idempotent request_id ----
   r = await call('SubmitProof', circuit(8, 1, { request_id: 'sub-1', priority: 'HIGH' }));
@@ -271,6 +310,14 @@ async function main() {
   check(!r.err && r.res.status === 'TIMEOUT', `AwaitProof with a timeout: TIMEOUT (${r.res && r.res.status})`);
   check(waited >= 140 && waited < 5000, `the timeout was honoured (${waited} ms)`);
   check(await waitInProgress('circuit'), 'GetStatus shows the job in progress');
+  h = httpGet('/status');
+  if (h !== null) {
+    let js = null;
+    try { js = JSON.parse(h.body); } catch (e) { js = null; }
+    const pl = js && js.pipelines.find((x) => x.job_id === 'long-1');
+    check(pl && pl.proof_kind === 'circuit' && pl.total_partitions === 128 && pl.state === 'running',
+      `GET /status lists the running job (${h.body.slice(0, 300)})`);
+  }
   const pending = call('AwaitProof', { job_id: 'long-1' });
   r = await call('CancelProof', { job_id: 'long-1' });
   check(!r.err && r.res.was_running === true, 'CancelProof of a running job: was_running');
@@ -292,6 +339,48 @@ async function main() {
   check(/^cuzk_proofs_failed\{proof_kind="porep_c2"\} 4$/m.test(text), 'metrics: the PoRep failures, Rust label');
   check(/^cuzk_engine_jobs_total\{outcome="cancelled"\} 1$/m.test(text), 'metrics: the engine saw the cancel');
   check(/^# TYPE cuzk_engine_job_ms histogram$/m.test(text), 'metrics: engine histograms');
+
+  // ---- request_id reused with other inputs (Curio retrying a sector): never the older job's proof ----
+  r = await call('SubmitProof', circuit(12, 128, { request_id: 'sector-1' }));
+  check(!r.err && r.res.job_id === 'sector-1', `SubmitProof sector-1 (first inputs): ${r.err}`);
+  check(await waitInProgress('circuit'), 'sector-1 runs');
+  const olderWait = call('AwaitProof', { job_id: 'sector-1' });
+  await sleep(50);
+  let before = counts((await call('GetStatus', {})).res);
+  r = await call('SubmitProof', circuit(12, 128, { request_id: 'sector-1' }));
+  check(!r.err && r.res.job_id === 'sector-1', 'the same request again while it runs: accepted');
+  let after = counts((await call('GetStatus', {})).res);
+  check(after.cancelled === before.cancelled, 'the same request joins the running job (nothing cancelled)');
+  r = await call('SubmitProof', circuit(8, 1, { request_id: 'sector-1' }));
+  check(!r.err && r.res.job_id === 'sector-1', `the same id with other inputs: accepted (${r.err})`);
+  r = await olderWait;
+  check(!r.err && r.res.status === 'CANCELLED' && /superseded/.test(r.res.error_message),
+    `the older job's waiter gets its own answer: CANCELLED, superseded (${r.err || (r.res.status + ' ' + r.res.error_message)})`);
+  r = await call('AwaitProof', { job_id: 'sector-1' });
+  check(!r.err && r.res.status === 'COMPLETED' && proofWellFormed(r.res.proof, 1) && r.res.verified === true,
+    `the id names the newest job: one verified proof of the new inputs (${r.err || r.res.status} ${r.res && r.res.proof.length})`);
+  // A completed job, then the same id with other inputs: a new job, a new proof.
+  r = await call('Prove', { submit: circuit(8, 1, { request_id: 'sector-2' }) });
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove sector-2: ${r.err}`);
+  const firstProof = r.res && r.res.result.proof;
+  before = counts((await call('GetStatus', {})).res);
+  r = await call('Prove', { submit: { ...circuit(8, 1, { request_id: 'sector-2' }), circuit: 'synthetic:k=8,seed=5' } });
+  after = counts((await call('GetStatus', {})).res);
+  check(!r.err && statusOf(r) === 'COMPLETED' && r.res.result.verified === true, `Prove sector-2, new inputs: ${r.err}`);
+  check(after.completed === before.completed + 1, 'it was proved again, not answered from the earlier job');
+  check(firstProof && r.res && Buffer.compare(r.res.result.proof, firstProof) !== 0, 'and its proof is another one');
+  r = await call('Prove', { submit: { ...circuit(8, 1, { request_id: 'sector-2' }), circuit: 'synthetic:k=8,seed=5' } });
+  check(!r.err && counts((await call('GetStatus', {})).res).completed === after.completed,
+    'the new request repeated: answered from its job');
+  r = await call('Prove', { submit: circuit(8, 1, { request_id: 'sector-3' }) });
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove sector-3: ${r.err}`);
+  for (const [what, extra] of [['registered_proof', { registered_proof: 9 }], ['sector_number', { sector_number: 7 }],
+    ['randomness', { randomness: Buffer.alloc(32, 1) }], ['partitions', { partitions: 2 }]]) {
+    before = counts((await call('GetStatus', {})).res);
+    r = await call('Prove', { submit: { ...circuit(8, 1, { request_id: 'sector-3' }), ...extra } });
+    after = counts((await call('GetStatus', {})).res);
+    check(!r.err && after.completed === before.completed + 1, `another ${what} under the same id: a new proof`);
+  }
 
   // ---- PreloadSRS / EvictSRS ----
   r = await call('PreloadSRS', { circuit_id: 'synthetic:k=9' });
@@ -381,6 +470,13 @@ async function main() {
   second.stderr.on('data', (d) => { secondErr += d; });
   const secondExit = await new Promise((resolve) => second.on('exit', (code) => resolve(code)));
   check(secondExit !== 0 && /another process is serving/.test(secondErr), 'a second daemon refuses a live socket');
+  // A socket directory that cannot be made: a clear error at start.
+  fs.writeFileSync(path.join(work, 'plain-file'), 'x');
+  const badCfg = path.join(work, 'bad-dir.toml');
+  fs.writeFileSync(badCfg, `[daemon]\nlisten = "unix:${path.join(work, 'plain-file', 'sub', 'cuzk.sock')}"\n`);
+  const third = spawnSync(daemonBin, ['--config', badCfg], { encoding: 'utf8', timeout: 20000 });
+  check(third.status !== 0 && /plain-file.*is not a directory/.test(third.stderr),
+    `a socket directory that cannot be made: a clear error (${third.status} ${third.stderr.trim().split('\n').pop()})`);
 
   // ---- graceful shutdown on SIGTERM with work in flight ----
   r = await call('SubmitProof', circuit(12, 128, { request_id: 'at-shutdown' }));
@@ -458,6 +554,22 @@ async function porepMain() {
     check(v.ok, `cuzk verify --porep accepts the envelope's proof (${v.out})`);
   }
 
+  // The same request_id with another C1 (Curio retrying the sector with a new seed): a proof of the new C1.
+  // Every other field as before, so that only the C1's bytes tell the two requests apart.
+  const retried = { request_id: 'c2-raw', proof_kind: 'POREP_SEAL_COMMIT', sector_size: 2048, vanilla_proof: env,
+    sector_number: 1, miner_id: 1000 };
+  r = await call('Prove', { submit: retried }, long);
+  check(!r.err && statusOf(r) === 'COMPLETED', `Prove c2-raw again with another C1: ${r.err || r.res.result.error_message}`);
+  if (!r.err && r.res.result.proof.length === 192) {
+    let v = verifyPorep(envPath, r.res.result.proof, 'retried');
+    check(v.ok, `the retried id's proof verifies against the new C1 (${v.out})`);
+    v = verifyPorep(rawPath, r.res.result.proof, 'retried, old C1');
+    check(!v.ok, 'and not against the old one');
+    const again = await call('Prove', { submit: retried }, long);
+    check(!again.err && Buffer.compare(again.res.result.proof, r.res.result.proof) === 0,
+      'the retried request repeated: the same job, the same proof');
+  }
+
   // Cancel: three jobs, the last cancelled while the first ones hold the pipeline.
   const ids = ['c2-q1', 'c2-q2', 'c2-q3'];
   for (const id of ids) {
@@ -482,7 +594,7 @@ async function porepMain() {
   r = await call('GetStatus', {});
   const q = r.res.queues.find((x) => x.proof_kind === 'porep-c2');
   check(q.pending === 0 && q.in_progress === 0, 'nothing PoRep left queued');
-  check(counts(r.res).completed === 4 && counts(r.res).cancelled === 1, `4 completed, 1 cancelled (${JSON.stringify(counts(r.res))})`);
+  check(counts(r.res).completed === 5 && counts(r.res).cancelled === 1, `5 completed, 1 cancelled (${JSON.stringify(counts(r.res))})`);
   console.log(`gpus: ${JSON.stringify(r.res.gpus)}`);
 
   daemon.kill('SIGTERM');
@@ -533,6 +645,14 @@ async function postOne(kind, set, name) {
   r = await call('Prove', { submit: { ...req, request_id: `${set}-bad`, vanilla_proofs: changed } }, long);
   check(!r.err && statusOf(r) === 'FAILED' && /sector/.test(r.res.result.error_message),
     `${kind} with a changed vanilla byte: FAILED (${r.err || (r.res.result && r.res.result.error_message)})`);
+  // The same request_id with another vanilla proof: a new job (the vanilla proofs are part of the request's
+  // digest), not the completed job's proof.
+  r = await call('Prove', { submit: { ...req, vanilla_proofs: changed } }, long);
+  check(!r.err && statusOf(r) === 'FAILED' && /sector/.test(r.res.result.error_message),
+    `${kind}, the id of the completed job with a changed vanilla byte: a new job, FAILED (${r.err || (r.res.result && r.res.result.error_message)})`);
+  r = await call('Prove', { submit: req }, long);
+  check(!r.err && statusOf(r) === 'COMPLETED' && pr && Buffer.compare(r.res.result.proof, pr.proof) !== 0 &&
+    r.res.result.verified === true, `${kind}, the first request again: proved again (${r.err || statusOf(r)})`);
   r = await call('GetStatus', {});
   const q = r.res.queues.find((x) => x.proof_kind === (kind === 'WINNING_POST' ? 'winning-post' : 'window-post'));
   check(q && q.pending === 0 && q.in_progress === 0, `nothing ${kind} left queued`);
