@@ -515,7 +515,7 @@ job *service_submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest
     if (!engine_kind_implemented(k)) {
         snprintf(msg, sizeof(msg),
                  "%s proofs are not implemented yet in cuzk (their circuits are still being written); "
-                 "POREP_SEAL_COMMIT and CIRCUIT_SPEC are the kinds cuzk proves today",
+                 "the kinds cuzk proves are those of its kind table (engine/kind.c)",
                  k->what);
         failure = msg;
         LOGI("job %s: %s", j->id, msg);
