@@ -267,7 +267,7 @@ static void test_graph_structure(rng_t *rng)
     CHECK(porep_graph_init_seeds(&g, UINT64_C(1) << 32, POREP_API_1_1, seed, keys, &err) == CUZK_ERR_INVALID_ARG);
 }
 
-static void test_parent_cache_8m(void)
+static __attribute__((unused)) void test_parent_cache_8m(void)
 {
     test_parent_cache("StackedDrg8MiBV1", "dcdabb0fbe4364bf0ac28b6a18c66de246409fa1a9020a00f33fb3e3053da6dc");
     test_parent_cache("StackedDrg8MiBV1_1", "5eed212119fd91aa6220a27f31a8966444a9381842bceb3a1ea61525bd47a5b5");
