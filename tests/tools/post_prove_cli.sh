@@ -11,6 +11,10 @@ r=0102030405060708091011121314151617181920212223242526272829303132
 
 expect 0 "circuit-info wpost:32GiB" "$cuzk" circuit-info --circuit wpost:32GiB
 expect_text "the 32 GiB WindowPoSt count" "2349 sectors x 10 challenges: 125279217 constraints, 25840 inputs"
+expect_text "the published 32 GiB WindowPoSt file (parameters.json)" \
+  "params: v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc.params"
+expect 0 "circuit-info wpost:2KiB --hash" "$cuzk" circuit-info --circuit wpost:2KiB --hash
+expect_text "bellperson's hash of the WindowPoSt 2 KiB circuit" "^hash: [0-9a-f]\{64\}$"
 expect 0 "circuit-info winning:32GiB" "$cuzk" circuit-info --circuit winning:32GiB
 expect_text "the 32 GiB WinningPoSt count" "66 sectors x 1 challenges: 370590 constraints, 133 inputs"
 expect 2 "circuit-info of a size without PoSt" "$cuzk" circuit-info --circuit wpost:4KiB

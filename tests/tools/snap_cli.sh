@@ -9,6 +9,8 @@ cuzk=$1
 
 expect 0 "circuit-info snap:32GiB" "$cuzk" circuit-info --circuit snap:32GiB
 expect_text "32 GiB count as rust-fil-proofs" "81049499 constraints, 5 inputs"
+expect_text "the published 32 GiB SnapDeals file (parameters.json)" \
+  "params: v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18.params"
 expect 0 "circuit-info snap:1KiB" "$cuzk" circuit-info --circuit snap:1KiB
 expect_text "1 KiB count as rust-fil-proofs" "1248389 constraints"
 expect 2 "circuit-info of a size without a circuit" "$cuzk" circuit-info --circuit snap:3KiB

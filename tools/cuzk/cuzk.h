@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 
+#include "circuits/spec.h"
 #include "cuzk/status.h"
+#include "formats/filecoin_params.h"
 #include "engine/open.h"
 #include "util/pool.h"
 
@@ -23,7 +25,7 @@ int cmd_porep(int argc, char **argv);
 /* cuzk snap ...; argv[0] is "snap". */
 int cmd_snap(int argc, char **argv);
 /* cuzk circuit-info --circuit snap:SIZE (spec is the whole "snap:SIZE"). */
-int cmd_snap_circuit_info(const char *spec);
+int cmd_snap_circuit_info(const char *spec, int want_hash);
 /* cuzk prove --snap ...; argv[0] is "prove". */
 int cmd_snap_prove(int argc, char **argv, unsigned threads);
 /* cuzk verify-snap ...; argv[0] is "verify-snap". */
@@ -33,6 +35,10 @@ int cmd_post_data(int argc, char **argv);
 /* cuzk circuit-info --circuit porep:SIZE; argv[0] is "circuit-info". */
 int cmd_circuit_info(int argc, char **argv);
 
+/* circuit-info's common tail: the published parameter and key names of the circuit and, with want_hash, its
+ * shape built and bellperson's TestConstraintSystem::hash() printed. Returns the exit status. */
+int cli_circuit_files_and_hash(const circuit_spec *spec, filecoin_params_kind kind, uint64_t sector_size,
+                               int want_hash);
 /* cuzk verify-seal ...; argv[0] is "verify-seal". */
 int cmd_verify_seal(int argc, char **argv);
 /* cuzk params check [DIR]; argv[0] is "params". */

@@ -894,8 +894,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "verify-snap") == 0) return cmd_verify_snap(argc - 1, argv + 1);
     for (int i = 2; i + 1 < argc; i++) {
         if (strcmp(cmd, "circuit-info") == 0 && strcmp(argv[i], "--circuit") == 0 &&
-            strncmp(argv[i + 1], "snap:", 5) == 0)
-            return cmd_snap_circuit_info(argv[i + 1]);
+            strncmp(argv[i + 1], "snap:", 5) == 0) {
+            int want_hash = 0;
+            for (int k = 2; k < argc; k++) want_hash |= strcmp(argv[k], "--hash") == 0;
+            return cmd_snap_circuit_info(argv[i + 1], want_hash);
+        }
         if (strcmp(cmd, "prove") == 0 && strcmp(argv[i], "--snap") == 0) return cmd_snap_prove(argc - 1, argv + 1, 0);
     }
     if (strcmp(cmd, "post") == 0) return cmd_post_data(argc - 1, argv + 1);

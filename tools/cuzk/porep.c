@@ -283,16 +283,23 @@ int cmd_circuit_info(int argc, char **argv)
            "prover's input constraints), %zu aux variables\n",
            g->name, porep_partitions(g, spec.porep->kind), info.synth_constraints, info.inputs, info.constraints,
            info.aux);
-    char name[FILECOIN_PARAMS_NAME_MAX];
     filecoin_params_kind pk =
         spec.porep->kind == POREP_NON_INTERACTIVE ? FILECOIN_PARAMS_POREP_NI : FILECOIN_PARAMS_POREP;
-    if (filecoin_params_name(pk, g->sector_size, name, sizeof name, &err) == CUZK_OK)
+    return cli_circuit_files_and_hash(&spec, pk, g->sector_size, want_hash);
+}
+
+int cli_circuit_files_and_hash(const circuit_spec *spec, filecoin_params_kind kind, uint64_t sector_size,
+                               int want_hash)
+{
+    cuzk_error err;
+    char name[FILECOIN_PARAMS_NAME_MAX];
+    if (filecoin_params_name(kind, sector_size, name, sizeof name, &err) == CUZK_OK)
         printf("params: %s.params\nvk: %s.vk\n", name, name);
     else
         printf("params: none published (%s)\n", err.msg);
     if (want_hash) {
         r1cs cs;
-        st = circuit_spec_build(NULL, &spec, R1CS_MATRICES, &cs, &err);
+        cuzk_status st = circuit_spec_build(NULL, spec, R1CS_MATRICES, &cs, &err);
         uint8_t h[R1CS_HASH_BYTES];
         if (st == CUZK_OK) st = r1cs_bellperson_hash(&cs, h, &err);
         r1cs_free(&cs);

@@ -28,8 +28,10 @@ int cli_is_post_spec(const char *spec)
 int cmd_post_circuit_info(int argc, char **argv)
 {
     const char *text = NULL;
+    int want_hash = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc) text = argv[++i];
+        else if (strcmp(argv[i], "--hash") == 0) want_hash = 1;
         else {
             fprintf(stderr, "cuzk circuit-info: unexpected argument '%s'\n", argv[i]);
             return EXIT_BAD_INPUT;
@@ -51,7 +53,9 @@ int cmd_post_circuit_info(int argc, char **argv)
            "with the prover's input constraints), %zu aux variables\n",
            post_kind_name(t->kind), post_proof_type_geometry(t)->name, t->name, S, C, info.synth_constraints,
            info.inputs, info.constraints, info.aux);
-    return 0;
+    return cli_circuit_files_and_hash(&spec, t->kind == POST_WINDOW ? FILECOIN_PARAMS_WINDOW_POST
+                                                                     : FILECOIN_PARAMS_WINNING_POST,
+                                      t->sector_size, want_hash);
 }
 
 /* The request's sectors from the vanilla proofs agree with INFO's (when INFO lists them). */

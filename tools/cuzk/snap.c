@@ -396,7 +396,7 @@ int cmd_snap(int argc, char **argv)
     return EXIT_BAD_INPUT;
 }
 
-int cmd_snap_circuit_info(const char *spec)
+int cmd_snap_circuit_info(const char *spec, int want_hash)
 {
     cuzk_error err;
     const update_geometry *g;
@@ -410,7 +410,10 @@ int cmd_snap_circuit_info(const char *spec)
                "constraints with the prover's input constraints), %zu aux variables\n",
                g->name, c.partitions, c.challenges, info.synth_constraints, info.inputs, info.constraints, info.aux);
     update_circuit_free(&c);
-    return cli_report("circuit-info", st, &err);
+    if (st) return cli_report("circuit-info", st, &err);
+    circuit_spec cs;
+    if ((st = circuit_spec_parse(spec, &cs, &err)) != CUZK_OK) return cli_report("circuit-info", st, &err);
+    return cli_circuit_files_and_hash(&cs, FILECOIN_PARAMS_SNAP, g->nodes * 32, want_hash);
 }
 
 /* ---- prove and verify ---- */
