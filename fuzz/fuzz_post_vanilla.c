@@ -33,6 +33,8 @@ static void fuzz_post_round_trip(const post_vanilla *v, size_t k, const uint8_t 
     free(b);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;

@@ -9,6 +9,8 @@
 #include "formats/snap_vanilla.h"
 #include "fuzz_check.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
