@@ -100,6 +100,22 @@ cuzk_status engine_circuit_init(engine_circuit *c, const char *name, const groth
     return CUZK_OK;
 }
 
+cuzk_status engine_params_fit(const groth16_params *params, const r1cs *shape, cuzk_error *err)
+{
+    domain_t d;
+    r1cs_density dn;
+    memset(&dn, 0, sizeof dn);
+    cuzk_status st = domain_for_size(&d, shape->num_constraints, err);
+    if (st == CUZK_OK) st = r1cs_compute_density(shape, &dn, err);
+    if (st == CUZK_OK)
+        st = groth16_check_shapes(params, shape->num_inputs, shape->num_aux, shape->num_constraints, &dn, &d, err);
+    r1cs_density_free(&dn);
+    if (st == CUZK_OK && params->vk.ic_len != shape->num_inputs)
+        st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "the verifying key has %zu inputs, the circuit %zu",
+                            params->vk.ic_len, shape->num_inputs);
+    return st;
+}
+
 void engine_circuit_free(engine_circuit *c)
 {
     if (!c) return;

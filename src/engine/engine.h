@@ -76,6 +76,9 @@ typedef struct engine_circuit {
 cuzk_status engine_circuit_init(engine_circuit *c, const char *name, const groth16_params *params, const r1cs *shape,
                                 engine_synth_fn synthesize, void *synth_ctx, cuzk_error *err);
 void engine_circuit_free(engine_circuit *c);
+/* Whether params are a circuit's of shape (a finalized system with matrices): section lengths against its domain and
+ * densities (groth16_check_shapes) and the verifying key's input count. CUZK_ERR_INVALID_ARG naming what differs. */
+cuzk_status engine_params_fit(const groth16_params *params, const r1cs *shape, cuzk_error *err);
 
 /* ---- the backend seam ---- */
 

@@ -204,17 +204,7 @@ cuzk_status engine_post_circuit_create(const post_proof_type *t, const groth16_p
         return st;
     }
     /* Parameters of another circuit would only fail at the first proof, deep in the prover: say so now. */
-    domain_t d;
-    r1cs_density dn;
-    memset(&dn, 0, sizeof dn);
-    if ((st = domain_for_size(&d, pc->shape.num_constraints, err)) == CUZK_OK &&
-        (st = r1cs_compute_density(&pc->shape, &dn, err)) == CUZK_OK)
-        st = groth16_check_shapes(params, pc->shape.num_inputs, pc->shape.num_aux, pc->shape.num_constraints, &dn, &d,
-                                  err);
-    r1cs_density_free(&dn);
-    if (st == CUZK_OK && params->vk.ic_len != pc->shape.num_inputs)
-        st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "the verifying key has %zu inputs, the circuit %zu",
-                            params->vk.ic_len, pc->shape.num_inputs);
+    st = engine_params_fit(params, &pc->shape, err);
     if (st == CUZK_OK) st = engine_circuit_init(&pc->ec, t->name, params, &pc->shape, post_synth, pc, err);
     if (st != CUZK_OK) {
         cuzk_error_prefix(err, "%s: parameters do not fit the circuit (%zu constraints, %zu inputs): ", t->name,

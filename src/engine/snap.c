@@ -118,17 +118,8 @@ cuzk_status engine_snap_circuit_create(const update_geometry *g, const groth16_p
         engine_snap_circuit_free(sc);
         return st;
     }
-    domain_t d;
-    r1cs_density dn;
-    memset(&dn, 0, sizeof dn);
-    if ((st = domain_for_size(&d, sc->shape.num_constraints, err)) == CUZK_OK &&
-        (st = r1cs_compute_density(&sc->shape, &dn, err)) == CUZK_OK)
-        st = groth16_check_shapes(params, sc->shape.num_inputs, sc->shape.num_aux, sc->shape.num_constraints, &dn, &d,
-                                  err);
-    r1cs_density_free(&dn);
-    if (st == CUZK_OK && params->vk.ic_len != sc->shape.num_inputs)
-        st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "the verifying key has %zu inputs, the circuit %zu",
-                            params->vk.ic_len, sc->shape.num_inputs);
+    /* Parameters of another circuit would only fail at the first proof, deep in the prover: say so now. */
+    st = engine_params_fit(params, &sc->shape, err);
     char name[64];
     snprintf(name, sizeof name, "snap-%s", g->name);
     if (st == CUZK_OK) st = engine_circuit_init(&sc->ec, name, params, &sc->shape, snap_synth, sc, err);
