@@ -23,7 +23,7 @@ static cuzk_status set_load_cb(void *ctx, groth16_params *out, cuzk_error *err)
     return CUZK_OK;
 }
 
-/* The residency's pins and frees, for the log. Runs under the residency's lock. */
+/* The residency's pins, uploads and frees, for the log. Runs under the residency's lock. */
 void service_on_residency(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes, double ms,
                           const char *error)
 {
@@ -33,6 +33,11 @@ void service_on_residency(void *ctx, engine_residency_event ev, const char *name
         LOGI("parameters of %s pinned: %.1f MiB in %.0f ms", name, mib, ms);
     else if (ev == ENGINE_RESIDENCY_PIN_FAILED)
         LOGW("pinning %.1f MiB of parameters of %s failed (they stay pageable): %s", mib, name, error);
+    else if (ev == ENGINE_RESIDENCY_UPLOADED)
+        LOGI("parameters of %s preloaded onto a device in %.0f ms", name, ms);
+    else if (ev == ENGINE_RESIDENCY_UPLOAD_FAILED)
+        LOGW("preloading the parameters of %s onto a device failed (the first partition there uploads them): %s",
+             name, error);
     else
         LOGD("parameters of %s freed", name);
 }

@@ -2,7 +2,8 @@
  * evaluates a, b, c itself, gpu_prove_start_shape from the circuit's matrices on the device), one gpu_prover per
  * prover worker, resident bases per (params, device) and matrices per (shape, device), groth16_prove_finish on
  * CPU threads. The residency's hooks (params_pin/unpin: host registration of a set's arrays, for its pinned
- * tier; params_evict: the set's device copies dropped) and per-device memory figures. */
+ * tier; params_upload: a preloaded set's bases onto a device; params_evict: the set's device copies dropped) and
+ * per-device memory figures. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -329,6 +330,8 @@ static void gpu_destroy(engine_backend *be)
 }
 
 static void gpu_params_evict(engine_backend *be, const groth16_params *params);
+static cuzk_status gpu_params_upload_hook(engine_backend *be, const groth16_params *params, int device,
+                                          cuzk_error *err);
 static cuzk_status gpu_params_pin(engine_backend *be, const groth16_params *params, cuzk_error *err);
 static void gpu_params_unpin(engine_backend *be, const groth16_params *params);
 static cuzk_status gpu_pin_probe(engine_backend *be, cuzk_error *err);
@@ -369,6 +372,7 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
     gb->be.params_pin = gpu_params_pin;
     gb->be.params_unpin = gpu_params_unpin;
     gb->be.params_evict = gpu_params_evict;
+    gb->be.params_upload = gpu_params_upload_hook;
     gb->be.pin_probe = gpu_pin_probe;
     gb->be.device_memory = gpu_device_memory;
     *out = &gb->be;
@@ -381,6 +385,14 @@ cuzk_status engine_backend_gpu_set_abc_on_device(engine_backend *be, int on, cuz
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: a, b, c on the device needs the GPU backend");
     be->evaluates_abc = on != 0;
     return CUZK_OK;
+}
+
+/* The residency's preload: the bases go to the device now, as the first partition there would upload them. */
+static cuzk_status gpu_params_upload_hook(engine_backend *be, const groth16_params *params, int device,
+                                          cuzk_error *err)
+{
+    const gpu_params *gp = NULL;
+    return resident_params(be->ctx, params, device, &gp, err);
 }
 
 static void gpu_params_evict(engine_backend *be, const groth16_params *params)

@@ -147,6 +147,12 @@ struct engine_backend {
     void (*params_unpin)(engine_backend *be, const groth16_params *p);
     void (*params_evict)(engine_backend *be, const groth16_params *p);
     cuzk_status (*pin_probe)(engine_backend *be, cuzk_error *err);
+    /* Optional: a preloaded set (engine_residency_preload) goes to a device before its first partition needs it
+     * (the GPU backend: its bases, as that partition would upload them), so that the first proof after a
+     * PreloadSRS does not wait for the upload. Called by the residency without its lock, on a set it holds a
+     * reference to (it cannot be evicted meanwhile), once per device of the residency's options. A failure (e.g.
+     * the device's memory is taken) leaves the upload to the first partition. */
+    cuzk_status (*params_upload)(engine_backend *be, const groth16_params *p, int device, cuzk_error *err);
     /* Optional (NULL: a backend without devices): one device's figures (GetStatus, metrics). Never waits for an
      * upload in progress. CUZK_ERR_INVALID_ARG for a device that does not exist. */
     cuzk_status (*device_memory)(engine_backend *be, int device, engine_device_memory *out, cuzk_error *err);

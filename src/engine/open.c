@@ -68,6 +68,8 @@ static cuzk_status open_residency(const engine_open_config *cfg, engine_host *h,
     engine_residency_options ro = {
         .idle_evict_s = cfg->idle_evict_s,
         .backend = h->backend,
+        .devices = h->on_devices ? h->devices : NULL,
+        .num_devices = h->on_devices ? h->num_devices : 0,
         .notify = cfg->notify,
         .notify_ctx = cfg->notify_ctx,
     };

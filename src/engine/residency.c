@@ -37,6 +37,7 @@ struct engine_residency {
     entry *head;
     uint64_t uses;
     uint64_t pinned_bytes;
+    int devices[ENGINE_RESIDENCY_MAX_DEVICES]; /* opt.devices, copied */
     engine_residency_stats st; /* the counters; the gauges are computed by get_stats */
 };
 
@@ -65,10 +66,17 @@ cuzk_status engine_residency_configure(engine_residency *r, const engine_residen
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: the backend's params_pin needs params_unpin");
     if (!(o->idle_evict_s >= 0))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: idle_evict_s must be 0 or more");
+    if (o->num_devices > ENGINE_RESIDENCY_MAX_DEVICES || (o->num_devices && !o->devices))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: %zu devices (at most %d, and a list)",
+                              o->num_devices, ENGINE_RESIDENCY_MAX_DEVICES);
     pthread_mutex_lock(&r->mu);
     int loaded = 0;
     for (entry *e = r->head; e; e = e->next) loaded |= e->set != NULL;
-    if (!loaded) r->opt = *o;
+    if (!loaded) {
+        r->opt = *o;
+        for (size_t i = 0; i < o->num_devices; i++) r->devices[i] = o->devices[i];
+        r->opt.devices = r->devices;
+    }
     pthread_mutex_unlock(&r->mu);
     if (loaded)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: configure before any parameter set is loaded");
@@ -285,11 +293,42 @@ void engine_residency_release(engine_residency *r, engine_params *p)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* A preloaded set onto the devices (params_upload), without the lock: the reference taken keeps it from being
+ * evicted meanwhile, and an upload of tens of GB must not hold up every other set's calls. Pinned first when the
+ * tier has room, so the upload runs as direct DMA. A failed upload is noted, not returned: the first partition
+ * on that device uploads the set as it would have without the preload. */
+static void preload_upload(engine_residency *r, entry *e)
+{
+    engine_backend *be = r->opt.backend;
+    engine_params *set = e->set;
+    set->refs++;
+    try_pin(r, e);
+    pthread_mutex_unlock(&r->mu);
+    for (size_t i = 0; i < r->opt.num_devices; i++) {
+        cuzk_error uerr = {0};
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        cuzk_status st = be->params_upload(be, &set->params, r->devices[i], &uerr);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        pthread_mutex_lock(&r->mu);
+        if (st == CUZK_OK) r->st.uploads++;
+        else r->st.upload_failures++;
+        notify(r, st == CUZK_OK ? ENGINE_RESIDENCY_UPLOADED : ENGINE_RESIDENCY_UPLOAD_FAILED, e, ms,
+               st == CUZK_OK ? NULL : uerr.msg);
+        pthread_mutex_unlock(&r->mu);
+    }
+    pthread_mutex_lock(&r->mu);
+    set->refs--;
+}
+
 cuzk_status engine_residency_preload(engine_residency *r, const char *name, cuzk_error *err)
 {
     pthread_mutex_lock(&r->mu);
     entry *e = find(r, name);
     cuzk_status st = e ? ensure_loaded(r, e, err) : no_set(name, err);
+    if (st == CUZK_OK && r->opt.backend && r->opt.backend->params_upload && r->opt.num_devices)
+        preload_upload(r, e);
     if (st == CUZK_OK) {
         e->last_use = ++r->uses;
         if (!e->set->refs) e->idle_since = clock_now(r);

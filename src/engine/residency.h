@@ -14,6 +14,7 @@
  *   DMA) while the pinned bytes stay within pinned_budget; its bytes then count as ENGINE_MEM_PINNED instead of
  *   ENGINE_MEM_HOST (the same budget, another kind). A pinned set stays pinned while warm, and is unpinned when
  *   a hot set needs the pinned room or when it is evicted. No pinned tier without params_pin;
+ * - preloads: params_upload once per device of the options, so the first partition finds the set there;
  * - eviction: params_evict once for every set freed (explicit evict, pressure, idle sweep, destroy), before
  *   its memory goes, so that the backend drops its copies (e.g. the bases on the devices).
  * Optional (engine_residency_configure): idle eviction (engine_residency_sweep frees the warm sets unused for
@@ -47,16 +48,24 @@ typedef cuzk_status (*engine_params_load_fn)(void *ctx, groth16_params *out, cuz
 typedef enum engine_residency_event {
     ENGINE_RESIDENCY_PINNED,     /* a set was pinned (bytes, ms) */
     ENGINE_RESIDENCY_PIN_FAILED, /* pinning failed, the set stays pageable (bytes, error) */
-    ENGINE_RESIDENCY_FREED       /* a set was freed (bytes) */
+    ENGINE_RESIDENCY_FREED,      /* a set was freed (bytes) */
+    ENGINE_RESIDENCY_UPLOADED,   /* a preloaded set went to a device (bytes, ms) */
+    ENGINE_RESIDENCY_UPLOAD_FAILED /* it did not; the first partition there uploads it (bytes, error) */
 } engine_residency_event;
 /* For the owner's log: name of the set, its bytes, the time the step took, the error of a failure (else NULL). */
 typedef void (*engine_residency_notify_fn)(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes,
                                            double ms, const char *error);
 
+#define ENGINE_RESIDENCY_MAX_DEVICES 64
+
 typedef struct engine_residency_options {
     double idle_evict_s;     /* sweep frees warm sets unused this long; 0: never */
     engine_backend *backend; /* borrowed, may be NULL: told of pins and frees through its params_* hooks */
     uint64_t pinned_budget;  /* bytes of parameters kept pinned; 0 (or no params_pin hook): no pinned tier */
+    /* The devices a preloaded set is uploaded to (the backend's params_upload), e.g. the engine's; copied. At
+     * most ENGINE_RESIDENCY_MAX_DEVICES; none: no uploads ahead of the partitions. */
+    const int *devices;
+    size_t num_devices;
     engine_residency_notify_fn notify; /* may be NULL */
     void *notify_ctx;
     double (*clock)(void *ctx); /* seconds, for the idle times; NULL: CLOCK_MONOTONIC */
@@ -90,7 +99,9 @@ cuzk_status engine_residency_add(engine_residency *r, const char *name, engine_p
 cuzk_status engine_residency_acquire(engine_residency *r, const char *name, engine_params **out, cuzk_error *err);
 /* Gives back a reference of engine_residency_acquire; NULL is allowed. */
 void engine_residency_release(engine_residency *r, engine_params *p);
-/* Loads without a reference (the set becomes warm; its idle time starts now). */
+/* Loads without a reference (the set becomes warm; its idle time starts now); with a backend that has
+ * params_upload and devices in the options, also uploads it to each of those devices (pinning it first when the
+ * tier has room) without holding the lock. A failed upload is counted and notified, not returned. */
 cuzk_status engine_residency_preload(engine_residency *r, const char *name, cuzk_error *err);
 /* Frees a warm set (it becomes cold). Returns 1 if freed (*bytes, may be NULL: what it held), 0 if it was hot,
  * cold or unknown. */
@@ -106,6 +117,7 @@ typedef struct engine_residency_stats {
     uint64_t evictions;            /* sets freed, destroy aside: explicit + pressure + idle */
     uint64_t pressure_evictions, idle_evictions;
     uint64_t pins, unpins, pin_failures;
+    uint64_t uploads, upload_failures; /* params_upload calls of preloads that succeeded / failed */
     uint64_t loaded_bytes, pinned_bytes, pinned_budget;
     unsigned sets, loaded, hot, pinned; /* registered, in memory, referenced, pinned */
 } engine_residency_stats;

@@ -1,7 +1,8 @@
 /* engine_mem_move (counts, limits, and atomicity: bytes moving between host and pinned never free room for
  * another reservation in between), then the parameter residency: idle eviction against a fake clock, the pinned tier within its budget (checked from
  * the memory accounting), hot sets never evicted, the eviction hook called exactly once per freed set, and a
- * multi-threaded stress of acquire/release/preload/evict/sweep (run under TSan and ASan). The loader makes
+ * multi-threaded stress of acquire/release/preload/evict/sweep (run under TSan and ASan), preloads' uploads to
+ * the devices. The loader makes
  * small fake parameter sets (only h is filled) whose bytes carry a tag, so a holder can tell a freed or
  * swapped set from its own. */
 #include <pthread.h>
@@ -585,6 +586,95 @@ static void test_mem_move_atomic(void)
     engine_mem_destroy(&m);
 }
 
+/* ---- preloads onto the devices (params_upload) ---- */
+
+typedef struct upload_rec {
+    engine_residency *r;
+    const char *name;
+    int calls, devices[4], evictable_during, fail_device;
+    int uploaded_events, failed_events;
+} upload_rec;
+static upload_rec g_up;
+
+static cuzk_status hook_upload(engine_backend *be, const groth16_params *p, int device, cuzk_error *err)
+{
+    (void)be;
+    if (!p->h || !p->h_len) return cuzk_error_set(err, CUZK_ERR_INTERNAL, "fake: an empty set");
+    if (g_up.calls < 4) g_up.devices[g_up.calls] = device;
+    g_up.calls++;
+    /* Called without the residency's lock and with a reference held: an eviction now must be refused. */
+    uint64_t bytes = 0;
+    g_up.evictable_during += engine_residency_evict(g_up.r, g_up.name, &bytes);
+    if (device == g_up.fail_device) return cuzk_error_set(err, CUZK_ERR_NOMEM, "fake: device %d is full", device);
+    return CUZK_OK;
+}
+
+static void upload_notify(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes, double ms,
+                          const char *error)
+{
+    (void)ctx, (void)name, (void)bytes, (void)ms;
+    if (ev == ENGINE_RESIDENCY_UPLOADED) g_up.uploaded_events += error == NULL;
+    if (ev == ENGINE_RESIDENCY_UPLOAD_FAILED) g_up.failed_events += error != NULL && strstr(error, "full") != NULL;
+}
+
+/* A preload uploads the set to each configured device, in order, outside the lock, while holding it against
+ * eviction; a failed device is counted and noted, not returned; acquire never uploads; no devices, no upload. */
+static void test_preload_upload(void)
+{
+    fake_set sets[1] = {{.name = "u", .points = 100, .tag = 9}};
+    hooks h;
+    hooks_init(&h, sets, 1);
+    h.be.params_upload = hook_upload;
+    engine_mem mem;
+    cuzk_error err;
+    CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
+    engine_residency *r = NULL;
+    CHECK(engine_residency_create(&r, &mem, &err) == CUZK_OK);
+    int devices[2] = {3, 7};
+    engine_residency_options o = {.backend = &h.be, .pinned_budget = 1000 * sizeof(g1_affine_t),
+                                  .devices = devices, .num_devices = 2, .notify = upload_notify};
+    engine_residency_options too_many = o;
+    too_many.num_devices = ENGINE_RESIDENCY_MAX_DEVICES + 1;
+    CHECK(engine_residency_configure(r, &too_many, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(engine_residency_configure(r, &o, &err) == CUZK_OK);
+    devices[0] = -5; /* the residency keeps its own copy */
+    CHECK(engine_residency_add(r, "u", fake_load, &sets[0], &err) == CUZK_OK);
+    memset(&g_up, 0, sizeof g_up);
+    g_up.r = r;
+    g_up.name = "u";
+    g_up.fail_device = 7;
+    CHECK(engine_residency_preload(r, "u", &err) == CUZK_OK);
+    CHECK(g_up.calls == 2);
+    CHECK(g_up.devices[0] == 3 && g_up.devices[1] == 7);
+    CHECK(g_up.evictable_during == 0);
+    CHECK(g_up.uploaded_events == 1 && g_up.failed_events == 1);
+    CHECK(engine_residency_pinned(r, "u")); /* pinned for the upload's DMA, and stays so while warm */
+    engine_residency_stats rs;
+    engine_residency_get_stats(r, &rs);
+    CHECK(rs.uploads == 1 && rs.upload_failures == 1 && rs.hot == 0 && rs.loaded == 1);
+    engine_params *p = NULL;
+    CHECK(engine_residency_acquire(r, "u", &p, &err) == CUZK_OK);
+    CHECK(g_up.calls == 2);
+    engine_residency_release(r, p);
+    uint64_t bytes = 0;
+    CHECK(engine_residency_evict(r, "u", &bytes) == 1 && bytes == set_bytes(&sets[0]));
+    CHECK(h.evicted[0] == 1 && h.bad == 0);
+    engine_residency_destroy(r);
+
+    /* Without devices in the options a preload uploads nothing. */
+    CHECK(engine_residency_create(&r, &mem, &err) == CUZK_OK);
+    o.num_devices = 0;
+    o.devices = NULL;
+    CHECK(engine_residency_configure(r, &o, &err) == CUZK_OK);
+    CHECK(engine_residency_add(r, "u", fake_load, &sets[0], &err) == CUZK_OK);
+    g_up.calls = 0;
+    g_up.r = r;
+    CHECK(engine_residency_preload(r, "u", &err) == CUZK_OK);
+    CHECK(g_up.calls == 0);
+    engine_residency_destroy(r);
+    pthread_mutex_destroy(&h.mu);
+}
+
 int main(void)
 {
     test_mem_move_counts();
@@ -593,5 +683,6 @@ int main(void)
     test_pinned();
     test_pressure();
     test_stress();
+    test_preload_upload();
     return test_finish("test_residency");
 }
