@@ -334,10 +334,20 @@ static void test_pinned_tier(int abc_on_device)
     engine_config cfg = {.backend = fx.be, .gpu_workers = 2, .partition_workers = 2, .abc_pinned = 1};
     if (st == CUZK_OK) st = engine_create(&e, &cfg, &err);
     if (st == CUZK_OK) st = engine_residency_create(&res, engine_memory(e), &err);
+    int devices[1] = {0};
     engine_residency_options ro = {.pinned_budget = 1ull << 40, .backend = fx.be, .notify = fx_notify,
-                                   .notify_ctx = &fx};
+                                   .notify_ctx = &fx, .devices = devices, .num_devices = 1};
     if (st == CUZK_OK) st = engine_residency_configure(res, &ro, &err);
     if (st == CUZK_OK) st = engine_residency_add(res, "synthetic", fx_load, &fx, &err);
+    /* A preload puts the bases on the device before any partition asks for them (params_upload). */
+    if (st == CUZK_OK) st = engine_residency_preload(res, "synthetic", &err);
+    if (st == CUZK_OK) {
+        engine_residency_stats ps;
+        engine_residency_get_stats(res, &ps);
+        CHECK_MSG(ps.uploads == 1 && ps.upload_failures == 0 && engine_backend_gpu_resident_bytes(fx.be) > 0,
+                  "preload: %llu uploads, %llu failed, %zu bytes resident", (unsigned long long)ps.uploads,
+                  (unsigned long long)ps.upload_failures, engine_backend_gpu_resident_bytes(fx.be));
+    }
     engine_params *set = NULL;
     if (st == CUZK_OK) st = engine_residency_acquire(res, "synthetic", &set, &err);
     CHECK_MSG(st == CUZK_OK, "fixture: %s", err.msg);
