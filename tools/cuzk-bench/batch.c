@@ -1214,10 +1214,11 @@ int bench_batch(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     if (b.have_err) fprintf(stderr, "batch: a proof failed: %s\n", b.first_err.msg);
-    pthread_mutex_lock(&b.tl_mu);
-    if (b.stats_oom) fprintf(stderr, "batch: out of memory while collecting the timeline; statistics are partial\n");
+    /* The engine's lock before tl_mu, never inside it: events are emitted under the engine's lock and take tl_mu. */
     engine_stats fin;
     engine_get_stats(b.e, &fin);
+    pthread_mutex_lock(&b.tl_mu);
+    if (b.stats_oom) fprintf(stderr, "batch: out of memory while collecting the timeline; statistics are partial\n");
     report(&b.stats, json, (long long)ru.ru_maxrss * 1024, &fin, crit);
     pthread_mutex_unlock(&b.tl_mu);
     rc = b.have_err || atomic_load(&b.ok) != b.n ? 1 : 0;
