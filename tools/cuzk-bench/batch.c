@@ -213,7 +213,7 @@ static void print_summary_json(const char *key, const summary *s)
 }
 
 /* peak_rss < 0: unknown. es: the engine's a, b, c buffer counts and pinned peak (NULL: no engine). */
-static void report(tl_stats *s, int json, long long peak_rss, const engine_stats *es)
+static void report(tl_stats *s, int json, long long peak_rss, const engine_stats *es, bench_critical *crit)
 {
     summary g = summarize(&s->gpu), sy = summarize(&s->synth);
     double span_s = (s->t_last - s->t_first) / 1e3;
@@ -235,7 +235,12 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
                    (unsigned long long)es->abc_allocated, (unsigned long long)es->abc_pinned,
                    (unsigned long long)es->abc_reused, es->abc_fallback, (double)es->abc_alloc_us / 1e3,
                    (unsigned long long)es->mem.peak[ENGINE_MEM_PINNED]);
-        printf("\"peak_accounted_bytes\":%llu}\n", (unsigned long long)s->peak_mem);
+        printf("\"peak_accounted_bytes\":%llu", (unsigned long long)s->peak_mem);
+        if (crit) {
+            putchar(',');
+            bench_critical_report(crit, 1);
+        }
+        printf("}\n");
         return;
     }
     printf("throughput       %.3f s/proof  (%zu proofs in %.2f s; %zu verified, %zu failed, %zu cancelled)\n", spp,
@@ -250,6 +255,7 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
                (unsigned long long)es->abc_allocated, (double)es->abc_alloc_us / 1e3,
                (unsigned long long)es->abc_pinned, es->abc_fallback ? "; page-locking refused once, malloc since" : "",
                (double)es->mem.peak[ENGINE_MEM_PINNED] / 1048576.0, (unsigned long long)es->abc_reused);
+    if (crit) bench_critical_report(crit, 0);
 }
 
 /* ---- batch ---- */
@@ -273,11 +279,13 @@ typedef struct batch_ctx {
     pthread_mutex_t err_mu;
     cuzk_error first_err;
     int have_err;
+    bench_critical *crit; /* --critical: its jobs' events go to it, not to the batch's statistics */
 } batch_ctx;
 
 static void batch_event(void *ctx, const engine_event *ev)
 {
     batch_ctx *b = ctx;
+    if (b->crit && bench_critical_event(b->crit, ev)) return;
     pthread_mutex_lock(&b->tl_mu);
     if (tl_stats_add(&b->stats, ev)) b->stats_oom = 1;
     pthread_mutex_unlock(&b->tl_mu);
@@ -359,6 +367,13 @@ static void *client_main(void *arg)
     return NULL;
 }
 
+/* The critical stream runs while the batch has jobs in flight. */
+static int batch_running(void *ctx)
+{
+    batch_ctx *b = ctx;
+    return atomic_load(&b->done) < b->n;
+}
+
 /* Bytes with an optional K/M/G/T suffix (powers of 1024). */
 static int parse_bytes(const char *s, uint64_t *out)
 {
@@ -383,10 +398,8 @@ static void setup_progress(void *ctx, const char *step)
     fprintf(stderr, "setup: %s (%.2f s)\n", step, (double)(bench_now_ns() - *(const uint64_t *)ctx) / 1e9);
 }
 
-/* Parameters for cs from fresh toxic waste, in memory: the fixed-base multiplications on GPU `device` when
- * want_gpu and a device is visible, else on the pool's threads; a line on stderr per step. */
-static cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, int device, groth16_params *out,
-                               cuzk_error *err)
+/* Declared in bench.h. */
+cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, int device, groth16_params *out, cuzk_error *err)
 {
     uint64_t t0 = bench_now_ns();
     groth16_fixed_base fb;
@@ -737,7 +750,9 @@ static void batch_usage(FILE *f)
             "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
             "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
             "                        [--no-verify] [--abc device|host] [--abc-pinned on|off] [--abc-cache N]\n"
-            "                        [--devices LIST]\n"
+            "                        [--devices LIST] [--critical CSPEC [--critical-every S] [--critical-count K]]\n"
+            "       cuzk-bench batch --critical CSPEC [--critical-every S] [--critical-count K] [--backend cpu|gpu]\n"
+            "                        [--json] [--no-verify] [...]\n"
             "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
             "                        [--abc device|host] [--abc-pinned on|off]\n"
             "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
@@ -770,7 +785,20 @@ static void batch_usage(FILE *f)
             "--abc-cache N: idle buffer sets the engine keeps for the next partitions (default: hand-off capacity\n"
             "+ prover workers, page-locked sets only; N: N sets of either kind; 0: none, each set freed).\n"
             "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
-            "not verify, but both provers must still agree byte for byte).\n",
+            "not verify, but both provers must still agree byte for byte).\n"
+            "--critical CSPEC (winning:SIZE, e.g. winning:32GiB; also wpost:SIZE or synthetic:k=K): a stream of\n"
+            "CRITICAL proofs in the same engine, with a parameter set of its own set up in memory; a PoSt proof starts\n"
+            "from one request of synthetic vanilla proofs in bincode, checked, decoded and validated for every proof as\n"
+            "the daemon does. One proof at a time, one every --critical-every S seconds (default 2; a proof slower than\n"
+            "that delays the next), from the batch's first prove_start for as long as its jobs are in flight, at most\n"
+            "--critical-count K (default: no limit). Without -n (and without --circuit, -j): an idle engine, K proofs\n"
+            "(default 10). Prints per proof the latency from the request to the verified proof's bytes, split into\n"
+            "validation, queue, synthesis, wait for a prover, prove_start (the device's turn included), wait for\n"
+            "prove_finish and prove_finish with verification (from the engine's events), and the load at its submit;\n"
+            "then 'critical: N proofs, latency median X ms, p90 Y ms, max Z ms' (--json: a \"critical\" member). The\n"
+            "batch's own figures leave the critical jobs out. With a budget, the engine's critical_reserve is set as\n"
+            "the daemon sets it (a sixteenth of the budget, at most 256 MiB, at least one critical partition). Exit 1\n"
+            "when a critical proof failed or was not verified, or none ran.\n",
             ENGINE_GPU_ABC_ON_DEVICE_DEFAULT ? "device" : "host");
 }
 
@@ -789,6 +817,10 @@ int bench_batch(int argc, char **argv)
     int abc_device = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
     int devices[BATCH_MAX_DEVICES];
     size_t num_devices = 0;
+    const char *crit_text = NULL;
+    double crit_every = 2.0;
+    uint64_t crit_count = 0;
+    int crit_every_given = 0, crit_count_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -848,6 +880,16 @@ int bench_batch(int argc, char **argv)
             if (parse_devices(v, devices, &num_devices) != 0) return 2;
         } else if (!strcmp(a, "--cpu-reps")) {
             bad = bench_parse_u64(v, &cpu_reps) || cpu_reps > 1000;
+        } else if (!strcmp(a, "--critical")) {
+            crit_text = v;
+        } else if (!strcmp(a, "--critical-every")) {
+            char *end;
+            crit_every = strtod(v, &end);
+            bad = end == v || *end != '\0' || !(crit_every >= 0 && crit_every <= 3600);
+            crit_every_given = 1;
+        } else if (!strcmp(a, "--critical-count")) {
+            bad = bench_parse_u64(v, &crit_count) || crit_count == 0 || crit_count > 1000000;
+            crit_count_given = 1;
         } else {
             fprintf(stderr, "batch: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -858,11 +900,28 @@ int bench_batch(int argc, char **argv)
         }
         if (strcmp(a, "--json") && strcmp(a, "--no-verify") && strcmp(a, "--fake-setup")) i++;
     }
+    circuit_spec crit_spec;
+    if ((crit_every_given || crit_count_given) && !crit_text) {
+        fprintf(stderr, "batch: --critical-every and --critical-count need --critical\n");
+        return 2;
+    }
+    if (crit_text && stages) {
+        fprintf(stderr, "batch: --critical does not go with --stages\n");
+        return 2;
+    }
+    if (crit_text && bench_critical_spec(crit_text, &crit_spec) != 0) return 2;
+    /* --critical without -n: the stream alone, on an idle engine. */
+    int crit_idle = crit_text && !n;
+    if (crit_idle && (spec_text || j)) {
+        fprintf(stderr, "batch: --circuit and -j need -n (--critical without -n runs on an idle engine)\n");
+        return 2;
+    }
+    if (crit_idle && !crit_count) crit_count = 10;
     if (spec_text && stages) return batch_stages(spec_text, (unsigned)stages, (unsigned)cpu_reps, fake_setup,
                                                  (unsigned)threads,
                                                  (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0,
                                                  abc_device);
-    if (!spec_text || !n || !j) {
+    if (!crit_idle && (!spec_text || !n || !j)) {
         fprintf(stderr, "batch: --circuit, -n and -j are required (try --help)\n");
         return 2;
     }
@@ -883,7 +942,7 @@ int bench_batch(int argc, char **argv)
     circuit_spec spec;
     memset(&spec, 0, sizeof spec);
     char zkey_path[1024], wtns_path[1024];
-    int is_zkey = strncmp(spec_text, "zkey:", 5) == 0;
+    int is_zkey = spec_text && strncmp(spec_text, "zkey:", 5) == 0;
     if (is_zkey && !zkey_spec_paths(spec_text, zkey_path, wtns_path, sizeof zkey_path)) {
         fprintf(stderr, "batch: circuit spec '%s': expected zkey:ZKEY_FILE,wtns:WTNS_FILE\n", spec_text);
         return 2;
@@ -892,7 +951,7 @@ int bench_batch(int argc, char **argv)
         fprintf(stderr, "batch: --params and --c1 do not apply to a zkey circuit (the .zkey holds its parameters)\n");
         return 2;
     }
-    if (!is_zkey && circuit_spec_parse(spec_text, &spec, &err) != CUZK_OK) {
+    if (spec_text && !is_zkey && circuit_spec_parse(spec_text, &spec, &err) != CUZK_OK) {
         fprintf(stderr, "batch: %s\n", err.msg);
         return 2;
     }
@@ -931,11 +990,12 @@ int bench_batch(int argc, char **argv)
     pthread_t *clients = NULL;
     unsigned started = 0;
     synth_ctx sc = {spec.k, spec.seed, NULL};
-    char spec_canon[128];
+    char spec_canon[128] = "";
+    bench_critical *crit = NULL;
     if (is_zkey) {
         const char *base = strrchr(zkey_path, '/');
         snprintf(spec_canon, sizeof spec_canon, "zkey:%.100s", base ? base + 1 : zkey_path);
-    } else {
+    } else if (spec_text) {
         circuit_spec_format(&spec, spec_canon, sizeof(spec_canon));
     }
 
@@ -945,95 +1005,118 @@ int bench_batch(int argc, char **argv)
         pool_create(&synth_pool, (unsigned)threads, &err) != CUZK_OK)
         goto fail;
     sc.pool = synth_pool;
-    uint64_t t0 = bench_now_ns();
-    if (is_zkey) {
-        r1cs_density dn;
-        if (zkey_read(pool, &zc.z, zkey_path, 0, &err) != CUZK_OK || wtns_read(&zc.w, wtns_path, &err) != CUZK_OK ||
-            zkey_shape(&zc.z, &shape, &err) != CUZK_OK || r1cs_compute_density(&shape, &dn, &err) != CUZK_OK)
-            goto fail;
-        if (zc.w.n != zc.z.n_vars) {
+    if (spec_text) {
+        uint64_t t0 = bench_now_ns();
+        if (is_zkey) {
+            r1cs_density dn;
+            if (zkey_read(pool, &zc.z, zkey_path, 0, &err) != CUZK_OK || wtns_read(&zc.w, wtns_path, &err) != CUZK_OK ||
+                zkey_shape(&zc.z, &shape, &err) != CUZK_OK || r1cs_compute_density(&shape, &dn, &err) != CUZK_OK)
+                goto fail;
+            if (zc.w.n != zc.z.n_vars) {
+                r1cs_density_free(&dn);
+                cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s has %zu values, %s %u variables", wtns_path, zc.w.n,
+                               zkey_path, zc.z.n_vars);
+                goto fail;
+            }
+            cuzk_status st = zkey_params(&zc.z, &dn, &params, &err);
             r1cs_density_free(&dn);
-            cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s has %zu values, %s %u variables", wtns_path, zc.w.n,
-                           zkey_path, zc.z.n_vars);
-            goto fail;
+            if (st != CUZK_OK) goto fail;
+        } else if (params_path) {
+            if (groth16_params_read(pool, &params, params_path, 0, &err) != CUZK_OK) goto fail;
+        } else {
+            if (circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
+            int setup_device = num_devices ? devices[0] : 0;
+            if (bench_setup(pool, &shape, !strcmp(backend, "gpu"), setup_device, &params, &err) != CUZK_OK) goto fail;
         }
-        cuzk_status st = zkey_params(&zc.z, &dn, &params, &err);
-        r1cs_density_free(&dn);
-        if (st != CUZK_OK) goto fail;
-    } else if (params_path) {
-        if (groth16_params_read(pool, &params, params_path, 0, &err) != CUZK_OK) goto fail;
-    } else {
-        if (circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
-        int setup_device = num_devices ? devices[0] : 0;
-        if (bench_setup(pool, &shape, !strcmp(backend, "gpu"), setup_device, &params, &err) != CUZK_OK) goto fail;
-    }
-    double setup_s = (double)(bench_now_ns() - t0) / 1e9;
-    if (spec.kind == CIRCUIT_POREP) {
-        /* The engine's PoRep circuit compiles its own shape; the C1 is one sector's, proved n times. */
-        r1cs_free(&shape);
-        cuzk_status st = c1_path ? porep_c1_read_file(&c1, c1_path, NULL, &err)
-                                 : porep_synth_c1(&c1, spec.porep, spec.seed ? spec.seed : 1, &err);
-        if (st != CUZK_OK) goto fail;
-        have_c1 = 1;
-        if (engine_porep_circuit_create(spec.porep, &params, synth_pool, &porep, &err) != CUZK_OK) goto fail;
-        b.porep = porep;
-        b.c1 = &c1;
-        b.circuit = engine_porep_circuit_get(porep);
-        parts = c1.partitions;
-    } else if (spec.kind == CIRCUIT_POST) {
-        /* One request of synthetic sectors, validated as a daemon request is, proved n times. */
-        r1cs_free(&shape);
-        const post_proof_type *t = spec.post;
-        uint8_t rnd[32];
-        for (int i = 0; i < 32; i++) rnd[i] = (uint8_t)(i * 7 + 1);
-        rnd[31] &= 0x3f;
-        post_vanilla v;
-        uint64_t tv = bench_now_ns();
-        if (post_vanilla_synth(&v, t, t->kind == POST_WINDOW ? t->sector_count : 1, 1, rnd, 1, synth_pool, &err) !=
-            CUZK_OK)
-            goto fail;
-        uint64_t tj = bench_now_ns();
-        cuzk_status st = engine_post_job_create(&post_job, &v, rnd, synth_pool, &err);
-        post_vanilla_free(&v);
-        if (st != CUZK_OK) goto fail;
+        double setup_s = (double)(bench_now_ns() - t0) / 1e9;
+        if (spec.kind == CIRCUIT_POREP) {
+            /* The engine's PoRep circuit compiles its own shape; the C1 is one sector's, proved n times. */
+            r1cs_free(&shape);
+            cuzk_status st = c1_path ? porep_c1_read_file(&c1, c1_path, NULL, &err)
+                                     : porep_synth_c1(&c1, spec.porep, spec.seed ? spec.seed : 1, &err);
+            if (st != CUZK_OK) goto fail;
+            have_c1 = 1;
+            if (engine_porep_circuit_create(spec.porep, &params, synth_pool, &porep, &err) != CUZK_OK) goto fail;
+            b.porep = porep;
+            b.c1 = &c1;
+            b.circuit = engine_porep_circuit_get(porep);
+            parts = c1.partitions;
+        } else if (spec.kind == CIRCUIT_POST) {
+            /* One request of synthetic sectors, validated as a daemon request is, proved n times. */
+            r1cs_free(&shape);
+            const post_proof_type *t = spec.post;
+            uint8_t rnd[32];
+            for (int i = 0; i < 32; i++) rnd[i] = (uint8_t)(i * 7 + 1);
+            rnd[31] &= 0x3f;
+            post_vanilla v;
+            uint64_t tv = bench_now_ns();
+            if (post_vanilla_synth(&v, t, t->kind == POST_WINDOW ? t->sector_count : 1, 1, rnd, 1, synth_pool, &err) !=
+                CUZK_OK)
+                goto fail;
+            uint64_t tj = bench_now_ns();
+            cuzk_status st = engine_post_job_create(&post_job, &v, rnd, synth_pool, &err);
+            post_vanilla_free(&v);
+            if (st != CUZK_OK) goto fail;
+            if (!json)
+                fprintf(stderr, "batch: %s: synthetic vanilla proofs in %.2f s, checked in %.2f s\n", t->name,
+                        (double)(tj - tv) / 1e9, (double)(bench_now_ns() - tj) / 1e9);
+            if (engine_post_circuit_create(t, &params, synth_pool, &post, &err) != CUZK_OK) goto fail;
+            b.post = post;
+            b.post_job = post_job;
+            b.circuit = engine_post_circuit_get(post);
+            parts = 1;
+        } else if (spec.kind == CIRCUIT_SNAP) {
+            /* One request of a synthetic encoded sector (`cuzk snap synth-vanilla`'s generator), every partition's
+             * vanilla proof through bincode and the daemon's validation, proved n times. */
+            r1cs_free(&shape);
+            uint64_t tv = bench_now_ns();
+            if (batch_snap_job(spec.snap, &snap_job, &err) != CUZK_OK) goto fail;
+            if (!json)
+                fprintf(stderr,
+                        "batch: snap:%s: synthetic vanilla proofs of %u partitions made and checked in %.2f s\n",
+                        spec.snap->name, snap_job.partitions, (double)(bench_now_ns() - tv) / 1e9);
+            if (engine_snap_circuit_create(spec.snap, &params, synth_pool, &snapc, &err) != CUZK_OK) goto fail;
+            b.snap = snapc;
+            b.snap_job = &snap_job;
+            b.circuit = engine_snap_circuit_get(snapc);
+            parts = snap_job.partitions;
+        } else {
+            if (params_path && circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
+            if (engine_circuit_init(&circuit, spec_canon, &params, &shape, is_zkey ? synth_zkey : synth_synthetic,
+                                    is_zkey ? (void *)&zc : (void *)&sc, &err) != CUZK_OK)
+                goto fail;
+            b.circuit = &circuit;
+        }
         if (!json)
-            fprintf(stderr, "batch: %s: synthetic vanilla proofs in %.2f s, checked in %.2f s\n", t->name,
-                    (double)(tj - tv) / 1e9, (double)(bench_now_ns() - tj) / 1e9);
-        if (engine_post_circuit_create(t, &params, synth_pool, &post, &err) != CUZK_OK) goto fail;
-        b.post = post;
-        b.post_job = post_job;
-        b.circuit = engine_post_circuit_get(post);
-        parts = 1;
-    } else if (spec.kind == CIRCUIT_SNAP) {
-        /* One request of a synthetic encoded sector (`cuzk snap synth-vanilla`'s generator), every partition's
-         * vanilla proof through bincode and the daemon's validation, proved n times. */
-        r1cs_free(&shape);
-        uint64_t tv = bench_now_ns();
-        if (batch_snap_job(spec.snap, &snap_job, &err) != CUZK_OK) goto fail;
-        if (!json)
-            fprintf(stderr, "batch: snap:%s: synthetic vanilla proofs of %u partitions made and checked in %.2f s\n",
-                    spec.snap->name, snap_job.partitions, (double)(bench_now_ns() - tv) / 1e9);
-        if (engine_snap_circuit_create(spec.snap, &params, synth_pool, &snapc, &err) != CUZK_OK) goto fail;
-        b.snap = snapc;
-        b.snap_job = &snap_job;
-        b.circuit = engine_snap_circuit_get(snapc);
-        parts = snap_job.partitions;
-    } else {
-        if (params_path && circuit_spec_build(pool, &spec, R1CS_MATRICES, &shape, &err) != CUZK_OK) goto fail;
-        if (engine_circuit_init(&circuit, spec_canon, &params, &shape, is_zkey ? synth_zkey : synth_synthetic,
-                                is_zkey ? (void *)&zc : (void *)&sc, &err) != CUZK_OK)
-            goto fail;
-        b.circuit = &circuit;
+            fprintf(stderr, "batch: %s: %zu constraints, domain %zu; %s %.2f s, ready after %.2f s\n", spec_canon,
+                    b.circuit->shape->num_constraints, b.circuit->m,
+                    params_path || is_zkey ? "parameters read in" : "setup in memory",
+                    setup_s, (double)(bench_now_ns() - t0) / 1e9);
     }
-    if (!json)
-        fprintf(stderr, "batch: %s: %zu constraints, domain %zu; %s %.2f s, ready after %.2f s\n", spec_canon,
-                b.circuit->shape->num_constraints, b.circuit->m,
-                params_path || is_zkey ? "parameters read in" : "setup in memory",
-                setup_s, (double)(bench_now_ns() - t0) / 1e9);
+    /* The critical stream's own parameter set and circuit; its synthesis shares the batch circuit's pool, as the
+     * daemon's circuits share one pool. */
+    if (crit_text && bench_critical_create(&crit, &crit_spec, pool, synth_pool, !strcmp(backend, "gpu"),
+                                           num_devices ? devices[0] : 0, json, &err) != CUZK_OK)
+        goto fail;
     /* Without --budget the partitions in flight get 80% of the memory available once the parameters and the
      * circuit are in memory: fast synthesis would otherwise run ahead until the machine runs out (a 32GiB
      * partition holds ~17 GB from synthesis to prove_start). */
     if (!budget_given) budget = (uint64_t)(0.8 * (double)mem_available_bytes());
+    /* Room only the critical stream may take, as the daemon keeps it (service_setup.c: a sixteenth of the budget,
+     * at most 256 MiB), and at least one of its partitions' working set. */
+    uint64_t crit_reserve = 0;
+    if (crit && budget) {
+        uint64_t ws = bench_critical_working_set(crit);
+        crit_reserve = budget / 16 < (256ull << 20) ? budget / 16 : 256ull << 20;
+        if (crit_reserve < ws) crit_reserve = ws;
+        if (crit_reserve >= budget) {
+            cuzk_error_set(&err, CUZK_ERR_INVALID_ARG,
+                           "--budget %llu bytes leaves no room for the critical stream's reserve of %llu bytes",
+                           (unsigned long long)budget, (unsigned long long)crit_reserve);
+            goto fail;
+        }
+    }
+    b.crit = crit;
     if (tl_path && !(b.tl_file = fopen(tl_path, "w"))) {
         cuzk_error_set(&err, CUZK_ERR_IO, "cannot open %s for writing", tl_path);
         goto fail;
@@ -1050,7 +1133,8 @@ int bench_batch(int argc, char **argv)
         .engine = {.synth_pool = synth_pool, .gpu_workers = (unsigned)gw, .partition_workers = (unsigned)pw,
                    .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
                    .event_cb = batch_event, .event_ctx = &b, .timeline = b.tl_file, .abc_pinned = abc_pinned,
-                   .abc_cache = !abc_cache_given ? 0 : abc_cache ? (int)abc_cache : -1}};
+                   .abc_cache = !abc_cache_given ? 0 : abc_cache ? (int)abc_cache : -1,
+                   .critical_reserve = crit_reserve}};
     if (engine_open(&oc, &host, &err) != CUZK_OK) goto fail;
     b.e = host->eng;
     be = host->backend;
@@ -1065,12 +1149,34 @@ int bench_batch(int argc, char **argv)
                  k ? "," : " on devices ", devices[k]);
     if (budget) snprintf(budget_text, sizeof(budget_text), "%.1f MiB", (double)budget / 1048576.0);
     if (!json)
-        fprintf(stderr, "batch: %llu proofs x %llu partitions, -j %llu, backend %s%s, partition workers %llu, "
+        fprintf(stderr, "batch: %s%llu proofs x %llu partitions, -j %llu, backend %s%s, partition workers %llu, "
                         "gpu workers %llu, budget %s%s, a/b/c %s\n",
-                (unsigned long long)n, (unsigned long long)parts, (unsigned long long)j, backend, devices_text,
+                crit_idle ? "no batch: " : "", (unsigned long long)n, (unsigned long long)parts,
+                (unsigned long long)j, backend, devices_text,
                 (unsigned long long)pw, (unsigned long long)gw, budget_text, no_verify ? ", no verification" : "",
                 be->evaluates_abc ? "on the device"
                 : (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0 ? "pinned" : "pageable");
+    if (crit && !json) {
+        char count_text[32] = "";
+        if (crit_count) snprintf(count_text, sizeof count_text, ", at most %llu", (unsigned long long)crit_count);
+        fprintf(stderr, "batch: critical %s every %.2f s%s, %s; reserve %.1f MiB\n", bench_critical_name(crit),
+                crit_every, count_text,
+                crit_idle ? "on an idle engine" : "while the batch runs, from its first prove_start",
+                (double)crit_reserve / 1048576.0);
+    }
+    /* The stream first: it waits for the batch's first prove_start (and is stopped at `done` if the clients do
+     * not start). */
+    if (crit && bench_critical_start(crit, b.e, crit_every, crit_count, crit_idle ? NULL : batch_running, &b,
+                                     &err) != CUZK_OK)
+        goto fail;
+    if (crit_idle) {
+        bench_critical_join(crit, 0);
+        if (json) printf("{");
+        bench_critical_report(crit, json);
+        if (json) printf("}\n");
+        rc = bench_critical_ok(crit, !no_verify) ? 0 : 1;
+        goto done;
+    }
     clients = calloc(j, sizeof(*clients));
     if (!clients) {
         cuzk_error_set(&err, CUZK_ERR_NOMEM, "cannot allocate client threads");
@@ -1094,30 +1200,42 @@ int bench_batch(int argc, char **argv)
             engine_stats es;
             engine_get_stats(b.e, &es);
             if (!json)
-                fprintf(stderr, "\r[%u/%u] %.1f s  partitions %llu  synth %u handoff %u proving %u  mem %.1f MiB ",
+                fprintf(stderr, "\r[%u/%u] %.1f s  partitions %llu  synth %u handoff %u proving %u  mem %.1f MiB%s",
                         atomic_load(&b.done), b.n, (double)(now - t_run) / 1e9,
                         (unsigned long long)es.partitions_proved, es.synth_active, es.handoff_len, es.provers_active,
-                        (double)es.mem.host_in_use / 1048576.0);
+                        (double)es.mem.host_in_use / 1048576.0, crit ? "" : " ");
+            if (!json && crit) fprintf(stderr, "  critical %u ", bench_critical_done(crit));
         }
     }
     for (unsigned i = 0; i < started; i++) pthread_join(clients[i], NULL);
+    /* The batch is over: the proof in progress ends, no other starts. */
+    bench_critical_join(crit, 1);
     if (!json) fprintf(stderr, "\n");
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     if (b.have_err) fprintf(stderr, "batch: a proof failed: %s\n", b.first_err.msg);
-    pthread_mutex_lock(&b.tl_mu);
-    if (b.stats_oom) fprintf(stderr, "batch: out of memory while collecting the timeline; statistics are partial\n");
+    /* The engine's lock before tl_mu, never inside it: events are emitted under the engine's lock and take tl_mu. */
     engine_stats fin;
     engine_get_stats(b.e, &fin);
-    report(&b.stats, json, (long long)ru.ru_maxrss * 1024, &fin);
+    pthread_mutex_lock(&b.tl_mu);
+    if (b.stats_oom) fprintf(stderr, "batch: out of memory while collecting the timeline; statistics are partial\n");
+    report(&b.stats, json, (long long)ru.ru_maxrss * 1024, &fin, crit);
     pthread_mutex_unlock(&b.tl_mu);
     rc = b.have_err || atomic_load(&b.ok) != b.n ? 1 : 0;
+    if (crit && !bench_critical_ok(crit, !no_verify)) {
+        if (!bench_critical_done(crit))
+            fprintf(stderr, "batch: the batch ended before the first critical proof (more proofs with -n, or a "
+                            "shorter --critical-every)\n");
+        rc = 1;
+    }
     goto done;
 fail:
     fprintf(stderr, "batch: %s\n", err.msg);
     rc = 1;
 done:
+    bench_critical_join(crit, 1); /* before the engine closes */
     engine_close(host);
+    bench_critical_free(crit);
     free(clients);
     if (b.tl_file) fclose(b.tl_file);
     engine_porep_circuit_free(porep);
@@ -1200,7 +1318,7 @@ int bench_timeline(int argc, char **argv)
         fprintf(stderr, "timeline: no TIMELINE lines in %s\n", path);
         rc = 1;
     }
-    if (!rc) report(&s, json, -1, NULL);
+    if (!rc) report(&s, json, -1, NULL, NULL);
     tl_stats_free(&s);
     return rc;
 }

@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "circuits/spec.h"
 #include "cuzk/status.h"
+#include "engine/engine.h"
 #include "gpu/gpu.h"
 #include "groth16/groth16.h"
 #include "r1cs/r1cs.h"
@@ -53,5 +55,37 @@ int bench_gpu_open(const char *name, gpu_device_info *info, gpu_ctx **ctx);
  * proofs do not verify. */
 cuzk_status bench_fake_params(pool_t *pool, const r1cs *cs, const r1cs_density *dn, size_t m, groth16_params *p,
                               cuzk_error *err);
+
+/* Parameters for cs from fresh toxic waste, in memory (batch.c): the fixed-base multiplications on GPU `device` when
+ * want_gpu and a device is visible, else on the pool's threads; a line on stderr per step. */
+cuzk_status bench_setup(pool_t *pool, const r1cs *cs, int want_gpu, int device, groth16_params *out, cuzk_error *err);
+
+/* The CRITICAL stream of `batch --critical SPEC` (critical.c). */
+typedef struct bench_critical bench_critical;
+/* Parses a --critical spec (winning:, wpost: or synthetic:, one partition); 2 after a message when it is not one. */
+int bench_critical_spec(const char *text, circuit_spec *spec);
+/* Its parameters set up in memory (bench_setup), its circuit (synthesis on synth_pool, borrowed) and, for PoSt, one
+ * request of synthetic vanilla proofs in bincode. quiet: no line on stderr. */
+cuzk_status bench_critical_create(bench_critical **out, const circuit_spec *spec, pool_t *pool, pool_t *synth_pool,
+                                  int want_gpu, int device, int quiet, cuzk_error *err);
+const char *bench_critical_name(const bench_critical *c);
+/* Host bytes one of its partitions holds in the engine at most (for engine_config.critical_reserve). */
+uint64_t bench_critical_working_set(const bench_critical *c);
+/* The engine's event ev: 1 when it is a CRITICAL job's (recorded here), 0 otherwise (the first other GPU_START
+ * starts the stream). For the engine's event callback; thread-safe. */
+int bench_critical_event(bench_critical *c, const engine_event *ev);
+/* Starts the stream on engine e: one proof at a time every every_s seconds, count of them (0: no limit), while
+ * more(more_ctx) (NULL: an idle engine, from now on; else from the first other partition's prove_start). */
+cuzk_status bench_critical_start(bench_critical *c, engine *e, double every_s, uint64_t count, int (*more)(void *),
+                                 void *more_ctx, cuzk_error *err);
+/* Waits for the stream's thread (stop: no further proof starts). */
+void bench_critical_join(bench_critical *c, int stop);
+/* Proofs over so far. */
+unsigned bench_critical_done(const bench_critical *c);
+/* Per proof and the summary on stdout; json: the "critical":{...} member only. */
+void bench_critical_report(bench_critical *c, int json);
+/* At least one proof, none failed and (need_verified) every one verified. */
+int bench_critical_ok(bench_critical *c, int need_verified);
+void bench_critical_free(bench_critical *c); /* NULL is allowed; joins the thread */
 
 #endif
