@@ -45,6 +45,10 @@ typedef struct gpu_backend {
     pthread_mutex_t mu; /* workers[] and the resident lists; held during an upload (others wait for it) */
     gpu_prover **workers;
     unsigned n_workers;
+    /* Per visible device: the prover of CRITICAL partitions (gpu_prover_create_urgent), created on first use,
+     * and the lock that makes two CRITICAL partitions on one device take it in turn. */
+    gpu_prover **urgent;
+    pthread_mutex_t *urgent_mu;
     resident *res;
     resident_shape *shapes;
     device_usage *usage; /* per visible device */
@@ -97,6 +101,27 @@ static cuzk_status worker_prover(gpu_backend *gb, int device, unsigned worker, g
     }
     *out = pv;
     return CUZK_OK;
+}
+
+/* The device's prover of CRITICAL partitions, locked for the caller (urgent_release gives it back). */
+static cuzk_status urgent_prover(gpu_backend *gb, int device, gpu_prover **out, cuzk_error *err)
+{
+    if (device < 0 || device >= gb->n_usage)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: no device %d", device);
+    pthread_mutex_lock(&gb->urgent_mu[device]);
+    cuzk_status st = CUZK_OK;
+    if (!gb->urgent[device]) st = gpu_prover_create_urgent(device, &gb->urgent[device], err);
+    if (st != CUZK_OK) {
+        pthread_mutex_unlock(&gb->urgent_mu[device]);
+        return cuzk_error_prefix(err, "gpu backend: the critical prover on device %d: ", device);
+    }
+    *out = gb->urgent[device];
+    return CUZK_OK;
+}
+
+static void urgent_release(gpu_backend *gb, int device)
+{
+    pthread_mutex_unlock(&gb->urgent_mu[device]);
 }
 
 /* params' bases on device, uploaded by the first partition that needs them. */
@@ -252,9 +277,10 @@ static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned work
      * working set by then. a, b, c are only read by the GPU prover, so the retry sees the same inputs, unless
      * they were already handed back to the engine. */
     abc_release_hook hk = {p, 0};
+    int urgent = p->priority == ENGINE_PRIO_CRITICAL;
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt) sched_yield();
-        st = worker_prover(gb, device, worker, &pv, err);
+        st = urgent ? urgent_prover(gb, device, &pv, err) : worker_prover(gb, device, worker, &pv, err);
         if (st == CUZK_OK) st = resident_params(gb, ci->params, device, &gp, err);
         if (st == CUZK_OK && !p->a) {
             resident_shape *rs = NULL;
@@ -269,6 +295,8 @@ static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned work
                                      p->inputs, p->num_inputs, p->aux, p->num_aux, &ci->density, &h->pending, NULL,
                                      NULL, err);
         }
+        if (urgent && pv) urgent_release(gb, device);
+        pv = NULL;
         if (st != CUZK_ERR_NOMEM || hk.released) break;
     }
     if (st != CUZK_OK) {
@@ -324,6 +352,12 @@ static void gpu_destroy(engine_backend *be)
     }
     free(gb->usage);
     for (unsigned i = 0; i < gb->n_workers; i++) gpu_prover_destroy(gb->workers[i]);
+    for (int d = 0; d < gb->n_usage; d++) {
+        gpu_prover_destroy(gb->urgent[d]);
+        pthread_mutex_destroy(&gb->urgent_mu[d]);
+    }
+    free(gb->urgent);
+    free(gb->urgent_mu);
     free(gb->workers);
     pthread_mutex_destroy(&gb->mu);
     free(gb);
@@ -353,11 +387,17 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
     }
     gb->n_usage = gpu_device_count();
     gb->usage = calloc((size_t)gb->n_usage, sizeof(*gb->usage));
-    if (!gb->usage) {
+    gb->urgent = calloc((size_t)gb->n_usage, sizeof(*gb->urgent));
+    gb->urgent_mu = calloc((size_t)gb->n_usage, sizeof(*gb->urgent_mu));
+    if (!gb->usage || !gb->urgent || !gb->urgent_mu) {
+        free(gb->usage);
+        free(gb->urgent);
+        free(gb->urgent_mu);
         pthread_mutex_destroy(&gb->mu);
         free(gb);
         return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: cannot allocate");
     }
+    for (int d = 0; d < gb->n_usage; d++) pthread_mutex_init(&gb->urgent_mu[d], NULL);
     gb->host_pool = host_pool;
     gb->finish_pool = finish_pool;
     gb->be.name = "gpu";

@@ -644,12 +644,13 @@ static int part_before(const part *x, const part *y)
 /* For a prover worker of device index dev: the best partition in the channel; NULL if empty, or if it is not
  * CRITICAL while a CRITICAL partition is synthesizing and another worker keeps the device busy (the turn is kept
  * for the CRITICAL one; a device is never left idle for it). */
-static part *chan_pop(engine *e, unsigned dev)
+static part *chan_pop(engine *e, unsigned dev, int reserved)
 {
     if (!e->chan_len) return NULL;
     unsigned b = 0;
     for (unsigned i = 1; i < e->chan_len; i++)
         if (part_before(e->chan[i], e->chan[b])) b = i;
+    if (reserved && e->chan[b]->job->prio < ENGINE_PRIO_CRITICAL) return NULL;
     if (e->chan[b]->job->prio < ENGINE_PRIO_CRITICAL && e->crit_pending && e->dev_busy[dev]) return NULL;
     return chan_take(e, b);
 }
@@ -872,12 +873,14 @@ static void *prover_main(void *arg)
     engine *e = wa->e;
     unsigned w = wa->id;
     unsigned gw = e->cfg.gpu_workers;
-    unsigned dev = w / gw;
+    /* Workers n_prover.. are the reserved ones, one per device, for CRITICAL partitions only. */
+    int reserved = w >= e->n_prover;
+    unsigned dev = reserved ? w - e->n_prover : w / gw;
     int device = e->cfg.devices ? e->cfg.devices[dev] : 0;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stop) break;
-        part *p = chan_pop(e, dev);
+        part *p = chan_pop(e, dev, reserved);
         if (!p) {
             pthread_cond_wait(&e->cv_item, &e->mu);
             continue;
@@ -903,6 +906,7 @@ static void *prover_main(void *arg)
             .b = e->abc_host ? p->abc->mem + j->circuit->m : NULL,
             .c = e->abc_host ? p->abc->mem + 2 * j->circuit->m : NULL,
             .abc_release = abc_release_early,
+            .priority = j->prio,
         };
         abc_release_arg ra = {e, p};
         ep.abc_release_ctx = &ra;
@@ -1062,7 +1066,8 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->abc_host = !e->be->evaluates_abc;
     e->wit_copy = !e->abc_host && e->abc_use_pinned;
     unsigned n_synth_threads = e->n_synth + 1; /* and the reserved one */
-    unsigned total = n_synth_threads + e->n_prover + e->n_finish;
+    unsigned n_prover_threads = e->n_prover + (unsigned)e->cfg.num_devices; /* and a reserved one per device */
+    unsigned total = n_synth_threads + n_prover_threads + e->n_finish;
     e->chan = calloc(e->chan_cap + 1, sizeof(*e->chan));
     e->dev_busy = calloc(e->cfg.num_devices, sizeof(*e->dev_busy));
     e->threads = calloc(total, sizeof(*e->threads));
@@ -1088,9 +1093,9 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     for (unsigned i = 0; i < total; i++) {
         void *(*fn)(void *) = synth_main;
         unsigned id = i;
-        if (i >= n_synth_threads + e->n_prover) {
+        if (i >= n_synth_threads + n_prover_threads) {
             fn = finish_main;
-            id = i - n_synth_threads - e->n_prover;
+            id = i - n_synth_threads - n_prover_threads;
         } else if (i >= n_synth_threads) {
             fn = prover_main;
             id = i - n_synth_threads;

@@ -99,6 +99,10 @@ typedef struct engine_partition {
      * memory to the next synthesis while prove_start goes on. */
     void (*abc_release)(void *ctx);
     void *abc_release_ctx;
+    /* The job's engine_priority. The GPU backend proves a CRITICAL partition on a prover of its own per device
+     * whose streams have the device's greatest priority and which does not wait for the device's turn, so it
+     * runs beside the partition computing there instead of after it. */
+    int priority;
 } engine_partition;
 
 /* One device's memory as a backend sees it: its name, the bytes of parameter sets (and circuits' matrices) the
@@ -298,13 +302,16 @@ typedef enum engine_priority {
  *     own, so it never waits for a synthesis slot or for room in the channel;
  *   - engine_config.critical_reserve: memory the other priorities leave free, so its working set is admitted
  *     while big partitions hold the rest of the budget (idle buffer sets are freed for it as for anyone);
+ *   - a prover worker of its own per device (worker ids gpu_workers * devices + device in the timeline), which
+ *     takes nothing else, so its prove_start starts at its hand-off; the GPU backend then proves it on a
+ *     prover of its own with high-priority streams that does not wait for the device's turn (backend_gpu.c);
  *   - while a CRITICAL partition synthesizes, a prover worker that comes free takes no other partition as long
  *     as another worker keeps its device busy (a device is never left idle for it).
  * The bound, for one CRITICAL partition at a time (more wait for each other in order) whose working set fits the
- * reserve: its synthesis starts at submit (no partition of any other job starts before it), and at its hand-off
- * it takes the next free prover worker before every queued partition: at once when a worker was kept for it
- * (gpu_workers >= 2), else when the one prove_start in progress on that worker ends (gpu_workers = 1); its
- * prove_finish then waits at most for the prove_finish calls in progress (finish_workers of them).
+ * reserve: its synthesis starts at submit (no partition of any other job starts before it), its prove_start at
+ * its hand-off (on the reserved worker, or on an ordinary one that was free first), before every queued
+ * partition; its prove_finish then waits at most for the prove_finish calls in progress (finish_workers of
+ * them). On the GPU its kernels share the device with the partition computing there, scheduled ahead of it.
  * HIGH (WindowPoSt) gets the priority order in every stage, but no reserved worker, reserve or kept turn: it
  * waits for a synthesis slot, memory and a prover worker like the others, ahead of them. */
 typedef struct engine_request {

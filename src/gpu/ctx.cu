@@ -58,6 +58,11 @@ done:
 
 extern "C" cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err)
 {
+    return gpu_ctx_create_prio(out, device, 0, err);
+}
+
+extern "C" cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int urgent, cuzk_error *err)
+{
     cuzk_status st = CUZK_OK;
     gpu_ctx *ctx = NULL;
     cudaMemPool_t pool;
@@ -72,7 +77,14 @@ extern "C" cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err
     ctx->device = device;
     GPU_TRY(cudaSetDevice(device));
     GPU_TRY(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device));
-    GPU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    if (urgent) {
+        int least = 0, greatest = 0;
+        GPU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        GPU_TRY(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, greatest));
+        ctx->urgent = 1;
+    } else {
+        GPU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    }
     GPU_TRY(cudaEventCreate(&ctx->ev_start));
     GPU_TRY(cudaEventCreate(&ctx->ev_stop));
     /* Keep freed pool memory cached: later calls then allocate without touching the driver. */

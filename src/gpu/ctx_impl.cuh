@@ -12,6 +12,7 @@ struct gpu_ctx {
     int device;
     int sm_count;
     cudaStream_t stream;
+    int urgent; /* the stream has the device's greatest priority (gpu_ctx_create_prio) */
     cudaEvent_t ev_start, ev_stop;
     double last_ms;
 };

@@ -60,6 +60,11 @@ typedef struct gpu_prover gpu_prover;
 
 /* A context on `device` plus the NTT plan of the last domain used (rebuilt when the size or form changes). */
 cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_error *err);
+/* A prover for latency-critical partitions (WinningPoSt): its streams have the device's greatest priority and it
+ * never takes the device's turn, so its kernels run beside (and are scheduled ahead of) a partition computing
+ * there rather than after it. Its working set must still fit beside the other's: an out-of-memory step is
+ * retried alone, as for any prover. */
+cuzk_status gpu_prover_create_urgent(int device, gpu_prover **out, cuzk_error *err);
 void gpu_prover_destroy(gpu_prover *pv);
 
 /* How L, A and B_G1 are computed: AUTO splits a query into batch addition + tail MSM when at most half of its

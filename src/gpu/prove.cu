@@ -249,22 +249,32 @@ static void turn_leave(gpu_prover *pv)
     pthread_mutex_unlock(&turn[pv->ctx->device]);
 }
 
-extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_error *err)
+static cuzk_status prover_create(int device, int urgent, gpu_prover **out, cuzk_error *err)
 {
     if (out == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_prover_create: NULL out");
     *out = NULL;
     gpu_prover *pv = (gpu_prover *)calloc(1, sizeof *pv);
     if (pv == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_prover_create: out of host memory");
-    cuzk_status st = gpu_ctx_create(&pv->ctx, device, err);
+    cuzk_status st = gpu_ctx_create_prio(&pv->ctx, device, urgent, err);
     if (st != CUZK_OK) {
         free(pv);
         return st;
     }
     gpu_tune tune = gpu_tune_get();
     pv->overlap = tune.overlap;
-    pv->turns = tune.turns;
+    pv->turns = urgent ? 0 : tune.turns;
     *out = pv;
     return CUZK_OK;
+}
+
+extern "C" cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_error *err)
+{
+    return prover_create(device, 0, out, err);
+}
+
+extern "C" cuzk_status gpu_prover_create_urgent(int device, gpu_prover **out, cuzk_error *err)
+{
+    return prover_create(device, 1, out, err);
 }
 
 extern "C" void gpu_prover_destroy(gpu_prover *pv)
@@ -817,7 +827,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     hm->n = p->h_len;
     if (pv->overlap && pv->ctx_h == NULL) {
         /* Without a second stream the H MSM simply runs before the other queries. */
-        if (gpu_ctx_create(&pv->ctx_h, pv->ctx->device, err) != CUZK_OK) pv->overlap = 0;
+        if (gpu_ctx_create_prio(&pv->ctx_h, pv->ctx->device, pv->ctx->urgent, err) != CUZK_OK) pv->overlap = 0;
     }
     if (pv->overlap) {
         hm->ctx = pv->ctx_h;

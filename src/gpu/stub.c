@@ -18,6 +18,11 @@
 int gpu_device_count(void) { return 0; }
 cuzk_status gpu_device_get_info(int device, gpu_device_info *info, cuzk_error *err) { return NO_CUDA(err); }
 cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err) { if (out) *out = NULL; return NO_CUDA(err); }
+cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int urgent, cuzk_error *err)
+{
+    if (out) *out = NULL;
+    return NO_CUDA(err);
+}
 void gpu_ctx_destroy(gpu_ctx *ctx) {}
 double gpu_ctx_last_ms(const gpu_ctx *ctx) { return 0.0; }
 cuzk_status gpu_buf_upload(gpu_ctx *ctx, gpu_buf **out, const void *host, size_t bytes, cuzk_error *err)
@@ -148,6 +153,11 @@ void gpu_params_free(gpu_params *gp) {}
 size_t gpu_params_bytes(const gpu_params *gp) { return 0; }
 int gpu_params_device(const gpu_params *gp) { return -1; }
 cuzk_status gpu_prover_create(int device, gpu_prover **out, cuzk_error *err)
+{
+    if (out) *out = NULL;
+    return NO_CUDA(err);
+}
+cuzk_status gpu_prover_create_urgent(int device, gpu_prover **out, cuzk_error *err)
 {
     if (out) *out = NULL;
     return NO_CUDA(err);

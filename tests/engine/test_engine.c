@@ -1145,6 +1145,53 @@ static void test_critical_latency(void)
     }
 }
 
+/* Every ordinary prover worker stuck in a long prove_start (the large job's calls wait for turns the test does
+ * not grant): a CRITICAL job still goes through, on the reserved prover worker of the device, with its own worker
+ * id (gpu_workers * devices + device), while every large call is still waiting. The engine without a reserved
+ * prover worker waits here for a turn that never comes. */
+static void test_critical_reserved_worker(void)
+{
+    cuzk_error err;
+    turn_backend tb;
+    memset(&tb, 0, sizeof tb);
+    pthread_mutex_init(&tb.mu, NULL);
+    pthread_cond_init(&tb.cv, NULL);
+    tb.gated_job = 1;
+    engine_backend be = {.name = "turns", .ctx = &tb, .prove_start = turn_start, .prove_finish = fixed_finish,
+                         .discard = fixed_discard};
+    tl_log l;
+    tl_init(&l);
+    engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = 2, .synthesis_lookahead = 2,
+                         .event_cb = tl_event, .event_ctx = &l};
+    engine *e;
+    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+    payload pb = {.tag = 320, .fail_part = -1, .len = CHAIN_LEN2};
+    payload pc = {.tag = 321, .fail_part = -1};
+    engine_request rb = {.circuit = &g_circuit2, .payload = &pb, .partitions = 6, .priority = ENGINE_PRIO_NORMAL};
+    engine_request rc = {.circuit = &g_circuit, .payload = &pc, .partitions = 1, .priority = ENGINE_PRIO_CRITICAL};
+    uint64_t idb, idc;
+    CHECK(engine_submit(e, &rb, &idb, &err) == CUZK_OK && idb == 1);
+    CHECK(tl_wait_count(&l, ENGINE_EV_GPU_START, idb, 2) && tl_wait_count(&l, ENGINE_EV_HANDOFF, idb, 4));
+    CHECK(engine_submit(e, &rc, &idc, &err) == CUZK_OK);
+    CHECK_MSG(tl_wait(&l, ENGINE_EV_JOB_END, idc, -1), "the CRITICAL job waited for the stuck workers");
+    pthread_mutex_lock(&l.mu);
+    size_t start = tl_find(&l, 0, ENGINE_EV_GPU_START, idc, 0);
+    CHECK(start < l.n && l.v[start].worker == 2);
+    CHECK_MSG(tl_count_in(&l, 0, l.n, ENGINE_EV_GPU_END, idb) == 0, "a large prove_start ended without a turn");
+    pthread_mutex_unlock(&l.mu);
+    turn_grant(&tb, 100);
+    engine_result res;
+    CHECK_MSG(engine_wait(e, idc, &res, &err) == CUZK_OK && res.verified, "%s", res.error.msg);
+    CHECK(res.proofs && verify_part(&res.proofs[0], pc.tag, 0));
+    engine_result_free(&res);
+    CHECK_MSG(engine_wait(e, idb, &res, &err) == CUZK_OK && res.verified, "%s", res.error.msg);
+    engine_result_free(&res);
+    engine_destroy(e);
+    tl_free(&l);
+    pthread_cond_destroy(&tb.cv);
+    pthread_mutex_destroy(&tb.mu);
+}
+
 /* Sets come from the hooks, are reused across partitions and jobs, hold stale data past num_constraints (the
  * hooks' pattern, then an earlier partition's values) without changing a proof, stay accounted while idle, and
  * are all freed by engine_destroy. The same jobs without a cache (abc_cache < 0) give the same proofs. */
@@ -1550,6 +1597,7 @@ int main(void)
     test_backend_evaluates_abc();
     test_devices();
     test_critical_latency();
+    test_critical_reserved_worker();
     test_residency();
     fixture_free();
     return test_finish("test_engine");
