@@ -21,7 +21,7 @@ nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader 2>&1 
 
 for f in "$ROOT/src/gpu/msm_g1.cu" "$ROOT/src/gpu/msm_g2.cu"; do
     sed -i -E 's/\bcudaMallocAsync\(/gpu_malloc_async(/g; s/\bcudaFreeAsync\(/gpu_free_async(/g; s/\bcudaMalloc\(/gpu_malloc(/g; s/\bcudaFree\(/gpu_free(/g' "$f"
-    perl -0pi -e 's/GPU_TRY\(cudaMemGetInfo\(&free_b, &total_b\)\);\s*GPU_TRY\(cudaDeviceGetDefaultMemPool\(&mpool, ctx->device\)\);\s*GPU_TRY\(cudaMemPoolGetAttribute\(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved\)\);\s*GPU_TRY\(cudaMemPoolGetAttribute\(mpool, cudaMemPoolAttrUsedMemCurrent, &used\)\);\s*free_b \+= reserved > used \? \(size_t\)\(reserved - used\) : 0;/GPU_TRY(gpu_mem_free_for_scratch(ctx->device, &free_b));\n    (void)total_b, (void)reserved, (void)used, (void)mpool;/g' "$f"
+    perl -0pi -e 's/GPU_TRY\(cudaMemGetInfo\(&free_b, &total_b\)\);\s*GPU_TRY\(cudaDeviceGetDefaultMemPool\(&mpool, ctx->device\)\);\s*GPU_TRY\(cudaMemPoolGetAttribute\(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved\)\);\s*GPU_TRY\(cudaMemPoolGetAttribute\(mpool, cudaMemPoolAttrUsedMemCurrent, &used\)\);\s*free_b \+= reserved > used \? \(size_t\)\(reserved - used\) : 0;/GPU_TRY(gpu_mem_free_for_scratch(ctx->device, &free_b));/g; s/size_t free_b = 0, total_b = 0, ngroups/size_t free_b = 0, ngroups/g; s/\n    uint64_t reserved = 0, used = 0;\n    cudaMemPool_t mpool;//g' "$f"
     line="$(basename "$f"): $(grep -c 'gpu_malloc_async\|gpu_free_async\|gpu_malloc(\|gpu_free(' "$f") seam calls, $(grep -c gpu_mem_free_for_scratch "$f") free queries"
     echo "$line" | tee -a "$LOGDIR/msm-rename.txt"
     summary+=("$line")

@@ -402,6 +402,23 @@ static size_t stream_chunk(void)
     return gpu_tune_get().stream_chunk;
 }
 
+/* Points per streamed piece on ctx's device: stream_chunk(), and under a memory cap no more than the memory free
+ * now holds with the piece's bases and scalars taking a quarter of it (the rest is the MSM's scratch: sort lists,
+ * buckets). A multiple of 64, at least SPLIT_MIN (a piece that still does not fit is halved by the caller). */
+static size_t stream_piece(gpu_ctx *ctx, size_t point_bytes)
+{
+    size_t piece = stream_chunk(), free_b = 0, total_b = 0;
+    cuzk_error ignored;
+    if (!gpu_mem_cap() || gpu_ctx_enter(ctx, &ignored) != CUZK_OK) return piece;
+    if (gpu_mem_get_info(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return piece;
+    }
+    size_t fit = free_b / (4 * (point_bytes + sizeof(fr_t))) / 64 * 64;
+    if (fit < SPLIT_MIN) fit = SPLIT_MIN;
+    return fit < piece ? fit : piece;
+}
+
 /* One piece's sum over bases[off, off + len) with arg (scalars or a mask) at the same offset. */
 typedef cuzk_status (*piece_fn)(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
                                 size_t len, cuzk_error *err);
@@ -426,7 +443,7 @@ static cuzk_status batch_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *b
 static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn fn, const void *arg, size_t n,
                              cuzk_error *err)
 {
-    size_t piece = b.resident ? n : stream_chunk();
+    size_t piece = b.resident ? n : stream_piece(ctx, sizeof(g1_affine_t));
     double ms = 0;
     g1_jac_set_inf(out);
     for (size_t o = 0; o < n;) {
@@ -518,38 +535,45 @@ static cuzk_status run_query(gpu_ctx *ctx, const query *q, bases_ref bases, cons
     return CUZK_OK;
 }
 
-/* B_G2 over host bases streamed in pieces of stream_chunk() points (a memory cap left them on the host): the same
- * sums as run_b_g2's, each piece's bases staged by the G2 calls; the tail's bases gathered on the host first. */
+/* B_G2 over host bases streamed in pieces (stream_piece; a memory cap left them on the host): the same sums as
+ * run_b_g2's, each piece's bases staged by the G2 calls, the tail's bases gathered on the host first; a piece that
+ * runs out of device memory is done in halves (multiples of 64 points), down to SPLIT_MIN. */
 static cuzk_status run_b_g2_streamed(gpu_ctx *ctx, const query *q, const g2_affine_t *bases, g2_jac_t *out,
                                      double *ms, cuzk_error *err)
 {
-    size_t piece = stream_chunk();
-    g2_jac_t part;
+    size_t piece = stream_piece(ctx, sizeof(g2_affine_t));
+    g2_affine_t *pts = NULL;
     cuzk_status st = CUZK_OK;
     *ms = 0;
     g2_jac_set_inf(out);
-    if (!q->split) {
-        for (size_t o = 0; o < q->nbases && st == CUZK_OK; o += piece) {
-            size_t len = q->nbases - o < piece ? q->nbases - o : piece;
-            st = gpu_msm_g2_indexed(ctx, &part, bases + o, len, NULL, q->full + o, len, err);
-            if (st == CUZK_OK) g2_jac_add(out, out, &part), *ms += gpu_ctx_last_ms(ctx);
+    /* pass 0: the ones (split) or every scalar (not split), over bases in place; pass 1: the tail, gathered. */
+    for (int pass = 0; pass < 2 && st == CUZK_OK; pass++) {
+        size_t n = pass ? (q->split ? q->tail_n : 0) : (q->split && !q->ones_n ? 0 : q->nbases);
+        if (pass && n) {
+            pts = (g2_affine_t *)malloc((n < piece ? n : piece) * sizeof *pts);
+            if (pts == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot gather B_G2 bases");
         }
-        return st;
-    }
-    for (size_t o = 0; q->ones_n && o < q->nbases && st == CUZK_OK; o += piece) {
-        size_t len = q->nbases - o < piece ? q->nbases - o : piece;
-        st = gpu_batch_add_g2(ctx, &part, bases + o, q->ones + o / 64, len, err);
-        if (st == CUZK_OK) g2_jac_add(out, out, &part), *ms += gpu_ctx_last_ms(ctx);
-    }
-    if (st != CUZK_OK || q->tail_n == 0) return st;
-    size_t g = q->tail_n < piece ? q->tail_n : piece;
-    g2_affine_t *pts = (g2_affine_t *)malloc(g * sizeof *pts);
-    if (pts == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot gather %zu B_G2 bases", g);
-    for (size_t o = 0; o < q->tail_n && st == CUZK_OK; o += piece) {
-        size_t len = q->tail_n - o < piece ? q->tail_n - o : piece;
-        for (size_t k = 0; k < len; k++) pts[k] = bases[q->tail_i[o + k]];
-        st = gpu_msm_g2_indexed(ctx, &part, pts, len, NULL, q->tail_s + o, len, err);
-        if (st == CUZK_OK) g2_jac_add(out, out, &part), *ms += gpu_ctx_last_ms(ctx);
+        for (size_t o = 0; o < n;) {
+            size_t len = n - o < piece ? n - o : piece;
+            g2_jac_t part;
+            if (pass) {
+                for (size_t k = 0; k < len; k++) pts[k] = bases[q->tail_i[o + k]];
+                st = gpu_msm_g2_indexed(ctx, &part, pts, len, NULL, q->tail_s + o, len, err);
+            } else if (q->split) {
+                st = gpu_batch_add_g2(ctx, &part, bases + o, q->ones + o / 64, len, err);
+            } else {
+                st = gpu_msm_g2_indexed(ctx, &part, bases + o, len, NULL, q->full + o, len, err);
+            }
+            if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
+                piece = len / 2 / 64 * 64;
+                st = CUZK_OK;
+                continue;
+            }
+            if (st != CUZK_OK) break;
+            g2_jac_add(out, out, &part);
+            *ms += gpu_ctx_last_ms(ctx);
+            o += len;
+        }
     }
     free(pts);
     return st;
