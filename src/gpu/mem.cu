@@ -1,4 +1,4 @@
-/* The allocation seam (mem.cuh): live bytes per device, the cap, the peak (gpu_mem.h). */
+/* The allocation seam (mem.cuh): live bytes per device, the cap, the peak (gpu.h's gpu_mem_*). */
 #include <chrono>
 #include <mutex>
 #include <unordered_map>
@@ -15,7 +15,7 @@ struct mem_entry {
 std::mutex mem_mu;
 /* Every live allocation made through the seam. A map (not a header before each block) because the pointers are
  * handed to CUDA, cub and kernels as they are. */
-std::unordered_map<void *, mem_entry> *mem_live_map;
+std::unordered_map<void *, mem_entry> mem_live_map;
 size_t mem_held[MEM_DEVICES], mem_peak_b[MEM_DEVICES];
 
 int mem_device(void)
@@ -60,8 +60,15 @@ template <class Alloc> cudaError_t mem_alloc(void **p, size_t bytes, Alloc alloc
         mem_unreserve(device, bytes);
         return e;
     }
-    if (mem_live_map == NULL) mem_live_map = new std::unordered_map<void *, mem_entry>();
-    (*mem_live_map)[*p] = mem_entry{bytes, device};
+    try {
+        mem_live_map[*p] = mem_entry{bytes, device};
+    } catch (...) {
+        /* No host memory for the map's node: the allocation is given back, as if the device were full. */
+        mem_unreserve(device, bytes);
+        (void)cudaFree(*p);
+        *p = NULL;
+        return cudaErrorMemoryAllocation;
+    }
     return e;
 }
 
@@ -70,11 +77,10 @@ void mem_forget(void *p)
 {
     if (p == NULL) return;
     std::lock_guard<std::mutex> lk(mem_mu);
-    if (mem_live_map == NULL) return;
-    auto it = mem_live_map->find(p);
-    if (it == mem_live_map->end()) return;
+    auto it = mem_live_map.find(p);
+    if (it == mem_live_map.end()) return;
     mem_unreserve(it->second.device, it->second.bytes);
-    mem_live_map->erase(it);
+    mem_live_map.erase(it);
 }
 
 size_t mem_held_on(int device)
