@@ -5,8 +5,8 @@
 #    free-memory query onto gpu_mem_free_for_scratch, in this copy only (the lead applies the same at merge), so that
 #    the MSMs' scratch is counted and sized under the cap as well.
 # 2. Builds (Release, sm_90, -j16) cuzk-bench and the GPU tests; runs test_gpu_mem, _plan, _tune.
-# 3. cuzk-bench batch --circuit porep:32GiB -n 4 -j 2 --partition-workers 3 under --gpu-memory-limit 24G (with
-#    CUZK_GPU_PROFILE=1: the plan's lines; bounded to ~280 s) and 16G (expected: the planned out-of-memory error).
+# 3. cuzk-bench batch --circuit porep:32GiB -n 4 -j 2 --partition-workers 3 --gpu-memory-limit 24G (bounded to
+#    ~230 s), and -n 2 --gpu-memory-limit 16G --abc host (~140 s), both with CUZK_GPU_PROFILE=1 (the plan's lines).
 # 4. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.5 minutes).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,24 +45,26 @@ run_test() { # name timeout
 for name in test_gpu_mem test_gpu_plan test_gpu_tune; do run_test $name 100; done
 grep -E "seam:|peak|2\^" "$LOGDIR/test_gpu_mem.log" | sed 's/^/  mem: /'
 
-bench() { # name limit timeout [env...]
-    local name=$1 lim=$2 to=$3
-    shift 3
+bench() { # name limit timeout proofs extra-args [env...]
+    local name=$1 lim=$2 to=$3 n=$4 extra=$5
+    shift 5
     local t0=$(date +%s)
-    env "$@" timeout "$to" "$BUILD/cuzk-bench" batch --circuit porep:32GiB -n 4 -j 2 --partition-workers 3 \
-        --gpu-memory-limit "$lim" >"$LOGDIR/$name.log" 2>&1
+    env "$@" timeout "$to" "$BUILD/cuzk-bench" batch --circuit porep:32GiB -n "$n" -j 2 --partition-workers 3 \
+        --gpu-memory-limit "$lim" $extra >"$LOGDIR/$name.log" 2>&1
     local rc=$?
     summary+=("$name: rc=$rc in $(($(date +%s) - t0)) s (timeout $to s)")
     grep -E "gpu plan:" "$LOGDIR/$name.log" | sort | uniq -c | head -8 | sed "s/^/  $name: /"
     grep -vE "^gpu (msm|ntt|batch|aff|h |g2)" "$LOGDIR/$name.log" | grep -iE "s/proof|proofs|error|fail|partition|busy|peak|throughput" | tail -14 | sed "s/^/  $name: /"
 }
-left=$((440 - $(elapsed)))
-bench batch-24G 24G $((left > 280 ? 280 : (left < 60 ? 60 : left))) CUZK_GPU_PROFILE=1
-left=$((530 - $(elapsed)))
-[ $left -gt 30 ] && bench batch-16G 16G $((left > 90 ? 90 : left))
+left=$((400 - $(elapsed)))
+bench batch-24G 24G $((left > 230 ? 230 : (left < 60 ? 60 : left))) 4 "" CUZK_GPU_PROFILE=1
+# 16 GiB: a, b, c on the device (the default) cannot fit beside the matrices (the planned error, test_gpu_mem);
+# from the host the H step keeps three vectors.
+left=$((540 - $(elapsed)))
+[ $left -gt 30 ] && bench batch-16G-abc-host 16G $((left > 140 ? 140 : left)) 2 "--abc host" CUZK_GPU_PROFILE=1
 
 for name in test_gpu_prove test_gpu_abc test_gpu_ntt test_gpu_g2 $(echo $tests | tr ' ' '\n' | grep -v '^test_gpu_\(mem\|plan\|tune\|prove\|abc\|ntt\|g2\)$'); do
-    left=$((560 - $(elapsed)))
+    left=$((550 - $(elapsed)))
     if [ $left -lt 10 ]; then summary+=("$name NOT RUN (time)"); continue; fi
     run_test $name $left
 done

@@ -292,6 +292,17 @@ __global__ void __launch_bounds__(NT, MINB) ntt_pass_kernel(ntt_pass_args a)
     }
 }
 
+/* x = (x - y) * z, elementwise (the three-vector H's last step before its inverse transform). */
+__global__ void ntt_sub_scale_kernel(fr_d *x, const fr_d *y, fr_d z, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        fr_d u = ntt_ld(x + i), v = ntt_ld(y + i);
+        mont_sub<fr_cfg>(u, u, v);
+        mont_mul<fr_cfg>(u, u, z);
+        fr_st(x + i, u);
+    }
+}
+
 __global__ void ntt_pointwise_kernel(fr_d *out, const fr_d *a, const fr_d *b, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -842,9 +853,10 @@ done:
 
 /* Computes H on the device; *out is one of the four buffers (the others are freed), all on ctx's stream. own
  * (NULL: none): device buffers of m elements holding a, b, c, used as A, B, C (each own[k] set to NULL once taken
- * over; a NULL own[k] is allocated). */
+ * over; a NULL own[k] is allocated). three (bellperson form, own NULL): three buffers instead of four: a*b is
+ * formed on the coset as soon as both are there, and c goes into b's buffer after it. */
 static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
-                         fr_d **out, fr_d **own, cuzk_error *err)
+                         fr_d **out, fr_d **own, int three, cuzk_error *err)
 {
     cuzk_status st;
     size_t m = (size_t)1 << pl->L, bytes = m * sizeof(fr_t);
@@ -863,6 +875,8 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
     if (n > m)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: %zu constraints exceed the domain of %zu", n, m);
+    if (three && (form != H_FORM_BELLPERSON || own))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: three buffers only for the bellperson form");
     if ((st = gpu_ctx_enter(pl->ctx, err)) != CUZK_OK) return st;
     fr_set_one(&one);
     if (form == H_FORM_BELLPERSON) {
@@ -894,7 +908,7 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     }
     if (!A) GPU_TRY(gpu_malloc_async(&A, bytes, s));
     if (!B) GPU_TRY(gpu_malloc_async(&B, bytes, s));
-    if (!C) GPU_TRY(gpu_malloc_async(&C, bytes, s));
+    if (!C && !three) GPU_TRY(gpu_malloc_async(&C, bytes, s));
     GPU_TRY(gpu_malloc_async(&T, bytes, s));
     ntt_mark(pl, s, "alloc");
     /* The allocations are ordered on s; the copy stream must see them. */
@@ -926,17 +940,34 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     ntt_mark(pl, s, "b-inv");
     if ((st = ntt_run(pl, 0, T, T, B, NULL, NULL, NULL, NULL, NULL, err)) != CUZK_OK) goto done; /* b in B */
     ntt_mark(pl, s, "b-fwd");
-    if (form == H_FORM_BELLPERSON) {
-        if ((st = ntt_stage(pl, C, c, n, pl->ev_copied[2], err)) != CUZK_OK) goto done;
-        GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[2], 0));
-        ntt_mark(pl, s, "c-in");
+    if (three) {
+        /* A = a*b on the coset; c then comes into B (on s, behind the product that last reads B). */
+        ntt_pointwise_kernel<<<pl->ctx->sm_count * 4, 256, 0, s>>>(A, A, B, m);
+        GPU_LAUNCHED("ntt_pointwise_kernel");
+        if (n) GPU_TRY(cudaMemcpyAsync(B, c, n * sizeof(fr_t), cudaMemcpyDefault, s));
+        if (n < m) GPU_TRY(cudaMemsetAsync(B + n, 0, (m - n) * sizeof(fr_t), s));
+        ntt_mark(pl, s, "ab-c-in");
+        if ((st = ntt_run(pl, 1, B, B, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+        ntt_mark(pl, s, "c-inv");
+        if ((st = ntt_run(pl, 0, T, T, B, NULL, NULL, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+        fr_d zd;
+        memcpy(&zd, &z, sizeof zd);
+        ntt_sub_scale_kernel<<<pl->ctx->sm_count * 4, 256, 0, s>>>(A, B, zd, m);
+        GPU_LAUNCHED("ntt_sub_scale_kernel");
+        ntt_mark(pl, s, "c-fwd-abc");
+    } else {
+        if (form == H_FORM_BELLPERSON) {
+            if ((st = ntt_stage(pl, C, c, n, pl->ev_copied[2], err)) != CUZK_OK) goto done;
+            GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[2], 0));
+            ntt_mark(pl, s, "c-in");
+        }
+        if ((st = ntt_run(pl, 1, C, C, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+        ntt_mark(pl, s, "c-inv");
+        /* c's last store: A = a*b - c (times 1/Z for bellperson), reading A and B at the index it writes. */
+        if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, B, form == H_FORM_BELLPERSON ? &z : NULL, err)) != CUZK_OK)
+            goto done;
+        ntt_mark(pl, s, "c-fwd-abc");
     }
-    if ((st = ntt_run(pl, 1, C, C, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
-    ntt_mark(pl, s, "c-inv");
-    /* c's last store: A = a*b - c (times 1/Z for bellperson), reading A and B at the index it writes. */
-    if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, B, form == H_FORM_BELLPERSON ? &z : NULL, err)) != CUZK_OK)
-        goto done;
-    ntt_mark(pl, s, "c-fwd-abc");
     if (form == H_FORM_BELLPERSON) {
         /* coset values -> coefficients: times g^-i / m. */
         if ((st = ntt_run(pl, 1, A, A, B, NULL, &down, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
@@ -984,7 +1015,17 @@ extern "C" cuzk_status gpu_ntt_h_device(gpu_ntt_plan *pl, h_form form, const fr_
     fr_d *h = NULL;
     if (pl == NULL || h_dev == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
     *h_dev = NULL;
-    cuzk_status st = ntt_h(pl, form, a, b, c, n, &h, NULL, err);
+    cuzk_status st = ntt_h(pl, form, a, b, c, n, &h, NULL, 0, err);
+    return ntt_h_device_end(pl, st, h, h_dev, err);
+}
+
+extern "C" cuzk_status gpu_ntt_h_device_3(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_t *b, const fr_t *c,
+                                          size_t n, fr_t **h_dev, cuzk_error *err)
+{
+    fr_d *h = NULL;
+    if (pl == NULL || h_dev == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
+    *h_dev = NULL;
+    cuzk_status st = ntt_h(pl, form, a, b, c, n, &h, NULL, 1, err);
     return ntt_h_device_end(pl, st, h, h_dev, err);
 }
 
@@ -998,7 +1039,7 @@ extern "C" cuzk_status gpu_ntt_h_device_own(gpu_ntt_plan *pl, h_form form, fr_t 
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
     }
     *h_dev = NULL;
-    st = ntt_h(pl, form, a, b, c, n, &h, own, err);
+    st = ntt_h(pl, form, a, b, c, n, &h, own, 0, err);
     /* Buffers ntt_h did not take over (it returned before) are freed here: they are this call's in every case. */
     for (int k = 0; k < 3; k++)
         if (own[k]) (void)gpu_free_async(own[k], pl->ctx->stream);
@@ -1019,7 +1060,7 @@ extern "C" cuzk_status gpu_ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, c
     fr_d *d = NULL;
     if (pl == NULL || h == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
     size_t m = (size_t)1 << pl->L, keep = form == H_FORM_BELLPERSON ? m - 1 : m;
-    if ((st = ntt_h(pl, form, a, b, c, n, &d, NULL, err)) != CUZK_OK) {
+    if ((st = ntt_h(pl, form, a, b, c, n, &d, NULL, 0, err)) != CUZK_OK) {
         (void)cudaStreamSynchronize(pl->ctx->stream);
         (void)cudaStreamSynchronize(pl->copy);
         return st;

@@ -48,7 +48,7 @@ void gpu_plan_bases(const gpu_plan_in *in, gpu_plan *out)
     out->resident_bytes = used;
 }
 
-void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, gpu_plan_part *out)
+void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, int three_ok, gpu_plan_part *out)
 {
     size_t v = vec_bytes(log_m);
     memset(out, 0, sizeof *out);
@@ -57,11 +57,14 @@ void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, g
         out->fits = out->witness_early = out->overlap = 1;
         return;
     }
+    out->ntt_three = three_ok != 0;
+    out->ntt_in_place = !out->ntt_three;
+    size_t k = out->ntt_three ? 3 : 4;
+    out->need = sat_mul(v, k);
     size_t room = total > held ? total - held : 0;
     out->fits = out->need <= room;
-    out->witness_early = sat_mul(v, 5) <= room;
-    out->overlap = sat_mul(v, 6) <= room;
-    out->ntt_in_place = 1;
+    out->witness_early = sat_mul(v, k + 1) <= room;
+    out->overlap = sat_mul(v, k + 2) <= room;
 }
 
 void gpu_plan_describe(const gpu_plan_in *in, const gpu_plan *p, char *buf, size_t n)

@@ -12,9 +12,12 @@
  *   RESIDENT_SHARE: B_G2 first, then h, l, a, b_g1 (an order, not a measured choice: every section is read once
  *   a partition, so each byte resident saves the same bus time), each skipped when it does not fit; the others,
  *   B_G2 included, stream in pieces of stream_chunk points from page-locked memory (prove.cu);
- * - the H MSM overlaps the other queries only when a second MSM's scratch (1V more) fits beside the rest;
- * - the witness waits for the device's turn when 5V does not fit beside the resident bases (4V does);
- * - when even 4V does not fit, the partition cannot be proved under the cap: CUZK_ERR_NOMEM before any work. */
+ * - a, b, c from the host (not evaluated on the device) in the bellperson form: the H step keeps 3V (a*b formed
+ *   on the coset before c comes in; gpu_ntt_h_device_3), so that a 16 GiB cap holds a 2^27 partition;
+ * - the H MSM overlaps the other queries only when a second MSM's scratch (2V beyond the H step) fits;
+ * - the witness waits for the device's turn when 1V more than the H step does not fit beside the resident bases;
+ * - when even the H step does not fit, the partition cannot be proved under the cap: CUZK_ERR_NOMEM before any
+ *   work. */
 #ifndef CUZK_GPU_PLAN_H
 #define CUZK_GPU_PLAN_H
 
@@ -54,14 +57,16 @@ void gpu_plan_bases(const gpu_plan_in *in, gpu_plan *out);
  * (resident bases, the shape, other sets) and the domain: whether the H step fits at all, whether the witness may
  * go up before the device's turn and whether the H MSM may overlap. Uncapped: everything allowed. */
 typedef struct gpu_plan_part {
-    int fits;          /* 0: the H step's 4V does not fit; the partition fails with CUZK_ERR_NOMEM up front */
+    int fits;          /* 0: the H step does not fit; the partition fails with CUZK_ERR_NOMEM up front */
     int witness_early; /* 1: the witness uploads before the turn, beside another prover's compute */
     int overlap;       /* 1: the H MSM may overlap the other queries */
     int ntt_in_place;  /* 1: the H NTTs run in the device a, b, c buffers (no copies into their own) */
-    size_t need;       /* the H step's peak: 4V (bytes) */
+    int ntt_three;     /* 1: a, b, c come from the host and the H step keeps three vectors (gpu_ntt_h_device_3) */
+    size_t need;       /* the H step's peak: 4V, or 3V with ntt_three (bytes) */
 } gpu_plan_part;
 
-void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, gpu_plan_part *out);
+/* three_ok: a, b, c come from the host in the bellperson form (the three-vector H applies). */
+void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, int three_ok, gpu_plan_part *out);
 
 /* One line describing the plans (no newline), e.g. for CUZK_GPU_PROFILE. */
 void gpu_plan_describe(const gpu_plan_in *in, const gpu_plan *p, char *buf, size_t n);

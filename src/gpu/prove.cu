@@ -777,10 +777,18 @@ done:
  * (*h_dev, on pv's stream). in_place: the device copies of a, b, c get the whole domain and the NTTs run in them
  * (the plan under a memory cap). */
 static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const abc_src *src, size_t n, int in_place,
-                             fr_t **w, fr_t **h_dev, int *staged, gpu_prove_timings *gt, cuzk_error *err)
+                             int three, fr_t **w, fr_t **h_dev, int *staged, gpu_prove_timings *gt, cuzk_error *err)
 {
     const fr_t *in[3] = {src->a, src->b, src->c}, *dev[3];
     void *owned[3];
+    if (three && !src->shape) {
+        /* a, b, c straight from where they are into the NTT's three buffers (no staged copies beside them). */
+        *staged = 0;
+        cuzk_status st = debug_take(&debug_fail_h)
+                             ? cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: H step failed as if out of device memory")
+                             : gpu_ntt_h_device_3(pv->plan, form, in[0], in[1], in[2], n, h_dev, err);
+        return st == CUZK_OK ? CUZK_OK : cuzk_error_prefix(err, "gpu prove: H: ");
+    }
     size_t alloc_n = in_place ? (size_t)1 << pv->plan_log : n;
     cuzk_status st = src->shape ? shape_abc(pv, pool, src, alloc_n, w, dev, owned, gt, err)
                                 : stage_abc(pv, pool, in, n, alloc_n, dev, owned, err);
@@ -855,20 +863,22 @@ static cuzk_status plan_partition(gpu_prover *pv, const gpu_params *gp, const ab
     size_t free_b = 0, total_b = 0, held = gpu_params_bytes(gp) + (src->shape ? gpu_shape_bytes(src->shape) : 0);
     cuzk_status st = CUZK_OK;
     if (!tune.memory_limit || d->log_m < 3) {
-        gpu_plan_partition(0, 0, 0, d->log_m, part);
+        gpu_plan_partition(0, 0, 0, d->log_m, 0, part);
         return CUZK_OK;
     }
     if ((st = gpu_ctx_enter(pv->ctx, err)) != CUZK_OK) return st;
     GPU_TRY(gpu_mem_get_info(&free_b, &total_b));
-    gpu_plan_partition(total_b, tune.memory_limit, held, d->log_m, part);
+    gpu_plan_partition(total_b, tune.memory_limit, held, d->log_m, !src->shape && gp->params->h_form == H_FORM_BELLPERSON,
+                       part);
     if (tune.profile)
         fprintf(stderr,
                 "gpu plan: partition 2^%u on device %d: H step %.2f GiB beside %.2f GiB held of %.2f GiB: %s; witness "
-                "%s; H MSM %s; NTTs in place\n",
+                "%s; H MSM %s; NTTs %s\n",
                 d->log_m, pv->ctx->device, (double)part->need / (1 << 30), (double)held / (1 << 30),
                 (double)total_b / (1 << 30), part->fits ? "fits" : "does not fit",
                 part->witness_early ? "before the turn" : "in the turn",
-                part->overlap && pv->overlap ? "overlapped" : "not overlapped");
+                part->overlap && pv->overlap ? "overlapped" : "not overlapped",
+                part->ntt_three ? "in three vectors, a, b, c from the host" : "in place in the device a, b, c");
     if (!part->fits)
         return cuzk_error_set(err, CUZK_ERR_NOMEM,
                               "gpu prove: the H step of a 2^%u partition needs %zu bytes on device %d, but under the "
@@ -936,7 +946,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     int staged = 0;
     double t_stage = now_ms();
     GATED(pv->ctx->device, st,
-          h_scalars(pv, pool, p->h_form, src, n, part.ntt_in_place, &w, &h_dev, &staged, gt, err));
+          h_scalars(pv, pool, p->h_form, src, n, part.ntt_in_place, part.ntt_three, &w, &h_dev, &staged, gt, err));
     if (w) gpu_free_async(w, pv->ctx->stream);
     /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);

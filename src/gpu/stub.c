@@ -124,6 +124,8 @@ cuzk_status gpu_ntt_h(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t
                       fr_t *h, cuzk_error *err) { return NO_CUDA(err); }
 cuzk_status gpu_ntt_h_device(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
                              fr_t **h_dev, cuzk_error *err) { if (h_dev) *h_dev = NULL; return NO_CUDA(err); }
+cuzk_status gpu_ntt_h_device_3(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
+                               fr_t **h_dev, cuzk_error *err) { if (h_dev) *h_dev = NULL; return NO_CUDA(err); }
 cuzk_status gpu_ntt_h_device_own(gpu_ntt_plan *plan, h_form form, fr_t *a, fr_t *b, fr_t *c, size_t n, fr_t **h_dev,
                                  cuzk_error *err) { if (h_dev) *h_dev = NULL; return NO_CUDA(err); }
 void gpu_ntt_h_free(gpu_ctx *ctx, fr_t *h_dev) {}

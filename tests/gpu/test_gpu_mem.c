@@ -1,9 +1,10 @@
 /* The device-memory cap (src/gpu/mem.cu, gpu_tune.memory_limit) and the prover's plan under it (plan.h): an
  * allocation beyond the cap fails with CUZK_ERR_NOMEM (no crash), the device's figures are the capped ones, and a
  * synthetic partition (2^CUZK_TEST_MEM_K constraints, default 20) proves byte for byte as without a cap, from the
- * device's matrices and from staged a, b, c, under caps of 1.5 GiB and 640 MiB (bases partly streamed) while the
- * bytes the backend holds never pass the cap (gpu_mem_peak). A cap below the partition's H step fails before any
- * work with CUZK_ERR_NOMEM. Prints the seam's cost per allocation. Skips (77) without a GPU. */
+ * device's matrices (NTTs in place) and from host a, b, c (the three-vector H), under a cap of 1.5 GiB and one of the
+ * plan's work + the matrices + 96 MiB (B_G2 and most bases streamed in pieces) while the bytes the backend holds
+ * never pass the cap (gpu_mem_peak). A cap below the partition's H step fails before any work with
+ * CUZK_ERR_NOMEM. Prints the seam's cost per allocation. Skips (77) without a GPU. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #ifdef CUZK_HAVE_GPU
 #include "circuits/synthetic.h"
 #include "gpu/gpu_abc.h"
+#include "gpu/gpu_ntt.h"
 #include "gpu/gpu_prove.h"
 #include "gpu/gpu_setup.h"
 #include "gpu/tune.h"
@@ -69,6 +71,53 @@ static void seam_cost(void)
         printf("  seam: %.0f ns per 4 KiB gpu_malloc_async + gpu_free_async, %.0f ns through CUDA directly\n", seam,
                raw);
     }
+}
+
+/* The three-vector H (gpu_ntt_h_device_3) against the four-vector one on random a, b, c (n < m values each, from
+ * the host), at sizes of one and several passes: the same m values, and its device peak 3 vectors + the tables. */
+static void test_ntt_three(void)
+{
+    static const unsigned logs[] = {4, 10, 15, 18, 21};
+    cuzk_error err = {0};
+    gpu_ctx *ctx = NULL;
+    CHECK(gpu_ctx_create(&ctx, 0, &err) == CUZK_OK);
+    for (size_t li = 0; ctx && li < sizeof logs / sizeof logs[0]; li++) {
+        unsigned L = logs[li];
+        size_t m = (size_t)1 << L, n = m - 1 - (size_t)(rng_next(&rng) % (m / 4));
+        fr_t *abc = malloc(3 * n * sizeof(fr_t)), *h4 = malloc(m * sizeof(fr_t)), *h3 = malloc(m * sizeof(fr_t));
+        gpu_ntt_plan *pl = NULL;
+        CHECK(abc && h4 && h3);
+        if (!abc || !h4 || !h3) exit(1);
+        for (size_t i = 0; i < 3 * n; i++) fr_random(&abc[i], &rng);
+        cuzk_status st = gpu_ntt_plan_create(ctx, L, POLY_ROOTS_CUZK, &pl, &err);
+        fr_t *d4 = NULL, *d3 = NULL;
+        if (st == CUZK_OK) st = gpu_ntt_h_device(pl, H_FORM_BELLPERSON, abc, abc + n, abc + 2 * n, n, &d4, &err);
+        if (st == CUZK_OK) st = gpu_ntt_copy(ctx, h4, d4, m * sizeof(fr_t), &err);
+        size_t base = gpu_mem_live(0);
+        gpu_mem_reset_peak(0);
+        if (st == CUZK_OK) st = gpu_ntt_h_device_3(pl, H_FORM_BELLPERSON, abc, abc + n, abc + 2 * n, n, &d3, &err);
+        size_t peak = gpu_mem_peak(0) - base;
+        if (st == CUZK_OK) st = gpu_ntt_copy(ctx, h3, d3, m * sizeof(fr_t), &err);
+        CHECK_MSG(st == CUZK_OK, "2^%u: %s", L, err.msg);
+        CHECK_MSG(st != CUZK_OK || memcmp(h3, h4, m * sizeof(fr_t)) == 0, "2^%u: the three-vector H differs", L);
+        /* 3 vectors, and the two scale tables of at most 2 * 2^ceil(L/2) entries each. */
+        CHECK_MSG(peak <= 3 * m * sizeof(fr_t) + 8 * ((size_t)1 << ((L + 1) / 2)) * sizeof(fr_t) + 4096,
+                  "2^%u: the three-vector H held %zu bytes at its peak", L, peak);
+        gpu_ntt_h_free(ctx, d4);
+        gpu_ntt_h_free(ctx, d3);
+        gpu_ntt_plan_destroy(pl);
+        free(abc);
+        free(h4);
+        free(h3);
+    }
+    /* The snarkjs form has no three-vector path. */
+    gpu_ntt_plan *ps = NULL;
+    fr_t x[8], *dx = NULL;
+    memset(x, 0, sizeof x);
+    if (ctx && gpu_ntt_plan_create(ctx, 3, POLY_ROOTS_SNARKJS, &ps, &err) == CUZK_OK)
+        CHECK(gpu_ntt_h_device_3(ps, H_FORM_SNARKJS, x, x, NULL, 8, &dx, &err) == CUZK_ERR_INVALID_ARG && !dx);
+    gpu_ntt_plan_destroy(ps);
+    gpu_ctx_destroy(ctx);
 }
 
 typedef struct run_out {
@@ -183,9 +232,9 @@ static void test_prove_capped(unsigned k)
         }
     }
 
-    /* Below the H step's 4 vectors of the domain: planned away as an error, before any work. */
+    /* Below the H step (a, b, c from the host: 3 vectors of the domain): planned away as an error, before any work. */
     {
-        set_cap(gpu_mem_live(0) + 3 * d.m * sizeof(fr_t));
+        set_cap(gpu_mem_live(0) + 2 * d.m * sizeof(fr_t));
         run_out got;
         gpu_prover *pv = NULL;
         gpu_params *gp = NULL;
@@ -226,6 +275,7 @@ int main(void)
     if (k < 10 || k > 22) k = 20;
     test_alloc_cap();
     seam_cost();
+    test_ntt_three();
     test_prove_capped(k);
     pool_destroy(pool);
     return test_finish("test_gpu_mem");

@@ -62,17 +62,20 @@ int main(void)
 
     /* The partition under caps: 24 GiB with 2 held: 4V = 16 fits, 5V = 20 fits, 6V = 24 does not. */
     gpu_plan_part pp;
-    gpu_plan_partition(24 * GIB, 24 * GIB, 2 * GIB, 27, &pp);
+    gpu_plan_partition(24 * GIB, 24 * GIB, 2 * GIB, 27, 0, &pp);
     CHECK(pp.fits && pp.witness_early && !pp.overlap && pp.ntt_in_place && pp.need == 16 * GIB);
     /* 16 GiB: 4V is all of it, with a shape beside it nothing fits: an error up front. */
-    gpu_plan_partition(16 * GIB, 16 * GIB, 1 * GIB, 27, &pp);
+    gpu_plan_partition(16 * GIB, 16 * GIB, 1 * GIB, 27, 0, &pp);
     CHECK(!pp.fits && !pp.witness_early && !pp.overlap);
     /* 18 GiB, 1 held: 4V fits, the witness waits for the turn. */
-    gpu_plan_partition(18 * GIB, 18 * GIB, 1 * GIB, 27, &pp);
+    gpu_plan_partition(18 * GIB, 18 * GIB, 1 * GIB, 27, 0, &pp);
     CHECK(pp.fits && !pp.witness_early);
     /* Uncapped: all allowed, no in-place NTTs (the measured default path). */
-    gpu_plan_partition(0, 0, 0, 27, &pp);
-    CHECK(pp.fits && pp.witness_early && pp.overlap && !pp.ntt_in_place);
+    gpu_plan_partition(0, 0, 0, 27, 1, &pp);
+    CHECK(pp.fits && pp.witness_early && pp.overlap && !pp.ntt_in_place && !pp.ntt_three);
+    /* a, b, c from the host under 16 GiB, nothing else held: 3V = 12 GiB fits, no room for an overlap. */
+    gpu_plan_partition(16 * GIB, 16 * GIB, 0, 27, 1, &pp);
+    CHECK(pp.fits && pp.ntt_three && !pp.ntt_in_place && pp.need == 12 * GIB && pp.witness_early && !pp.overlap);
 
     /* Random caps and sizes: the resident bytes plus the work and what is held never pass the cap when anything is
      * resident, and no more than the share is resident. */
@@ -93,7 +96,7 @@ int main(void)
         if (sum)
             CHECK_MSG(sum + p.work + r.held <= r.cap, "it %d: %zu + %zu + %zu > %zu", it, sum, p.work, r.held, r.cap);
         CHECK((double)sum <= GPU_PLAN_RESIDENT_SHARE * (double)r.total + 1);
-        gpu_plan_partition(r.total, r.cap, r.held + sum, r.log_m, &pp);
+        gpu_plan_partition(r.total, r.cap, r.held + sum, r.log_m, it & 1, &pp);
         if (sum) CHECK(pp.fits && pp.witness_early); /* the bases left room for the work */
     }
     return test_finish("test_gpu_plan");
