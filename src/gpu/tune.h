@@ -79,7 +79,7 @@ typedef struct gpu_tune {
      * 1024; KB .. TB: powers of 1000; e.g. "16G"), default 0 = none: a cap on the bytes the backend holds on each
      * device, enforced at every allocation it makes (beyond it an allocation fails as if the device were full,
      * CUZK_ERR_NOMEM), with free and total memory reported against it, so that a smaller card can be reproduced on
-     * a larger one. The prover plans its working sets from the capped figures (prove.cu, "the plan"). A value that
+     * a larger one. The prover plans its working sets from the capped figures (plan.h). A value that
      * does not parse leaves the limit as it was. Also the daemon's gpus.memory_limit, cuzk-bench's
      * --gpu-memory-limit. */
     size_t memory_limit;
