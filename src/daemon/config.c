@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,6 +314,13 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
     }
     TRY(get_unsigned(r, "gpus", "gpu_threads", 4096, &cfg->gpu_threads));
     TRY(get_unsigned(r, "gpus", "gpu_workers_per_device", 64, &cfg->gpu_workers_per_device));
+    TRY(get_size(r, "gpus", "memory_limit", &cfg->gpu_memory_limit, NULL));
+    if (cfg->gpu_memory_limit && cfg->gpu_memory_limit < (64ull << 20)) {
+        e = toml_get(doc, "gpus", "memory_limit");
+        return cuzk_error_set(r->err, CUZK_ERR_INVALID_ARG,
+                              "line %d: gpus.memory_limit: %" PRIu64 " bytes is below 64 MiB (0 or absent: no cap)",
+                              e->line, cfg->gpu_memory_limit);
+    }
     if (!cfg->gpu_workers_per_device)
         return cuzk_error_set(r->err, CUZK_ERR_INVALID_ARG, "gpus.gpu_workers_per_device must be at least 1");
 

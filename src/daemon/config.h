@@ -40,6 +40,7 @@ typedef struct daemon_config {
     size_t n_devices;           /* 0: one device, 0 */
     unsigned gpu_threads;       /* the prover's CPU thread pool; 0: all CPUs */
     unsigned gpu_workers_per_device;
+    uint64_t gpu_memory_limit;  /* cuzk: bytes of device memory the GPU backend may hold on each device; 0: all */
     /* [scheduler] */
     unsigned max_batch_size;
     uint64_t max_batch_wait_ms;

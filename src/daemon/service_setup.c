@@ -49,6 +49,7 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
             .pool = s->prove_pool,
             .finish_threads = cfg->gpu_threads,
             .abc_on_device = cfg->abc_on_device,
+            .gpu_memory_limit = cfg->gpu_memory_limit,
             .engine =
                 {
                     .gpu_workers = cfg->gpu_workers_per_device,
@@ -77,6 +78,9 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
             LOGI("engine: %s backend, %zu device(s), %u prover worker(s) per device, %u synthesis worker(s), "
                  "budget %.1f GiB", s->backend->name, s->host->num_devices, cfg->gpu_workers_per_device,
                  cfg->max_parallel_synthesis, (double)budget / (1 << 30));
+            if (cfg->gpu_memory_limit && s->host->on_devices)
+                LOGI("gpus.memory_limit: the GPU backend holds at most %.2f GiB on each device",
+                     (double)cfg->gpu_memory_limit / (1 << 30));
             if (cfg->idle_evict_s) LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
             if (s->host->pinned_budget)
                 LOGI("parameter sets in use are pinned within %.1f GiB",

@@ -280,21 +280,22 @@ static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned work
     int urgent = p->priority == ENGINE_PRIO_CRITICAL;
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt) sched_yield();
+        resident_shape *rs = NULL;
         st = urgent ? urgent_prover(gb, device, &pv, err) : worker_prover(gb, device, worker, &pv, err);
+        /* The matrices before the bases: under a device-memory cap the bases' plan leaves room for what the device
+         * already holds (gpu_params_upload). */
+        if (st == CUZK_OK && !p->a) st = shape_acquire(gb, ci->shape, device, &rs, err);
         if (st == CUZK_OK) st = resident_params(gb, ci->params, device, &gp, err);
         if (st == CUZK_OK && !p->a) {
-            resident_shape *rs = NULL;
-            st = shape_acquire(gb, ci->shape, device, &rs, err);
-            if (st == CUZK_OK)
-                st = gpu_prove_start_shape(pv, gp, rs->gs, gb->host_pool, ci->params, p->inputs, p->num_inputs,
-                                           p->aux, p->num_aux, &ci->density, &h->pending, NULL, NULL, err);
-            shape_release(gb, rs);
+            st = gpu_prove_start_shape(pv, gp, rs->gs, gb->host_pool, ci->params, p->inputs, p->num_inputs, p->aux,
+                                       p->num_aux, &ci->density, &h->pending, NULL, NULL, err);
         } else if (st == CUZK_OK) {
             gpu_prover_on_abc_done(pv, on_abc_done, &hk);
             st = gpu_prove_start_abc(pv, gp, gb->host_pool, ci->params, p->num_constraints, p->a, p->b, p->c,
                                      p->inputs, p->num_inputs, p->aux, p->num_aux, &ci->density, &h->pending, NULL,
                                      NULL, err);
         }
+        shape_release(gb, rs);
         if (urgent && pv) urgent_release(gb, device);
         pv = NULL;
         if (st != CUZK_ERR_NOMEM || hk.released) break;

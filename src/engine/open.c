@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
+#include "gpu/tune.h"
 
 /* The GPU backend on cfg's devices (or every visible one). CUZK_ERR_UNSUPPORTED when no device is visible. */
 static cuzk_status open_gpu(const engine_open_config *cfg, engine_host *h, cuzk_error *err)
@@ -25,6 +26,12 @@ static cuzk_status open_gpu(const engine_open_config *cfg, engine_host *h, cuzk_
     }
     for (int i = 0; !cfg->num_devices && i < visible && i < ENGINE_OPEN_MAX_DEVICES; i++)
         h->devices[h->num_devices++] = i;
+    if (cfg->gpu_memory_limit) {
+        /* Before any context exists: the pool's release threshold follows the cap (gpu_ctx_create). */
+        gpu_tune t = gpu_tune_get();
+        t.memory_limit = (size_t)cfg->gpu_memory_limit;
+        gpu_tune_set(&t);
+    }
     /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's device work. */
     cuzk_status st = pool_create(&h->finish_pool, cfg->finish_threads, err);
     if (st == CUZK_OK) st = engine_backend_gpu_create(cfg->pool, h->finish_pool, &h->backend, err);

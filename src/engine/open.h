@@ -30,6 +30,9 @@ typedef struct engine_open_config {
     pool_t *pool;            /* borrowed, may be NULL: the backend's host work (the CPU's prove_start) */
     unsigned finish_threads; /* GPU: threads of the pool B_G2 and assembly run on (0: pool_create's default) */
     int abc_on_device;       /* GPU: a, b, c evaluated on the device: 1, 0, or -1 for the default */
+    /* GPU: a cap in bytes on the device memory the backend holds on each device (gpu_tune.memory_limit, set here
+     * for the whole process before the backend starts); 0 leaves the tuning's (CUZK_GPU_MEMORY_LIMIT or none). */
+    uint64_t gpu_memory_limit;
     /* The engine's configuration; backend, devices and num_devices are set by engine_open. */
     engine_config engine;
     /* The residency: idle eviction, the pinned tier's budget (0: none) and the owner's notification. */

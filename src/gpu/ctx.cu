@@ -11,6 +11,13 @@ cuzk_status gpu_fail(cuzk_error *err, cudaError_t e, const char *what, const cha
 {
     (void)cudaGetLastError();
     cuzk_status code = e == cudaErrorMemoryAllocation ? CUZK_ERR_NOMEM : CUZK_ERR_GPU;
+    size_t cap = gpu_mem_cap();
+    int device = -1;
+    if (code == CUZK_ERR_NOMEM && cap && cudaGetDevice(&device) == cudaSuccess)
+        return cuzk_error_set(err, code,
+                              "gpu: %s failed at %s:%d: out of device memory under the cap of %zu bytes "
+                              "(gpu.memory_limit; %zu held on device %d)",
+                              what, file, line, cap, gpu_mem_live(device), device);
     return cuzk_error_set(err, code, "gpu: %s failed at %s:%d: %s (%s)", what, file, line, cudaGetErrorString(e),
                           cudaGetErrorName(e));
 }
@@ -34,7 +41,7 @@ extern "C" cuzk_status gpu_device_get_info(int device, gpu_device_info *info, cu
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu: no device %d (found %d)", device, gpu_device_count());
     GPU_TRY(cudaGetDeviceProperties(&prop, device));
     GPU_TRY(cudaSetDevice(device));
-    GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
+    GPU_TRY(gpu_mem_get_info(&free_b, &total_b));
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%s", prop.name);
     info->sm_count = prop.multiProcessorCount;
@@ -87,7 +94,9 @@ extern "C" cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int urgent
     }
     GPU_TRY(cudaEventCreate(&ctx->ev_start));
     GPU_TRY(cudaEventCreate(&ctx->ev_stop));
-    /* Keep freed pool memory cached: later calls then allocate without touching the driver. */
+    /* Keep freed pool memory cached: later calls then allocate without touching the driver. Under a cap the pool
+     * keeps at most the cap (it trims down to it at each synchronization), as a card of that size would. */
+    if (gpu_mem_cap()) keep = gpu_mem_cap();
     GPU_TRY(cudaDeviceGetDefaultMemPool(&pool, device));
     GPU_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
     *out = ctx;
@@ -134,13 +143,13 @@ cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void *
         *dev = p;
         return CUZK_OK;
     }
-    GPU_TRY(cudaMallocAsync(&d, bytes, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&d, bytes, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d, p, bytes, cudaMemcpyHostToDevice, ctx->stream));
     *dev = d;
     *owned = d;
     return CUZK_OK;
 done:
-    if (d) cudaFreeAsync(d, ctx->stream);
+    if (d) gpu_free_async(d, ctx->stream);
     return st;
 }
 
@@ -157,7 +166,7 @@ extern "C" cuzk_status gpu_buf_upload(gpu_ctx *ctx, gpu_buf **out, const void *h
     b->ctx = ctx;
     b->bytes = bytes;
     /* A long-lived buffer: plain allocation, outside the pool the per-call temporaries cycle through. */
-    GPU_TRY(cudaMalloc(&b->ptr, bytes ? bytes : 1));
+    GPU_TRY(gpu_malloc(&b->ptr, bytes ? bytes : 1));
     if (bytes) GPU_TRY(cudaMemcpyAsync(b->ptr, host, bytes, cudaMemcpyHostToDevice, ctx->stream));
     GPU_TRY(cudaStreamSynchronize(ctx->stream));
     *out = b;
@@ -173,7 +182,7 @@ extern "C" void gpu_buf_free(gpu_buf *buf)
     if (buf == NULL) return;
     if (buf->ptr && cudaSetDevice(buf->ctx->device) == cudaSuccess) {
         cudaStreamSynchronize(buf->ctx->stream);
-        cudaFree(buf->ptr);
+        gpu_free(buf->ptr);
     }
     (void)cudaGetLastError();
     free(buf);
@@ -225,9 +234,9 @@ static cuzk_status debug_run(gpu_ctx *ctx, void *out, size_t elem_out, const voi
     void *d_out = NULL, *d_a = NULL, *d_b = NULL;
     if (st != CUZK_OK) return st;
     if (n == 0) return CUZK_OK;
-    GPU_TRY(cudaMallocAsync(&d_out, n * elem_out, ctx->stream));
-    GPU_TRY(cudaMallocAsync(&d_a, n * elem_in, ctx->stream));
-    GPU_TRY(cudaMallocAsync(&d_b, n * elem_in, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&d_out, n * elem_out, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&d_a, n * elem_in, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&d_b, n * elem_in, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_a, in0, n * elem_in, cudaMemcpyHostToDevice, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_b, in1, n * elem_in, cudaMemcpyHostToDevice, ctx->stream));
     launch(d_out, d_a, d_b, (unsigned)((n + 127) / 128), ctx->stream);
@@ -235,9 +244,9 @@ static cuzk_status debug_run(gpu_ctx *ctx, void *out, size_t elem_out, const voi
     GPU_TRY(cudaMemcpyAsync(out, d_out, n * elem_out, cudaMemcpyDeviceToHost, ctx->stream));
     GPU_TRY(cudaStreamSynchronize(ctx->stream));
 done:
-    if (d_out) cudaFreeAsync(d_out, ctx->stream);
-    if (d_a) cudaFreeAsync(d_a, ctx->stream);
-    if (d_b) cudaFreeAsync(d_b, ctx->stream);
+    if (d_out) gpu_free_async(d_out, ctx->stream);
+    if (d_a) gpu_free_async(d_a, ctx->stream);
+    if (d_b) gpu_free_async(d_b, ctx->stream);
     return st;
 }
 

@@ -7,6 +7,7 @@
 
 #include "gpu/gpu.h"
 #include "gpu/tune.h"
+#include "mem.cuh"
 
 struct gpu_ctx {
     int device;
@@ -46,10 +47,10 @@ cuzk_status gpu_ctx_enter(gpu_ctx *ctx, cuzk_error *err);
 int gpu_is_device_ptr(const void *p);
 
 /* Device copy of a host-or-device array: *dev points at the data on the device; *owned is what the caller must
- * cudaFreeAsync (NULL when p was already device memory). */
+ * gpu_free_async (NULL when p was already device memory). */
 cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void **dev, void **owned, cuzk_error *err);
 
-/* The positions of the set bits i < n of mask (on the device), in order: *idx (device, cudaFreeAsync on ctx's
+/* The positions of the set bits i < n of mask (on the device), in order: *idx (device, gpu_free_async on ctx's
  * stream) and *count. When count is 0 or below min_count only *count is set (*idx = NULL). Waits for the count. */
 cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_t min_count, uint32_t **idx,
                              uint32_t *count, cuzk_error *err);

@@ -29,9 +29,9 @@ extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, fp_t *out, const fp_t *x, cons
     size_t bytes = n * sizeof(fp_t);
     unsigned blocks = (unsigned)((n + CHAIN_THREADS - 1) / CHAIN_THREADS);
     float ms = 0;
-    GPU_TRY(cudaMallocAsync(&d_out, bytes, ctx->stream));
-    GPU_TRY(cudaMallocAsync(&d_x, bytes, ctx->stream));
-    GPU_TRY(cudaMallocAsync(&d_y, bytes, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&d_out, bytes, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&d_x, bytes, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&d_y, bytes, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_x, x, bytes, cudaMemcpyHostToDevice, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_y, y, bytes, cudaMemcpyHostToDevice, ctx->stream));
     GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
@@ -44,8 +44,8 @@ extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, fp_t *out, const fp_t *x, cons
     GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
     if (kernel_ms) *kernel_ms = ms;
 done:
-    if (d_out) cudaFreeAsync(d_out, ctx->stream);
-    if (d_x) cudaFreeAsync(d_x, ctx->stream);
-    if (d_y) cudaFreeAsync(d_y, ctx->stream);
+    if (d_out) gpu_free_async(d_out, ctx->stream);
+    if (d_x) gpu_free_async(d_x, ctx->stream);
+    if (d_y) gpu_free_async(d_y, ctx->stream);
     return st;
 }

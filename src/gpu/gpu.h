@@ -64,6 +64,17 @@ void gpu_buf_free(gpu_buf *buf);
 const void *gpu_buf_ptr(const gpu_buf *buf);
 size_t gpu_buf_size(const gpu_buf *buf);
 
+/* Device memory held by this process through the backend (mem.cu; every allocation of src/gpu), in bytes, on
+ * device: now, and the most since the start or the last gpu_mem_reset_peak(device) (which sets it to now). */
+size_t gpu_mem_live(int device);
+size_t gpu_mem_peak(int device);
+void gpu_mem_reset_peak(int device);
+/* Allocates bytes on device through the backend's seam and frees them again: CUZK_ERR_NOMEM when they do not fit
+ * (the device's memory, or the cap gpu_tune.memory_limit). For tests and checks. */
+cuzk_status gpu_mem_try_alloc(int device, size_t bytes, cuzk_error *err);
+/* The seam's cost: ns per 4 KiB stream-ordered allocation + free through it and through CUDA directly (n each). */
+cuzk_status gpu_debug_mem_cost(int device, unsigned n, double *ns_seam, double *ns_raw, cuzk_error *err);
+
 /* out = sum_{i<n} scalars[i] * bases[i] (Pippenger on the device). n may be 0 (result infinity); n < 2^31.
  * Infinity among the bases is allowed. Returns CUZK_ERR_NOMEM when device memory runs out, CUZK_ERR_GPU
  * for any other CUDA failure, each with a message. */

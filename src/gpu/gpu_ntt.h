@@ -65,6 +65,16 @@ cuzk_status gpu_ntt_h(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t
 cuzk_status gpu_ntt_h_device(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
                              fr_t **h_dev, cuzk_error *err);
 void gpu_ntt_h_free(gpu_ctx *ctx, fr_t *h_dev);
+/* gpu_ntt_h_device in the caller's device buffers a, b, c (c may be NULL for the snarkjs form) of 2^L elements each
+ * (the first n the values; the rest is zeroed here), which it takes over in every case: the transforms run in them
+ * instead of in copies (3 vectors less at the peak, the prover's plan under a memory cap), *h_dev is one of them
+ * (gpu_ntt_h_free) and the others are freed, on failure all of them. */
+/* gpu_ntt_h_device (bellperson form only) in three device buffers of 2^L elements instead of four: a and b on the
+ * coset, their product, then c in b's buffer (c is copied only after a and b are done). For a memory cap. */
+cuzk_status gpu_ntt_h_device_3(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
+                               fr_t **h_dev, cuzk_error *err);
+cuzk_status gpu_ntt_h_device_own(gpu_ntt_plan *plan, h_form form, fr_t *a, fr_t *b, fr_t *c, size_t n, fr_t **h_dev,
+                                 cuzk_error *err);
 
 /* Copies bytes between host and device memory (either side either kind), on ctx's stream, and waits. */
 cuzk_status gpu_ntt_copy(gpu_ctx *ctx, void *dst, const void *src, size_t bytes, cuzk_error *err);

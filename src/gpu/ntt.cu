@@ -292,6 +292,17 @@ __global__ void __launch_bounds__(NT, MINB) ntt_pass_kernel(ntt_pass_args a)
     }
 }
 
+/* x = (x - y) * z, elementwise (the three-vector H's last step before its inverse transform). */
+__global__ void ntt_sub_scale_kernel(fr_d *x, const fr_d *y, fr_d z, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        fr_d u = ntt_ld(x + i), v = ntt_ld(y + i);
+        mont_sub<fr_cfg>(u, u, v);
+        mont_mul<fr_cfg>(u, u, z);
+        fr_st(x + i, u);
+    }
+}
+
 __global__ void ntt_pointwise_kernel(fr_d *out, const fr_d *a, const fr_d *b, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -434,12 +445,12 @@ static cuzk_status ntt_upload_tab(gpu_ntt_plan *pl, const fr_t *base, const fr_t
         /* Ordered on the context's stream, where the kernels that read the table run: a cudaMemcpy from pageable
          * memory returns once the data is staged, before its DMA ends, and the non-blocking stream would not
          * wait for it: the first kernel could read a table whose copy is still in flight. */
-        GPU_TRY(cudaMalloc(&d, bytes));
+        GPU_TRY(gpu_malloc(&d, bytes));
         GPU_TRY(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, pl->ctx->stream));
         GPU_TRY(cudaStreamSynchronize(pl->ctx->stream));
     } else {
         /* From pageable memory the call returns once h is staged, so h may be freed right after. */
-        GPU_TRY(cudaMallocAsync(&d, bytes, pl->ctx->stream));
+        GPU_TRY(gpu_malloc_async(&d, bytes, pl->ctx->stream));
         GPU_TRY(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, pl->ctx->stream));
     }
     tab->lo = (const fr_d *)d;
@@ -453,9 +464,9 @@ done:
     free(h);
     if (d) {
         if (sync)
-            cudaFree(d);
+            gpu_free(d);
         else
-            cudaFreeAsync(d, pl->ctx->stream);
+            gpu_free_async(d, pl->ctx->stream);
     }
     return st;
 }
@@ -475,7 +486,7 @@ static cuzk_status ntt_scale(gpu_ntt_plan *pl, const fr_t *base, const fr_t *c, 
         if (e->mem == NULL || (victim->mem && e->used < victim->used)) victim = e;
     }
     if (victim->mem) {
-        cudaFreeAsync(victim->mem, pl->ctx->stream); /* after the queued work that reads it */
+        gpu_free_async(victim->mem, pl->ctx->stream); /* after the queued work that reads it */
         victim->mem = NULL;
     }
     cuzk_status st = ntt_upload_tab(pl, base, c, bits, 0, &victim->tab, &victim->mem, err);
@@ -495,12 +506,12 @@ extern "C" void gpu_ntt_plan_destroy(gpu_ntt_plan *pl)
         cudaStreamSynchronize(pl->ctx->stream);
         if (pl->copy) cudaStreamSynchronize(pl->copy);
         for (int d = 0; d < 2; d++) {
-            if (pl->dir[d].tw) cudaFree(pl->dir[d].tw);
+            if (pl->dir[d].tw) gpu_free(pl->dir[d].tw);
             for (int p = 0; p < NTT_MAX_PASSES; p++)
-                if (pl->dir[d].mem[p]) cudaFree(pl->dir[d].mem[p]);
+                if (pl->dir[d].mem[p]) gpu_free(pl->dir[d].mem[p]);
         }
         for (int i = 0; i < NTT_SCALE_CACHE; i++)
-            if (pl->scale[i].mem) cudaFreeAsync(pl->scale[i].mem, pl->ctx->stream);
+            if (pl->scale[i].mem) gpu_free_async(pl->scale[i].mem, pl->ctx->stream);
         cudaStreamSynchronize(pl->ctx->stream);
         for (int i = 0; i < 3; i++)
             if (pl->ev_copied[i]) cudaEventDestroy(pl->ev_copied[i]);
@@ -775,7 +786,7 @@ extern "C" cuzk_status gpu_ntt(gpu_ntt_plan *pl, gpu_ntt_kind kind, const fr_t *
     if (on_dev) {
         buf = (fr_d *)data;
     } else {
-        GPU_TRY(cudaMallocAsync(&buf, bytes, s));
+        GPU_TRY(gpu_malloc_async(&buf, bytes, s));
         GPU_TRY(cudaMemcpyAsync(buf, data, bytes, cudaMemcpyHostToDevice, s));
     }
     GPU_TRY(cudaEventRecord(pl->ev_t1, s));
@@ -783,7 +794,7 @@ extern "C" cuzk_status gpu_ntt(gpu_ntt_plan *pl, gpu_ntt_kind kind, const fr_t *
         st = ntt_run(pl, inverse, buf, buf, buf, lsp, ssp, NULL, NULL, NULL, err);
     } else {
         /* The last pass cannot write where it reads: the inner passes work in tmp. */
-        GPU_TRY(cudaMallocAsync(&tmp, bytes, s));
+        GPU_TRY(gpu_malloc_async(&tmp, bytes, s));
         st = ntt_run(pl, inverse, buf, tmp, buf, lsp, ssp, NULL, NULL, NULL, err);
     }
     if (st != CUZK_OK) goto done;
@@ -794,8 +805,8 @@ extern "C" cuzk_status gpu_ntt(gpu_ntt_plan *pl, gpu_ntt_kind kind, const fr_t *
     pl->total_ms = ntt_ev_ms(pl->ev_t0, pl->ev_t3);
     pl->compute_ms = ntt_ev_ms(pl->ev_t1, pl->ev_t2);
 done:
-    if (tmp) cudaFreeAsync(tmp, s);
-    if (buf && !on_dev) cudaFreeAsync(buf, s);
+    if (tmp) gpu_free_async(tmp, s);
+    if (buf && !on_dev) gpu_free_async(buf, s);
     if (st != CUZK_OK) (void)cudaStreamSynchronize(s);
     return st;
 }
@@ -832,16 +843,20 @@ static cuzk_status ntt_stage(gpu_ntt_plan *pl, fr_d *d, const fr_t *v, size_t n,
 {
     cuzk_status st = CUZK_OK;
     size_t m = (size_t)1 << pl->L;
-    if (n) GPU_TRY(cudaMemcpyAsync(d, v, n * sizeof(fr_t), cudaMemcpyDefault, pl->copy));
+    if (n && (const void *)d != (const void *)v)
+        GPU_TRY(cudaMemcpyAsync(d, v, n * sizeof(fr_t), cudaMemcpyDefault, pl->copy));
     if (n < m) GPU_TRY(cudaMemsetAsync(d + n, 0, (m - n) * sizeof(fr_t), pl->copy));
     GPU_TRY(cudaEventRecord(ev, pl->copy));
 done:
     return st;
 }
 
-/* Computes H on the device; *out is one of the four buffers (the others are freed), all on ctx's stream. */
+/* Computes H on the device; *out is one of the four buffers (the others are freed), all on ctx's stream. own
+ * (NULL: none): device buffers of m elements holding a, b, c, used as A, B, C (each own[k] set to NULL once taken
+ * over; a NULL own[k] is allocated). three (bellperson form, own NULL): three buffers instead of four: a*b is
+ * formed on the coset as soon as both are there, and c goes into b's buffer after it. */
 static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
-                         fr_d **out, cuzk_error *err)
+                         fr_d **out, fr_d **own, int three, cuzk_error *err)
 {
     cuzk_status st;
     size_t m = (size_t)1 << pl->L, bytes = m * sizeof(fr_t);
@@ -860,6 +875,8 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
     if (n > m)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: %zu constraints exceed the domain of %zu", n, m);
+    if (three && (form != H_FORM_BELLPERSON || own))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: three buffers only for the bellperson form");
     if ((st = gpu_ctx_enter(pl->ctx, err)) != CUZK_OK) return st;
     fr_set_one(&one);
     if (form == H_FORM_BELLPERSON) {
@@ -885,10 +902,14 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     GPU_TRY(cudaEventRecord(pl->ev_t0, s));
     /* The copy stream may start once earlier work on s (which may still read old buffers) is ordered. */
     GPU_TRY(cudaStreamWaitEvent(pl->copy, pl->ev_t0, 0));
-    GPU_TRY(cudaMallocAsync(&A, bytes, s));
-    GPU_TRY(cudaMallocAsync(&B, bytes, s));
-    GPU_TRY(cudaMallocAsync(&C, bytes, s));
-    GPU_TRY(cudaMallocAsync(&T, bytes, s));
+    if (own) {
+        A = own[0], B = own[1], C = own[2];
+        own[0] = own[1] = own[2] = NULL;
+    }
+    if (!A) GPU_TRY(gpu_malloc_async(&A, bytes, s));
+    if (!B) GPU_TRY(gpu_malloc_async(&B, bytes, s));
+    if (!C && !three) GPU_TRY(gpu_malloc_async(&C, bytes, s));
+    GPU_TRY(gpu_malloc_async(&T, bytes, s));
     ntt_mark(pl, s, "alloc");
     /* The allocations are ordered on s; the copy stream must see them. */
     GPU_TRY(cudaEventRecord(pl->ev_t1, s));
@@ -919,17 +940,34 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     ntt_mark(pl, s, "b-inv");
     if ((st = ntt_run(pl, 0, T, T, B, NULL, NULL, NULL, NULL, NULL, err)) != CUZK_OK) goto done; /* b in B */
     ntt_mark(pl, s, "b-fwd");
-    if (form == H_FORM_BELLPERSON) {
-        if ((st = ntt_stage(pl, C, c, n, pl->ev_copied[2], err)) != CUZK_OK) goto done;
-        GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[2], 0));
-        ntt_mark(pl, s, "c-in");
+    if (three) {
+        /* A = a*b on the coset; c then comes into B (on s, behind the product that last reads B). */
+        ntt_pointwise_kernel<<<pl->ctx->sm_count * 4, 256, 0, s>>>(A, A, B, m);
+        GPU_LAUNCHED("ntt_pointwise_kernel");
+        if (n) GPU_TRY(cudaMemcpyAsync(B, c, n * sizeof(fr_t), cudaMemcpyDefault, s));
+        if (n < m) GPU_TRY(cudaMemsetAsync(B + n, 0, (m - n) * sizeof(fr_t), s));
+        ntt_mark(pl, s, "ab-c-in");
+        if ((st = ntt_run(pl, 1, B, B, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+        ntt_mark(pl, s, "c-inv");
+        if ((st = ntt_run(pl, 0, T, T, B, NULL, NULL, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+        fr_d zd;
+        memcpy(&zd, &z, sizeof zd);
+        ntt_sub_scale_kernel<<<pl->ctx->sm_count * 4, 256, 0, s>>>(A, B, zd, m);
+        GPU_LAUNCHED("ntt_sub_scale_kernel");
+        ntt_mark(pl, s, "c-fwd-abc");
+    } else {
+        if (form == H_FORM_BELLPERSON) {
+            if ((st = ntt_stage(pl, C, c, n, pl->ev_copied[2], err)) != CUZK_OK) goto done;
+            GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[2], 0));
+            ntt_mark(pl, s, "c-in");
+        }
+        if ((st = ntt_run(pl, 1, C, C, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
+        ntt_mark(pl, s, "c-inv");
+        /* c's last store: A = a*b - c (times 1/Z for bellperson), reading A and B at the index it writes. */
+        if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, B, form == H_FORM_BELLPERSON ? &z : NULL, err)) != CUZK_OK)
+            goto done;
+        ntt_mark(pl, s, "c-fwd-abc");
     }
-    if ((st = ntt_run(pl, 1, C, C, T, NULL, &up, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
-    ntt_mark(pl, s, "c-inv");
-    /* c's last store: A = a*b - c (times 1/Z for bellperson), reading A and B at the index it writes. */
-    if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, B, form == H_FORM_BELLPERSON ? &z : NULL, err)) != CUZK_OK)
-        goto done;
-    ntt_mark(pl, s, "c-fwd-abc");
     if (form == H_FORM_BELLPERSON) {
         /* coset values -> coefficients: times g^-i / m. */
         if ((st = ntt_run(pl, 1, A, A, B, NULL, &down, NULL, NULL, NULL, err)) != CUZK_OK) goto done;
@@ -943,21 +981,17 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     *out = A;
     A = NULL;
 done:
-    if (A) cudaFreeAsync(A, s);
-    if (B) cudaFreeAsync(B, s);
-    if (C) cudaFreeAsync(C, s);
-    if (T) cudaFreeAsync(T, s);
+    if (A) gpu_free_async(A, s);
+    if (B) gpu_free_async(B, s);
+    if (C) gpu_free_async(C, s);
+    if (T) gpu_free_async(T, s);
     return st;
 }
 
-extern "C" cuzk_status gpu_ntt_h_device(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_t *b, const fr_t *c,
-                                        size_t n, fr_t **h_dev, cuzk_error *err)
+/* After ntt_h for the _device entries: waits, times, hands over h (or frees it on failure). */
+static cuzk_status ntt_h_device_end(gpu_ntt_plan *pl, cuzk_status st, fr_d *h, fr_t **h_dev, cuzk_error *err)
 {
-    cuzk_status st = CUZK_OK;
-    fr_d *h = NULL;
-    if (pl == NULL || h_dev == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
-    *h_dev = NULL;
-    if ((st = ntt_h(pl, form, a, b, c, n, &h, err)) != CUZK_OK) {
+    if (st != CUZK_OK) {
         (void)cudaStreamSynchronize(pl->ctx->stream);
         (void)cudaStreamSynchronize(pl->copy);
         return st;
@@ -970,15 +1004,52 @@ extern "C" cuzk_status gpu_ntt_h_device(gpu_ntt_plan *pl, h_form form, const fr_
     *h_dev = (fr_t *)h;
     return CUZK_OK;
 done:
-    cudaFreeAsync(h, pl->ctx->stream);
+    gpu_free_async(h, pl->ctx->stream);
     (void)cudaStreamSynchronize(pl->ctx->stream);
     return st;
+}
+
+extern "C" cuzk_status gpu_ntt_h_device(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_t *b, const fr_t *c,
+                                        size_t n, fr_t **h_dev, cuzk_error *err)
+{
+    fr_d *h = NULL;
+    if (pl == NULL || h_dev == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
+    *h_dev = NULL;
+    cuzk_status st = ntt_h(pl, form, a, b, c, n, &h, NULL, 0, err);
+    return ntt_h_device_end(pl, st, h, h_dev, err);
+}
+
+extern "C" cuzk_status gpu_ntt_h_device_3(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_t *b, const fr_t *c,
+                                          size_t n, fr_t **h_dev, cuzk_error *err)
+{
+    fr_d *h = NULL;
+    if (pl == NULL || h_dev == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
+    *h_dev = NULL;
+    cuzk_status st = ntt_h(pl, form, a, b, c, n, &h, NULL, 1, err);
+    return ntt_h_device_end(pl, st, h, h_dev, err);
+}
+
+extern "C" cuzk_status gpu_ntt_h_device_own(gpu_ntt_plan *pl, h_form form, fr_t *a, fr_t *b, fr_t *c, size_t n,
+                                            fr_t **h_dev, cuzk_error *err)
+{
+    fr_d *h = NULL, *own[3] = {(fr_d *)a, (fr_d *)b, (fr_d *)c};
+    cuzk_status st;
+    if (pl == NULL || h_dev == NULL) {
+        for (int k = 0; k < 3; k++) (void)gpu_free(own[k]);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
+    }
+    *h_dev = NULL;
+    st = ntt_h(pl, form, a, b, c, n, &h, own, 0, err);
+    /* Buffers ntt_h did not take over (it returned before) are freed here: they are this call's in every case. */
+    for (int k = 0; k < 3; k++)
+        if (own[k]) (void)gpu_free_async(own[k], pl->ctx->stream);
+    return ntt_h_device_end(pl, st, h, h_dev, err);
 }
 
 extern "C" void gpu_ntt_h_free(gpu_ctx *ctx, fr_t *h_dev)
 {
     if (ctx == NULL || h_dev == NULL) return;
-    if (cudaSetDevice(ctx->device) == cudaSuccess) cudaFreeAsync(h_dev, ctx->stream);
+    if (cudaSetDevice(ctx->device) == cudaSuccess) gpu_free_async(h_dev, ctx->stream);
     (void)cudaGetLastError();
 }
 
@@ -989,7 +1060,7 @@ extern "C" cuzk_status gpu_ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, c
     fr_d *d = NULL;
     if (pl == NULL || h == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: NULL argument");
     size_t m = (size_t)1 << pl->L, keep = form == H_FORM_BELLPERSON ? m - 1 : m;
-    if ((st = ntt_h(pl, form, a, b, c, n, &d, err)) != CUZK_OK) {
+    if ((st = ntt_h(pl, form, a, b, c, n, &d, NULL, 0, err)) != CUZK_OK) {
         (void)cudaStreamSynchronize(pl->ctx->stream);
         (void)cudaStreamSynchronize(pl->copy);
         return st;
@@ -1001,7 +1072,7 @@ extern "C" cuzk_status gpu_ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, c
     pl->compute_ms = ntt_ev_ms(pl->ev_t1, pl->ev_t2);
     ntt_mark_print(pl);
 done:
-    cudaFreeAsync(d, pl->ctx->stream);
+    gpu_free_async(d, pl->ctx->stream);
     if (st != CUZK_OK) (void)cudaStreamSynchronize(pl->ctx->stream);
     return st;
 }
@@ -1036,7 +1107,7 @@ extern "C" cuzk_status gpu_ntt_mul_rate(gpu_ctx *ctx, double *muls_per_s, cuzk_e
     blocks = ctx->sm_count * 8;
     GPU_TRY(cudaEventCreate(&e0));
     GPU_TRY(cudaEventCreate(&e1));
-    GPU_TRY(cudaMallocAsync(&out, sizeof(fr_d), ctx->stream));
+    GPU_TRY(gpu_malloc_async(&out, sizeof(fr_d), ctx->stream));
     ntt_mul_rate_kernel<<<blocks, threads, 0, ctx->stream>>>(out, 64); /* warm-up */
     GPU_LAUNCHED("ntt_mul_rate_kernel");
     GPU_TRY(cudaEventRecord(e0, ctx->stream));
@@ -1046,7 +1117,7 @@ extern "C" cuzk_status gpu_ntt_mul_rate(gpu_ctx *ctx, double *muls_per_s, cuzk_e
     GPU_TRY(cudaStreamSynchronize(ctx->stream));
     *muls_per_s = (double)blocks * threads * iters / (ntt_ev_ms(e0, e1) * 1e-3);
 done:
-    if (out) cudaFreeAsync(out, ctx->stream);
+    if (out) gpu_free_async(out, ctx->stream);
     (void)cudaStreamSynchronize(ctx->stream);
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);

@@ -1,6 +1,7 @@
 /* The Groth16 partition on the GPU (gpu_prove.h): H on the device, the witness split into 0 / 1 / other per
  * query on host threads (overlapped with H), batch additions for the ones and tail MSMs over gathered bases. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,7 @@ extern "C" {
 #include "gpu/gpu_host.h"
 #include "gpu/gpu_ntt.h"
 #include "gpu/gpu_prove.h"
+#include "gpu/plan.h"
 }
 
 static_assert(sizeof(g1_affine_t) == 96, "g1_affine_t is two 48-byte coordinates");
@@ -83,8 +85,9 @@ struct gpu_params {
     const groth16_params *params;
     gpu_ctx *ctx; /* owns the buffers (gpu_buf_free waits on its stream) */
     gpu_buf *h, *l, *a, *b_g1; /* NULL: streamed from the host's copy in chunks (see gpu_params_upload) */
-    gpu_buf *b_g2; /* NULL when it did not fit: B_G2 then stays wholly on the CPU */
-    void *pinned[4]; /* streamed sections that gpu_params_upload page-locked (and gpu_params_free unlocks) */
+    gpu_buf *b_g2; /* NULL when it did not fit: B_G2 then stays wholly on the CPU, or streams (b_g2_stream) */
+    int b_g2_stream; /* under a memory cap: B_G2's bases not resident are streamed in pieces like the G1 ones */
+    void *pinned[5]; /* streamed sections that gpu_params_upload page-locked (and gpu_params_free unlocks); [4]: B_G2 */
 };
 
 /* Streamed sections cross the bus at every MSM: page-locked, the DMA reads them directly (pageable memory goes
@@ -144,15 +147,19 @@ extern "C" void gpu_params_free(gpu_params *gp)
     gpu_buf_free(gp->a);
     gpu_buf_free(gp->b_g1);
     gpu_buf_free(gp->b_g2);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         if (gp->pinned[k]) unpin_section(gp->pinned[k]);
     gpu_ctx_destroy(gp->ctx);
     free(gp);
 }
 
-/* A G1 base section stays on the host (and is streamed) when the sections before it and it would hold more than
- * this share of the device's memory: the rest is the proving's scratch (an MSM of 2^27 points alone needs ~30 GB). */
-#define RESIDENT_SHARE 0.75
+/* The smallest L with 2^L >= n: the H domain of n H bases (m - 1 for bellperson's form, m for snarkjs'). */
+static unsigned log_at_least(size_t n)
+{
+    unsigned l = 0;
+    while (l < 63 && ((size_t)1 << l) < n) l++;
+    return l;
+}
 
 extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *params, gpu_params **out, cuzk_error *err)
 {
@@ -162,23 +169,37 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
     if (gp == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_params_upload: out of host memory");
     gp->params = params;
     const size_t P = sizeof(g1_affine_t);
-    size_t free_b = 0, total_b = 0, used = 0;
-    int stream_all = gpu_tune_get().bases_stream;
+    size_t free_b = 0, total_b = 0;
+    gpu_tune tune = gpu_tune_get();
     cuzk_status st = gpu_ctx_create(&gp->ctx, device, err);
-    if (st == CUZK_OK && cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    if (st == CUZK_OK && gpu_mem_get_info(&free_b, &total_b) != cudaSuccess) {
         (void)cudaGetLastError();
         total_b = 0;
     }
     gpu_buf **buf[4] = {&gp->h, &gp->l, &gp->a, &gp->b_g1};
     const g1_affine_t *host[4] = {params->h, params->l, params->a, params->b_g1};
     size_t len[4] = {params->h_len, params->l_len, params->a_len, params->b_g1_len};
+    gpu_plan_in pin;
+    memset(&pin, 0, sizeof pin);
+    pin.total = total_b;
+    pin.cap = tune.memory_limit;
+    pin.held = gpu_mem_live(device);
+    for (int k = 0; k < 4; k++) pin.sect[k] = len[k] * P;
+    pin.b_g2 = params->b_g2 ? params->b_g2_len * sizeof(g2_affine_t) : 0;
+    pin.log_m = log_at_least(params->h_len);
+    pin.stream_all = tune.bases_stream;
+    gpu_plan plan;
+    gpu_plan_bases(&pin, &plan);
+    if (tune.profile) {
+        char line[512];
+        gpu_plan_describe(&pin, &plan, line, sizeof line);
+        fprintf(stderr, "%s (device %d)\n", line, device);
+    }
     for (int k = 0; k < 4 && st == CUZK_OK; k++) {
-        size_t bytes = len[k] * P;
-        /* Sections that fit the share are uploaded (out of memory then is an error, which lets the caller evict
+        /* Sections the plan keeps are uploaded (out of memory then is an error, which lets the caller evict
          * another parameter set and retry); the others are streamed. */
-        if (stream_all || (double)(used + bytes) > RESIDENT_SHARE * (double)total_b) continue;
-        st = gpu_buf_upload(gp->ctx, buf[k], host[k], bytes, err);
-        used += bytes;
+        if (!plan.resident[k]) continue;
+        st = gpu_buf_upload(gp->ctx, buf[k], host[k], len[k] * P, err);
     }
     for (int k = 0; k < 4 && st == CUZK_OK; k++)
         if (*buf[k] == NULL && host[k] != NULL && len[k] != 0 && pin_streamed())
@@ -190,9 +211,16 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
     }
     /* B_G2's bases are optional: without them the unit scalars of B_G2 are summed on the CPU as well. */
     cuzk_error ignored;
-    if (gpu_buf_upload(gp->ctx, &gp->b_g2, params->b_g2, params->b_g2_len * sizeof(g2_affine_t), &ignored) !=
-        CUZK_OK)
+    if (!plan.b_g2_resident ||
+        gpu_buf_upload(gp->ctx, &gp->b_g2, params->b_g2, params->b_g2_len * sizeof(g2_affine_t), &ignored) !=
+            CUZK_OK)
         gp->b_g2 = NULL;
+    /* Under a cap B_G2 streams rather than falling to the CPU (minutes for a 32 GiB PoRep's ~10^8 G2 points);
+     * uncapped a B_G2 that does not fit stays on the CPU as before. */
+    if (gp->b_g2 == NULL && pin.cap && params->b_g2 != NULL && params->b_g2_len != 0) {
+        gp->b_g2_stream = 1;
+        if (pin_streamed()) gp->pinned[4] = pin_section(params->b_g2, params->b_g2_len * sizeof(g2_affine_t));
+    }
     *out = gp;
     return CUZK_OK;
 }
@@ -384,6 +412,23 @@ static size_t stream_chunk(void)
     return gpu_tune_get().stream_chunk;
 }
 
+/* Points per streamed piece on ctx's device: stream_chunk(), and under a memory cap no more than the memory free
+ * now holds with the piece's bases and scalars taking a quarter of it (the rest is the MSM's scratch: sort lists,
+ * buckets). A multiple of 64, at least SPLIT_MIN (a piece that still does not fit is halved by the caller). */
+static size_t stream_piece(gpu_ctx *ctx, size_t point_bytes)
+{
+    size_t piece = stream_chunk(), free_b = 0, total_b = 0;
+    cuzk_error ignored;
+    if (!gpu_mem_cap() || gpu_ctx_enter(ctx, &ignored) != CUZK_OK) return piece;
+    if (gpu_mem_get_info(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return piece;
+    }
+    size_t fit = free_b / (4 * (point_bytes + sizeof(fr_t))) / 64 * 64;
+    if (fit < SPLIT_MIN) fit = SPLIT_MIN;
+    return fit < piece ? fit : piece;
+}
+
 /* One piece's sum over bases[off, off + len) with arg (scalars or a mask) at the same offset. */
 typedef cuzk_status (*piece_fn)(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
                                 size_t len, cuzk_error *err);
@@ -408,7 +453,7 @@ static cuzk_status batch_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *b
 static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn fn, const void *arg, size_t n,
                              cuzk_error *err)
 {
-    size_t piece = b.resident ? n : stream_chunk();
+    size_t piece = b.resident ? n : stream_piece(ctx, sizeof(g1_affine_t));
     double ms = 0;
     g1_jac_set_inf(out);
     for (size_t o = 0; o < n;) {
@@ -461,15 +506,15 @@ static cuzk_status gather_msm(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const ui
         free(pts);
         return st;
     }
-    GPU_TRY(cudaMallocAsync((void **)&d_idx, n * sizeof(uint32_t), ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&d_pts, n * sizeof(pt96), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&d_idx, n * sizeof(uint32_t), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&d_pts, n * sizeof(pt96), ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_idx, idx, n * sizeof(uint32_t), cudaMemcpyHostToDevice, ctx->stream));
     gather_points<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(d_pts, (const pt96 *)b.p, d_idx, n);
     GPU_LAUNCHED("gather_points");
     st = msm_pieces(ctx, out, {(const g1_affine_t *)d_pts, 1}, scalars, n, err);
 done:
-    if (d_idx) cudaFreeAsync(d_idx, ctx->stream);
-    if (d_pts) cudaFreeAsync(d_pts, ctx->stream);
+    if (d_idx) gpu_free_async(d_idx, ctx->stream);
+    if (d_pts) gpu_free_async(d_pts, ctx->stream);
     return st;
 }
 
@@ -498,6 +543,50 @@ static cuzk_status run_query(gpu_ctx *ctx, const query *q, bases_ref bases, cons
     *tail_ms = now_ms() - t1;
     g1_jac_add(out, out, &ones);
     return CUZK_OK;
+}
+
+/* B_G2 over host bases streamed in pieces (stream_piece; a memory cap left them on the host): the same sums as
+ * run_b_g2's, each piece's bases staged by the G2 calls, the tail's bases gathered on the host first; a piece that
+ * runs out of device memory is done in halves (multiples of 64 points), down to SPLIT_MIN. */
+static cuzk_status run_b_g2_streamed(gpu_ctx *ctx, const query *q, const g2_affine_t *bases, g2_jac_t *out,
+                                     double *ms, cuzk_error *err)
+{
+    size_t piece = stream_piece(ctx, sizeof(g2_affine_t));
+    g2_affine_t *pts = NULL;
+    cuzk_status st = CUZK_OK;
+    *ms = 0;
+    g2_jac_set_inf(out);
+    /* pass 0: the ones (split) or every scalar (not split), over bases in place; pass 1: the tail, gathered. */
+    for (int pass = 0; pass < 2 && st == CUZK_OK; pass++) {
+        size_t n = pass ? (q->split ? q->tail_n : 0) : (q->split && !q->ones_n ? 0 : q->nbases);
+        if (pass && n) {
+            pts = (g2_affine_t *)malloc((n < piece ? n : piece) * sizeof *pts);
+            if (pts == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot gather B_G2 bases");
+        }
+        for (size_t o = 0; o < n;) {
+            size_t len = n - o < piece ? n - o : piece;
+            g2_jac_t part;
+            if (pass) {
+                for (size_t k = 0; k < len; k++) pts[k] = bases[q->tail_i[o + k]];
+                st = gpu_msm_g2_indexed(ctx, &part, pts, len, NULL, q->tail_s + o, len, err);
+            } else if (q->split) {
+                st = gpu_batch_add_g2(ctx, &part, bases + o, q->ones + o / 64, len, err);
+            } else {
+                st = gpu_msm_g2_indexed(ctx, &part, bases + o, len, NULL, q->full + o, len, err);
+            }
+            if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
+                piece = len / 2 / 64 * 64;
+                st = CUZK_OK;
+                continue;
+            }
+            if (st != CUZK_OK) break;
+            g2_jac_add(out, out, &part);
+            *ms += gpu_ctx_last_ms(ctx);
+            o += len;
+        }
+    }
+    free(pts);
+    return st;
 }
 
 /* B_G2 over the device-resident b_g2 bases, with B_G1's classification: batch addition + tail MSM, or one MSM. */
@@ -604,8 +693,8 @@ static int wants_staging(const void *p, size_t bytes)
 
 /* a, b, c (n elements each; c may be NULL) on the device: copied through the staging buffers when they are in
  * pageable host memory and large, else left where they are (*dev[k] = the input). owned[k]: what to free. */
-static cuzk_status stage_abc(gpu_prover *pv, pool_t *pool, const fr_t *in[3], size_t n, const fr_t *dev[3],
-                             void *owned[3], cuzk_error *err)
+static cuzk_status stage_abc(gpu_prover *pv, pool_t *pool, const fr_t *in[3], size_t n, size_t alloc_n,
+                             const fr_t *dev[3], void *owned[3], cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     size_t bytes = n * sizeof(fr_t);
@@ -616,18 +705,18 @@ static cuzk_status stage_abc(gpu_prover *pv, pool_t *pool, const fr_t *in[3], si
     if (!wants_staging(in[0], bytes)) return CUZK_OK;
     for (int k = 0; k < 3 && st == CUZK_OK; k++) {
         if (in[k] == NULL) continue;
-        GPU_TRY(cudaMallocAsync(&owned[k], bytes, pv->ctx->stream));
+        GPU_TRY(gpu_malloc_async(&owned[k], alloc_n * sizeof(fr_t), pv->ctx->stream));
         st = upload_staged(pv, pool, owned[k], in[k], bytes, err);
         dev[k] = (const fr_t *)owned[k];
     }
 done:
     if (st != CUZK_OK)
         for (int k = 0; k < 3; k++)
-            if (owned[k]) cudaFreeAsync(owned[k], pv->ctx->stream), owned[k] = NULL;
+            if (owned[k]) gpu_free_async(owned[k], pv->ctx->stream), owned[k] = NULL;
     return st;
 }
 
-/* The witness inputs ++ aux onto the device (*w, to free with cudaFreeAsync on pv's stream; aux through the
+/* The witness inputs ++ aux onto the device (*w, to free with gpu_free_async on pv's stream; aux through the
  * staging buffers when pageable); returns once it is there. gt gets abc_upload_ms. */
 static cuzk_status witness_upload(gpu_prover *pv, pool_t *pool, const abc_src *src, fr_t **w, gpu_prove_timings *gt,
                                   cuzk_error *err)
@@ -641,7 +730,7 @@ static cuzk_status witness_upload(gpu_prover *pv, pool_t *pool, const abc_src *s
     GPU_TRY(cudaEventCreate(&ev[0]));
     GPU_TRY(cudaEventCreate(&ev[1]));
     GPU_TRY(cudaEventRecord(ev[0], stream));
-    GPU_TRY(cudaMallocAsync((void **)w, (ni + na) * sizeof(fr_t), stream));
+    GPU_TRY(gpu_malloc_async((void **)w, (ni + na) * sizeof(fr_t), stream));
     GPU_TRY(cudaMemcpyAsync(*w, src->inputs, ni * sizeof(fr_t), cudaMemcpyDefault, stream));
     if (wants_staging(src->aux, na * sizeof(fr_t))) {
         st = upload_staged(pv, pool, *w + ni, src->aux, na * sizeof(fr_t), err);
@@ -655,7 +744,7 @@ static cuzk_status witness_upload(gpu_prover *pv, pool_t *pool, const abc_src *s
     gt->abc_upload_ms = ms;
 done:
     if (st != CUZK_OK && *w) {
-        cudaFreeAsync(*w, stream);
+        gpu_free_async(*w, stream);
         *w = NULL;
     }
     for (int i = 0; i < 2; i++)
@@ -663,10 +752,11 @@ done:
     return st;
 }
 
-/* a, b, c (n elements each) evaluated on the device from src's shape and the device witness *w (uploaded here
- * when NULL: a retry after a later step ran out of memory), which is freed (and *w set to NULL) once the
- * evaluation is queued. owned[k] = dev[k]: device memory to free. gt gets abc_eval_ms. */
-static cuzk_status shape_abc(gpu_prover *pv, pool_t *pool, const abc_src *src, size_t n, fr_t **w,
+/* a, b, c (the shape's constraints each, in buffers of alloc_n elements) evaluated on the device from src's shape
+ * and the device witness *w (uploaded here when NULL: a retry after a later step ran out of memory, or the plan
+ * kept it for the turn), which is freed (and *w set to NULL) once the evaluation is queued. owned[k] = dev[k]:
+ * device memory to free. gt gets abc_eval_ms. */
+static cuzk_status shape_abc(gpu_prover *pv, pool_t *pool, const abc_src *src, size_t alloc_n, fr_t **w,
                              const fr_t *dev[3], void *owned[3], gpu_prove_timings *gt, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
@@ -677,39 +767,56 @@ static cuzk_status shape_abc(gpu_prover *pv, pool_t *pool, const abc_src *src, s
         if (st != CUZK_OK) return st;
     }
     for (int k = 0; k < 3; k++) {
-        GPU_TRY(cudaMallocAsync(&owned[k], n * sizeof(fr_t), stream));
+        GPU_TRY(gpu_malloc_async(&owned[k], alloc_n * sizeof(fr_t), stream));
         dev[k] = (const fr_t *)owned[k];
     }
     st = gpu_shape_eval_device(pv->ctx, src->shape, *w, (fr_t *)owned[0], (fr_t *)owned[1], (fr_t *)owned[2],
                                &gt->abc_eval_ms, err);
     if (st == CUZK_OK) {
-        cudaFreeAsync(*w, stream);
+        gpu_free_async(*w, stream);
         *w = NULL;
     }
 done:
     if (st != CUZK_OK)
         for (int k = 0; k < 3; k++)
-            if (owned[k]) cudaFreeAsync(owned[k], stream), owned[k] = NULL;
+            if (owned[k]) gpu_free_async(owned[k], stream), owned[k] = NULL;
     return st;
 }
 
 /* a, b, c onto the device (staged when pageable, or evaluated there from a shape) and the H scalars computed there
- * (*h_dev, on pv's stream). */
-static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const abc_src *src, size_t n, fr_t **w,
-                             fr_t **h_dev, int *staged, gpu_prove_timings *gt, cuzk_error *err)
+ * (*h_dev, on pv's stream). in_place: the device copies of a, b, c get the whole domain and the NTTs run in them
+ * (the plan under a memory cap). */
+static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const abc_src *src, size_t n, int in_place,
+                             int three, fr_t **w, fr_t **h_dev, int *staged, gpu_prove_timings *gt, cuzk_error *err)
 {
     const fr_t *in[3] = {src->a, src->b, src->c}, *dev[3];
     void *owned[3];
-    cuzk_status st = src->shape ? shape_abc(pv, pool, src, n, w, dev, owned, gt, err)
-                                : stage_abc(pv, pool, in, n, dev, owned, err);
+    if (three && !src->shape) {
+        /* a, b, c straight from where they are into the NTT's three buffers (no staged copies beside them). */
+        *staged = 0;
+        cuzk_status st = debug_take(&debug_fail_h)
+                             ? cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: H step failed as if out of device memory")
+                             : gpu_ntt_h_device_3(pv->plan, form, in[0], in[1], in[2], n, h_dev, err);
+        return st == CUZK_OK ? CUZK_OK : cuzk_error_prefix(err, "gpu prove: H: ");
+    }
+    size_t alloc_n = in_place ? (size_t)1 << pv->plan_log : n;
+    cuzk_status st = src->shape ? shape_abc(pv, pool, src, alloc_n, w, dev, owned, gt, err)
+                                : stage_abc(pv, pool, in, n, alloc_n, dev, owned, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c %s: ", src->shape ? "evaluation" : "upload");
     *staged = !src->shape && owned[0] != NULL;
-    if (debug_take(&debug_fail_h))
+    /* In place only when this call owns every buffer the NTTs read (c may be absent in the snarkjs form). */
+    in_place = in_place && owned[0] && owned[1] && (owned[2] || !in[2] || src->shape);
+    if (debug_take(&debug_fail_h)) {
         st = cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: H step failed as if out of device memory");
-    else
+    } else if (in_place) {
+        st = gpu_ntt_h_device_own(pv->plan, form, (fr_t *)owned[0], (fr_t *)owned[1], (fr_t *)owned[2], n, h_dev,
+                                  err);
+        owned[0] = owned[1] = owned[2] = NULL; /* taken over */
+    } else {
         st = gpu_ntt_h_device(pv->plan, form, dev[0], dev[1], dev[2], n, h_dev, err);
+    }
     for (int k = 0; k < 3; k++)
-        if (owned[k]) cudaFreeAsync(owned[k], pv->ctx->stream);
+        if (owned[k]) gpu_free_async(owned[k], pv->ctx->stream);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: H: ");
     return CUZK_OK;
 }
@@ -756,6 +863,41 @@ static cuzk_status h_msm_end(gpu_prover *pv, h_msm *hm, g1_jac_t *out, gpu_prove
     return CUZK_OK;
 }
 
+/* The partition's plan (plan.h) from the device's memory as the cap sees it and what this partition's bases and
+ * shape hold there. Under a cap a partition whose H step cannot fit fails here, before any work, with
+ * CUZK_ERR_NOMEM. */
+static cuzk_status plan_partition(gpu_prover *pv, const gpu_params *gp, const abc_src *src, const domain_t *d,
+                                  gpu_plan_part *part, cuzk_error *err)
+{
+    gpu_tune tune = gpu_tune_get();
+    size_t free_b = 0, total_b = 0, held = gpu_params_bytes(gp) + (src->shape ? gpu_shape_bytes(src->shape) : 0);
+    cuzk_status st = CUZK_OK;
+    if (!tune.memory_limit || d->log_m < 3) {
+        gpu_plan_partition(0, 0, 0, d->log_m, 0, part);
+        return CUZK_OK;
+    }
+    if ((st = gpu_ctx_enter(pv->ctx, err)) != CUZK_OK) return st;
+    GPU_TRY(gpu_mem_get_info(&free_b, &total_b));
+    gpu_plan_partition(total_b, tune.memory_limit, held, d->log_m, !src->shape && gp->params->h_form == H_FORM_BELLPERSON,
+                       part);
+    if (tune.profile)
+        fprintf(stderr,
+                "gpu plan: partition 2^%u on device %d: H step %.2f GiB beside %.2f GiB held of %.2f GiB: %s; witness "
+                "%s; H MSM %s; NTTs %s\n",
+                d->log_m, pv->ctx->device, (double)part->need / (1 << 30), (double)held / (1 << 30),
+                (double)total_b / (1 << 30), part->fits ? "fits" : "does not fit",
+                part->witness_early ? "before the turn" : "in the turn",
+                part->overlap && pv->overlap ? "overlapped" : "not overlapped",
+                part->ntt_three ? "in three vectors, a, b, c from the host" : "in place in the device a, b, c");
+    if (!part->fits)
+        return cuzk_error_set(err, CUZK_ERR_NOMEM,
+                              "gpu prove: the H step of a 2^%u partition needs %zu bytes on device %d, but under the "
+                              "memory cap of %zu bytes its bases and shape leave %zu (gpus.memory_limit)",
+                              d->log_m, part->need, pv->ctx->device, total_b, total_b > held ? total_b - held : 0);
+done:
+    return st;
+}
+
 /* H scalars on the device, then the H MSM started (hm; finished by h_msm_end) or, for the smallest domains,
  * done here (*done = 1, result in *out). */
 static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *p,
@@ -765,8 +907,11 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     cuzk_status st;
     bases_ref bases = bases_of(gp->h, p->h);
     fr_t *w = NULL;
-    /* From a shape the witness goes up before the turn (beside another prover's compute). */
-    if (src->shape && d->log_m >= 3) {
+    gpu_plan_part part;
+    if ((st = plan_partition(pv, gp, src, d, &part, err)) != CUZK_OK) return st;
+    /* From a shape the witness goes up before the turn (beside another prover's compute), when the plan leaves room
+     * for it there; else shape_abc uploads it in the turn. */
+    if (src->shape && d->log_m >= 3 && part.witness_early) {
         GATED(pv->ctx->device, st, witness_upload(pv, pool, src, &w, gt, err));
         if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: witness upload: ");
     }
@@ -801,7 +946,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
         pv->plan = NULL;
         st = gpu_ntt_plan_create(pv->ctx, d->log_m, roots, &pv->plan, err);
         if (st != CUZK_OK) {
-            if (w) cudaFreeAsync(w, pv->ctx->stream);
+            if (w) gpu_free_async(w, pv->ctx->stream);
             return cuzk_error_prefix(err, "gpu prove: NTT plan for 2^%u: ", d->log_m);
         }
         pv->plan_log = d->log_m;
@@ -810,8 +955,9 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     fr_t *h_dev = NULL;
     int staged = 0;
     double t_stage = now_ms();
-    GATED(pv->ctx->device, st, h_scalars(pv, pool, p->h_form, src, n, &w, &h_dev, &staged, gt, err));
-    if (w) cudaFreeAsync(w, pv->ctx->stream);
+    GATED(pv->ctx->device, st,
+          h_scalars(pv, pool, p->h_form, src, n, part.ntt_in_place, part.ntt_three, &w, &h_dev, &staged, gt, err));
+    if (w) gpu_free_async(w, pv->ctx->stream);
     /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);
     if (st != CUZK_OK) return st;
@@ -825,11 +971,11 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     hm->bases = bases;
     hm->scalars = h_dev;
     hm->n = p->h_len;
-    if (pv->overlap && pv->ctx_h == NULL) {
+    if (pv->overlap && part.overlap && pv->ctx_h == NULL) {
         /* Without a second stream the H MSM simply runs before the other queries. */
         if (gpu_ctx_create_prio(&pv->ctx_h, pv->ctx->device, pv->ctx->urgent, err) != CUZK_OK) pv->overlap = 0;
     }
-    if (pv->overlap) {
+    if (pv->overlap && part.overlap) {
         hm->ctx = pv->ctx_h;
         if (pthread_create(&hm->thread, NULL, h_msm_main, hm) == 0) {
             hm->running = 1;
@@ -885,9 +1031,12 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
                                            bases_of(gp->b_g1, params->b_g1)};
     static const char *const QNAME[GPU_Q_COUNT] = {"L", "A", "B_G1"};
     /* B_G2 has B_G1's scalars and selection. */
-    int b2_done = st == CUZK_OK && gp->b_g2 != NULL;
+    int b2_done = st == CUZK_OK && (gp->b_g2 != NULL || gp->b_g2_stream);
     g2_jac_t b2;
-    if (b2_done) {
+    if (b2_done && gp->b_g2 == NULL) {
+        GATED(pv->ctx->device, st, run_b_g2_streamed(pv->ctx, &cl->q[GPU_Q_B], params->b_g2, &b2, &gt.b_g2_ms, err));
+        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2 (streamed): ");
+    } else if (b2_done) {
         GATED(pv->ctx->device, st,
               run_b_g2(pv->ctx, &cl->q[GPU_Q_B], (const g2_affine_t *)gpu_buf_ptr(gp->b_g2), params->b_g2_len, &b2,
                        &gt.b_g2_ms, err));

@@ -164,12 +164,12 @@ extern "C" void gpu_shape_free(gpu_shape *s)
     (void)cudaGetDevice(&prev);
     if (cudaSetDevice(s->device) == cudaSuccess) {
         for (int m = 0; m < 3; m++) {
-            cudaFree(s->off[m]);
-            cudaFree(s->col[m]);
-            cudaFree(s->ci[m]);
-            cudaFree(s->long_rows[m]);
+            gpu_free(s->off[m]);
+            gpu_free(s->col[m]);
+            gpu_free(s->ci[m]);
+            gpu_free(s->long_rows[m]);
         }
-        cudaFree(s->coeffs);
+        gpu_free(s->coeffs);
     }
     (void)cudaGetLastError();
     if (prev >= 0) (void)cudaSetDevice(prev);
@@ -205,7 +205,7 @@ extern "C" size_t gpu_shape_num_aux(const gpu_shape *s)
 static cuzk_status shape_alloc(gpu_shape *s, void **p, size_t bytes, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
-    GPU_TRY(cudaMalloc(p, bytes ? bytes : 1));
+    GPU_TRY(gpu_malloc(p, bytes ? bytes : 1));
     s->bytes += bytes;
 done:
     return st;
@@ -424,14 +424,14 @@ extern "C" cuzk_status gpu_shape_eval(gpu_ctx *ctx, const gpu_shape *s, const fr
     cudaEvent_t ev[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 3; i++) GPU_TRY(cudaEventCreate(&ev[i]));
     GPU_TRY(cudaEventRecord(ev[0], ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&w, (nw ? nw : 1) * sizeof(fr_t), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&w, (nw ? nw : 1) * sizeof(fr_t), ctx->stream));
     if (num_inputs)
         GPU_TRY(cudaMemcpyAsync(w, inputs, num_inputs * sizeof(fr_t), cudaMemcpyDefault, ctx->stream));
     if (num_aux)
         GPU_TRY(cudaMemcpyAsync(w + num_inputs, aux, num_aux * sizeof(fr_t), cudaMemcpyDefault, ctx->stream));
     GPU_TRY(cudaEventRecord(ev[1], ctx->stream));
     for (int k = 0; k < 3; k++) {
-        if (host_out) GPU_TRY(cudaMallocAsync((void **)&dev[k], (n ? n : 1) * sizeof(fr_t), ctx->stream));
+        if (host_out) GPU_TRY(gpu_malloc_async((void **)&dev[k], (n ? n : 1) * sizeof(fr_t), ctx->stream));
         else dev[k] = out[k];
     }
     GPU_TRY(cudaEventSynchronize(ev[1]));
@@ -447,9 +447,9 @@ extern "C" cuzk_status gpu_shape_eval(gpu_ctx *ctx, const gpu_shape *s, const fr
         tm.download_ms = elapsed(ev[1], ev[2]);
     }
 done:
-    if (w) cudaFreeAsync(w, ctx->stream);
+    if (w) gpu_free_async(w, ctx->stream);
     for (int k = 0; k < 3; k++)
-        if (host_out && dev[k]) cudaFreeAsync(dev[k], ctx->stream);
+        if (host_out && dev[k]) gpu_free_async(dev[k], ctx->stream);
     {
         cudaError_t e = cudaStreamSynchronize(ctx->stream);
         if (e != cudaSuccess && st == CUZK_OK) st = gpu_fail(err, e, "cudaStreamSynchronize", __FILE__, __LINE__);

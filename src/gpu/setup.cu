@@ -177,12 +177,12 @@ static cuzk_status fixed_base(gpu_fixed_base *fb, pool_t *pool, const HostA *tab
     if (st != CUZK_OK) return st;
     if (!fb->pin_in) GPU_TRY(cudaMallocHost(&fb->pin_in, FB_CHUNK * sizeof(fr_t)));
     if (!fb->pin_out) GPU_TRY(cudaMallocHost(&fb->pin_out, FB_CHUNK * sizeof(g2_affine_t)));
-    GPU_TRY(cudaMallocAsync((void **)&d_table, nwin * per * sizeof(A), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&d_table, nwin * per * sizeof(A), ctx->stream));
     GPU_TRY(cudaMemcpyAsync(d_table, table, nwin * per * sizeof(A), cudaMemcpyHostToDevice, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&d_s, chunk * sizeof(fr_d), ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&d_acc, chunk * sizeof(X), ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&d_pre, chunk * sizeof(F), ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&d_out, chunk * sizeof(A), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&d_s, chunk * sizeof(fr_d), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&d_acc, chunk * sizeof(X), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&d_pre, chunk * sizeof(F), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&d_out, chunk * sizeof(A), ctx->stream));
     for (size_t off = 0; off < n; off += chunk) {
         size_t c = n - off < chunk ? n - off : chunk;
         size_t threads = (size_t)ctx->sm_count * 4 * FB_THREADS;
@@ -203,11 +203,11 @@ static cuzk_status fixed_base(gpu_fixed_base *fb, pool_t *pool, const HostA *tab
 done:
     /* The scalars derive from the setup's trapdoors. */
     if (d_s) cudaMemsetAsync(d_s, 0, chunk * sizeof(fr_d), ctx->stream);
-    if (d_s) cudaFreeAsync(d_s, ctx->stream);
-    if (d_table) cudaFreeAsync(d_table, ctx->stream);
-    if (d_acc) cudaFreeAsync(d_acc, ctx->stream);
-    if (d_pre) cudaFreeAsync(d_pre, ctx->stream);
-    if (d_out) cudaFreeAsync(d_out, ctx->stream);
+    if (d_s) gpu_free_async(d_s, ctx->stream);
+    if (d_table) gpu_free_async(d_table, ctx->stream);
+    if (d_acc) gpu_free_async(d_acc, ctx->stream);
+    if (d_pre) gpu_free_async(d_pre, ctx->stream);
+    if (d_out) gpu_free_async(d_out, ctx->stream);
     if (ctx) {
         cudaError_t e = cudaStreamSynchronize(ctx->stream);
         if (st == CUZK_OK && e != cudaSuccess) st = gpu_fail(err, e, "cudaStreamSynchronize", __FILE__, __LINE__);

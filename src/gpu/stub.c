@@ -25,6 +25,14 @@ cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int urgent, cuzk_erro
 }
 void gpu_ctx_destroy(gpu_ctx *ctx) {}
 double gpu_ctx_last_ms(const gpu_ctx *ctx) { return 0.0; }
+size_t gpu_mem_live(int device) { return 0; }
+size_t gpu_mem_peak(int device) { return 0; }
+void gpu_mem_reset_peak(int device) {}
+cuzk_status gpu_mem_try_alloc(int device, size_t bytes, cuzk_error *err) { return NO_CUDA(err); }
+cuzk_status gpu_debug_mem_cost(int device, unsigned n, double *ns_seam, double *ns_raw, cuzk_error *err)
+{
+    return NO_CUDA(err);
+}
 cuzk_status gpu_buf_upload(gpu_ctx *ctx, gpu_buf **out, const void *host, size_t bytes, cuzk_error *err)
 {
     if (out) *out = NULL;
@@ -121,6 +129,10 @@ cuzk_status gpu_ntt_h(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t
                       fr_t *h, cuzk_error *err) { return NO_CUDA(err); }
 cuzk_status gpu_ntt_h_device(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
                              fr_t **h_dev, cuzk_error *err) { if (h_dev) *h_dev = NULL; return NO_CUDA(err); }
+cuzk_status gpu_ntt_h_device_3(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
+                               fr_t **h_dev, cuzk_error *err) { if (h_dev) *h_dev = NULL; return NO_CUDA(err); }
+cuzk_status gpu_ntt_h_device_own(gpu_ntt_plan *plan, h_form form, fr_t *a, fr_t *b, fr_t *c, size_t n, fr_t **h_dev,
+                                 cuzk_error *err) { if (h_dev) *h_dev = NULL; return NO_CUDA(err); }
 void gpu_ntt_h_free(gpu_ctx *ctx, fr_t *h_dev) {}
 cuzk_status gpu_ntt_copy(gpu_ctx *ctx, void *dst, const void *src, size_t bytes, cuzk_error *err)
 {

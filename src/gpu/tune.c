@@ -2,6 +2,7 @@
 #include "gpu/tune.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,37 @@ void gpu_tune_from_env(gpu_tune *t)
     }
     t->overlap = tune_off_by_zero(getenv("CUZK_GPU_OVERLAP"), t->overlap);
     t->turns = tune_off_by_zero(getenv("CUZK_GPU_TURN"), t->turns);
+    size_t lim;
+    if ((e = getenv("CUZK_GPU_MEMORY_LIMIT")) != NULL && gpu_tune_parse_size(e, &lim) == 0) t->memory_limit = lim;
+}
+
+int gpu_tune_parse_size(const char *text, size_t *out)
+{
+    static const struct {
+        const char *suffix;
+        unsigned long long mul;
+    } units[] = {{"", 1ull},          {"B", 1ull},          {"K", 1ull << 10},    {"M", 1ull << 20},
+                 {"G", 1ull << 30},   {"T", 1ull << 40},    {"KiB", 1ull << 10},  {"MiB", 1ull << 20},
+                 {"GiB", 1ull << 30}, {"TiB", 1ull << 40},  {"KB", 1000ull},      {"MB", 1000000ull},
+                 {"GB", 1000000000ull}, {"TB", 1000000000000ull}};
+    const char *s = text;
+    unsigned long long v = 0;
+    if (s == NULL || out == NULL) return -1;
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s < '0' || *s > '9') return -1;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (~0ull - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    while (*s == ' ' || *s == '\t') s++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(s, units[i].suffix) == 0) {
+            if (v && units[i].mul > (unsigned long long)SIZE_MAX / v) return -1;
+            *out = (size_t)(v * units[i].mul);
+            return 0;
+        }
+    return -1;
 }
 
 gpu_tune gpu_tune_get(void)

@@ -74,7 +74,20 @@ typedef struct gpu_tune {
     int overlap;
     /* CUZK_GPU_TURN=0 sets 0, default 1: provers on one device take turns at their partitions' compute. */
     int turns;
+
+    /* Device memory (mem.cu). CUZK_GPU_MEMORY_LIMIT (bytes, or a number with K, M, G, T or KiB .. TiB: powers of
+     * 1024; KB .. TB: powers of 1000; e.g. "16G"), default 0 = none: a cap on the bytes the backend holds on each
+     * device, enforced at every allocation it makes (beyond it an allocation fails as if the device were full,
+     * CUZK_ERR_NOMEM), with free and total memory reported against it, so that a smaller card can be reproduced on
+     * a larger one. The prover plans its working sets from the capped figures (plan.h). A value that
+     * does not parse leaves the limit as it was. Also the daemon's gpus.memory_limit, cuzk-bench's
+     * --gpu-memory-limit. */
+    size_t memory_limit;
 } gpu_tune;
+
+/* Parses a size as CUZK_GPU_MEMORY_LIMIT takes it ("16G", "1536MiB", "24000000000"); 0 on success, -1 when
+ * text is not one (or overflows). */
+int gpu_tune_parse_size(const char *text, size_t *out);
 
 /* The current tuning (a copy; the first call reads the environment). Thread-safe. */
 gpu_tune gpu_tune_get(void);

@@ -220,6 +220,7 @@ static void test_config(const char *example_path)
     const char *all = "[daemon]\nlisten = [\"unix:/tmp/a.sock\", \"127.0.0.1:9999\"]\n"
                       "[memory]\ntotal_budget = 1073741824\n"
                       "[gpus]\ndevices = [0, 3]\ngpu_threads = 4\ngpu_workers_per_device = 1\n"
+                      "memory_limit = \"16GiB\"\n"
                       "[synthesis]\nthreads = 2\n[pipeline]\nsynthesis_lookahead = 4\nmax_parallel_synthesis = 0\n"
                       "[logging]\nlevel = \"debug\"\nformat = \"json\"\n";
     cfg = def;
@@ -227,8 +228,18 @@ static void test_config(const char *example_path)
     CHECK(cfg.n_listen == 2 && !strcmp(cfg.listen[1], "127.0.0.1:9999"));
     CHECK(!cfg.budget_auto && cfg.total_budget == 1ull << 30);
     CHECK(cfg.n_devices == 2 && cfg.devices[1] == 3 && cfg.gpu_threads == 4 && cfg.gpu_workers_per_device == 1);
+    CHECK(cfg.gpu_memory_limit == 16ull << 30 && def.gpu_memory_limit == 0);
     CHECK(cfg.synthesis_threads == 2 && cfg.synthesis_lookahead == 4 && cfg.max_parallel_synthesis == 18);
     CHECK(cfg.log_level == LOG_DEBUG && !strcmp(cfg.log_format, "json"));
+
+    /* gpus.memory_limit as integer bytes, and 0 (no cap), without warnings. */
+    const char *lim = "[gpus]\nmemory_limit = 25769803776\n";
+    cfg = def;
+    memset(&w, 0, sizeof(w));
+    CHECK_MSG(daemon_config_apply_toml(&cfg, lim, strlen(lim), collect, &w, &err) == CUZK_OK, "%s", err.msg);
+    CHECK(cfg.gpu_memory_limit == 24ull << 30 && w.n == 0);
+    const char *none = "[gpus]\nmemory_limit = 0\n";
+    CHECK(daemon_config_apply_toml(&cfg, none, strlen(none), collect, &w, &err) == CUZK_OK && cfg.gpu_memory_limit == 0);
 
     /* Wrong types and values: errors naming the line and key; cfg unchanged. */
     static const struct {
@@ -238,6 +249,9 @@ static void test_config(const char *example_path)
         {"[gpus]\n\ngpu_workers_per_device = \"2\"\n", "line 3: gpus.gpu_workers_per_device"},
         {"[gpus]\ngpu_workers_per_device = 0\n", "gpus.gpu_workers_per_device"},
         {"[gpus]\ngpu_threads = -1\n", "line 2: gpus.gpu_threads"},
+        {"[gpus]\nmemory_limit = \"16 gigs\"\n", "line 2: gpus.memory_limit"},
+        {"[gpus]\nmemory_limit = true\n", "line 2: gpus.memory_limit"},
+        {"[gpus]\n\nmemory_limit = \"1MiB\"\n", "line 3: gpus.memory_limit"},
         {"[gpus]\ndevices = [0, \"1\"]\n", "line 2: gpus.devices"},
         {"[memory]\ntotal_budget = \"lots\"\n", "line 2: memory.total_budget"},
         {"[memory]\neviction_min_idle = \"5 minutes\"\n", "line 2: memory.eviction_min_idle"},

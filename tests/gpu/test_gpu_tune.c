@@ -14,7 +14,7 @@ static void check_defaults(const gpu_tune *t)
     CHECK(t->batch == GPU_TUNE_AUTO && t->g2 == GPU_TUNE_AUTO && t->g2_tail == 2);
     CHECK(t->ntt_variant[0] == 0 && t->abc_variant[0] == 0 && t->host_alloc_cuda == 0);
     CHECK(t->bases_stream == 0 && t->pin_streamed == 1 && t->stream_chunk == ((size_t)1 << 24));
-    CHECK(t->overlap == 1 && t->turns == 1);
+    CHECK(t->overlap == 1 && t->turns == 1 && t->memory_limit == 0);
 }
 
 int main(void)
@@ -23,7 +23,7 @@ int main(void)
                                        "CUZK_GPU_MSM_EARLY", "CUZK_GPU_MSM_SHARE", "CUZK_GPU_BATCH", "CUZK_GPU_G2",
                                        "CUZK_GPU_G2_TAIL", "CUZK_NTT_VARIANT", "CUZK_GPU_ABC", "CUZK_HOST_ALLOC",
                                        "CUZK_GPU_BASES", "CUZK_GPU_PIN_STREAMED", "CUZK_GPU_STREAM_CHUNK",
-                                       "CUZK_GPU_OVERLAP", "CUZK_GPU_TURN"};
+                                       "CUZK_GPU_OVERLAP", "CUZK_GPU_TURN", "CUZK_GPU_MEMORY_LIMIT"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
     gpu_tune d;
     gpu_tune_defaults(&d);
@@ -53,6 +53,7 @@ int main(void)
     setenv("CUZK_GPU_STREAM_CHUNK", "200", 1);
     setenv("CUZK_GPU_OVERLAP", "0", 1);
     setenv("CUZK_GPU_TURN", "0", 1);
+    setenv("CUZK_GPU_MEMORY_LIMIT", "16G", 1);
     gpu_tune_reload_env();
     t = gpu_tune_get();
     CHECK(t.profile == 1 && t.msm == GPU_TUNE_XYZZ && t.msm_forced == 1);
@@ -60,7 +61,7 @@ int main(void)
     CHECK(t.batch == GPU_TUNE_AFFINE && t.g2 == GPU_TUNE_XYZZ && t.g2_tail == 0);
     CHECK(strcmp(t.ntt_variant, "r4x256b2cf") == 0 && strcmp(t.abc_variant, "hybrid") == 0);
     CHECK(t.host_alloc_cuda == 1 && t.bases_stream == 1 && t.pin_streamed == 0 && t.stream_chunk == 192);
-    CHECK(t.overlap == 0 && t.turns == 0);
+    CHECK(t.overlap == 0 && t.turns == 0 && t.memory_limit == (size_t)16 << 30);
 
     /* Values that are not the forcing ones leave the default in place; a chunk under 64 points becomes 64. */
     setenv("CUZK_GPU_MSM", "bogus", 1);
@@ -68,10 +69,38 @@ int main(void)
     setenv("CUZK_GPU_MSM_EARLY", "yes", 1);
     setenv("CUZK_GPU_STREAM_CHUNK", "5", 1);
     setenv("CUZK_GPU_OVERLAP", "1", 1);
+    setenv("CUZK_GPU_MEMORY_LIMIT", "lots", 1); /* does not parse: the limit stays (here the default, none) */
     gpu_tune_reload_env();
     t = gpu_tune_get();
+    CHECK(t.memory_limit == 0);
     CHECK(t.msm == GPU_TUNE_AUTO && t.msm_forced == 1 && t.msm_share == 2 && t.msm_early == 0);
     CHECK(t.stream_chunk == 64 && t.overlap == 1);
+
+    /* Sizes as CUZK_GPU_MEMORY_LIMIT and --gpu-memory-limit take them. */
+    static const struct {
+        const char *text;
+        size_t want;
+    } sizes[] = {{"0", 0},
+                 {"1536M", (size_t)1536 << 20},
+                 {"24GiB", (size_t)24 << 30},
+                 {"16 G", (size_t)16 << 30},
+                 {"512K", 512 << 10},
+                 {"2T", (size_t)2 << 40},
+                 {"24GB", 24000000000ull},
+                 {"4096B", 4096},
+                 {"123", 123}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t v = 1;
+        CHECK_MSG(gpu_tune_parse_size(sizes[i].text, &v) == 0 && v == sizes[i].want, "'%s' -> %zu", sizes[i].text,
+                  v);
+    }
+    static const char *const bad_sizes[] = {"", "G", "-1G", "16g", "16GiBs", "1.5G", "99999999999999999999",
+                                            "99999999999T"};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
+        size_t v = 7;
+        CHECK_MSG(gpu_tune_parse_size(bad_sizes[i], &v) == -1 && v == 7, "'%s' accepted", bad_sizes[i]);
+    }
+    CHECK(gpu_tune_parse_size(NULL, NULL) == -1);
 
     /* gpu_tune_set replaces everything; unset variables and a reload give the defaults back. */
     gpu_tune s = d;

@@ -29,6 +29,7 @@
 #include "formats/zkey.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_setup.h"
+#include "gpu/tune.h"
 #ifdef CUZK_HAVE_GPU
 #include "gpu/gpu_abc.h"
 #include "gpu/gpu_host.h"
@@ -750,7 +751,8 @@ static void batch_usage(FILE *f)
             "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
             "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
             "                        [--no-verify] [--abc device|host] [--abc-pinned on|off] [--abc-cache N]\n"
-            "                        [--devices LIST] [--critical CSPEC [--critical-every S] [--critical-count K]]\n"
+            "                        [--devices LIST] [--gpu-memory-limit SIZE]\n"
+            "                        [--critical CSPEC [--critical-every S] [--critical-count K]]\n"
             "       cuzk-bench batch --critical CSPEC [--critical-every S] [--critical-count K] [--backend cpu|gpu]\n"
             "                        [--json] [--no-verify] [...]\n"
             "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
@@ -773,7 +775,9 @@ static void batch_usage(FILE *f)
             "--threads: the prover's thread pool (default: all CPUs); synthesis runs on the partition workers' own\n"
             "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
             "--devices LIST: the GPUs to prove on, e.g. 0,1 (default: every visible one), --gpu-workers on each;\n"
-            "a partition stays on its worker's device; GPU busy is the mean over the devices.\n"
+"a partition stays on its worker's device; GPU busy is the mean over the devices.\n"
+            "--gpu-memory-limit SIZE: the GPU backend holds at most SIZE bytes on each device (e.g. 16G, 24GiB;\n"
+            "K/M/G/T powers of 1024), as on a card of that size (default: CUZK_GPU_MEMORY_LIMIT, else none).\n"
             "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
             "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
             "--abc device|host: where a, b, c are evaluated with the gpu backend: on the device from the circuit's\n"
@@ -815,6 +819,7 @@ int bench_batch(int argc, char **argv)
     uint64_t abc_cache = 0;
     int abc_cache_given = 0;
     int abc_device = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
+    size_t gpu_mem_limit = 0;
     int devices[BATCH_MAX_DEVICES];
     size_t num_devices = 0;
     const char *crit_text = NULL;
@@ -878,6 +883,14 @@ int bench_batch(int argc, char **argv)
             abc_cache_given = 1;
         } else if (!strcmp(a, "--devices")) {
             if (parse_devices(v, devices, &num_devices) != 0) return 2;
+        } else if (!strcmp(a, "--gpu-memory-limit")) {
+            bad = gpu_tune_parse_size(v, &gpu_mem_limit) != 0 || gpu_mem_limit == 0;
+            if (!bad) {
+                /* Now, so that the setup's device work (before the engine opens) runs under the cap too. */
+                gpu_tune t = gpu_tune_get();
+                t.memory_limit = gpu_mem_limit;
+                gpu_tune_set(&t);
+            }
         } else if (!strcmp(a, "--cpu-reps")) {
             bad = bench_parse_u64(v, &cpu_reps) || cpu_reps > 1000;
         } else if (!strcmp(a, "--critical")) {
@@ -1130,6 +1143,7 @@ int bench_batch(int argc, char **argv)
         .pool = pool,
         .finish_threads = (unsigned)threads,
         .abc_on_device = abc_device,
+        .gpu_memory_limit = gpu_mem_limit,
         .engine = {.synth_pool = synth_pool, .gpu_workers = (unsigned)gw, .partition_workers = (unsigned)pw,
                    .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
                    .event_cb = batch_event, .event_ctx = &b, .timeline = b.tl_file, .abc_pinned = abc_pinned,

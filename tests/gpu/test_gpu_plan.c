@@ -1,0 +1,103 @@
+/* The prover's device-memory plan (src/gpu/plan.c): uncapped it is the old rule (G1 sections in order while they
+ * fit 3/4 of the device, B_G2 tried); under a cap it reserves a partition's 5 domain vectors, puts B_G2 first, skips
+ * sections that do not fit and never passes the cap; the partition's decisions follow the room left. Random caps
+ * (seeded) check the invariants. Needs no GPU. */
+#include <string.h>
+
+#include "testutil.h"
+
+#include "gpu/plan.h"
+
+#define GIB ((size_t)1 << 30)
+#define MIB ((size_t)1 << 20)
+
+/* A 32 GiB PoRep-like set: domain 2^27 (V = 4 GiB), G1 sections of 12, 10, 11, 9 GiB, B_G2 6 GiB. */
+static gpu_plan_in porep_in(size_t total, size_t cap, size_t held)
+{
+    gpu_plan_in in;
+    memset(&in, 0, sizeof in);
+    in.total = total;
+    in.cap = cap;
+    in.held = held;
+    in.sect[GPU_PLAN_H] = 12 * GIB;
+    in.sect[GPU_PLAN_L] = 10 * GIB;
+    in.sect[GPU_PLAN_A] = 11 * GIB;
+    in.sect[GPU_PLAN_B_G1] = 9 * GIB;
+    in.b_g2 = 6 * GIB;
+    in.log_m = 27;
+    return in;
+}
+
+int main(void)
+{
+    rng_t rng;
+    test_seed(&rng, "test_gpu_plan");
+    gpu_plan p;
+    char line[512];
+
+    /* Uncapped H200 (141 GB): h, l, a, b_g1 = 42 GiB <= 0.75 * 141; everything resident, as before. */
+    gpu_plan_in in = porep_in(141 * GIB, 0, 0);
+    gpu_plan_bases(&in, &p);
+    CHECK(p.resident[0] && p.resident[1] && p.resident[2] && p.resident[3] && p.b_g2_resident && p.work == 0);
+    /* Uncapped 40 GB: 12 + 10 = 22 fit 30, a (11) does not, b_g1 (9) still does: 31 > 30, so no. */
+    in = porep_in(40 * GIB, 0, 0);
+    gpu_plan_bases(&in, &p);
+    CHECK(p.resident[0] && p.resident[1] && !p.resident[2] && !p.resident[3] && p.b_g2_resident);
+    in.stream_all = 1;
+    gpu_plan_bases(&in, &p);
+    CHECK(!p.resident[0] && !p.resident[1] && !p.resident[2] && !p.resident[3] && p.b_g2_resident);
+
+    /* Capped at 24 GiB beside a 2 GiB shape: work 5 * 4 = 20 GiB, 2 left: nothing fits, all streamed. */
+    in = porep_in(24 * GIB, 24 * GIB, 2 * GIB);
+    gpu_plan_bases(&in, &p);
+    CHECK(p.work == 20 * GIB && p.resident_bytes == 0 && !p.b_g2_resident);
+    gpu_plan_describe(&in, &p, line, sizeof line);
+    printf("  %s\n", line);
+    CHECK(strstr(line, "streamed: h 12.00 l 10.00 a 11.00 b_g1 9.00 b_g2 6.00 (48.00 GiB a partition)") != NULL);
+    /* Capped at 48 GiB: room min(48 - 20, 36) = 28: B_G2 (6) first, then h (12), l (10): 28; a, b_g1 streamed. */
+    in = porep_in(48 * GIB, 48 * GIB, 0);
+    gpu_plan_bases(&in, &p);
+    CHECK(p.b_g2_resident && p.resident[0] && p.resident[1] && !p.resident[2] && !p.resident[3]);
+    CHECK(p.resident_bytes == 28 * GIB);
+
+    /* The partition under caps: 24 GiB with 2 held: 4V = 16 fits, 5V = 20 fits, 6V = 24 does not. */
+    gpu_plan_part pp;
+    gpu_plan_partition(24 * GIB, 24 * GIB, 2 * GIB, 27, 0, &pp);
+    CHECK(pp.fits && pp.witness_early && !pp.overlap && pp.ntt_in_place && pp.need == 16 * GIB);
+    /* 16 GiB: 4V is all of it, with a shape beside it nothing fits: an error up front. */
+    gpu_plan_partition(16 * GIB, 16 * GIB, 1 * GIB, 27, 0, &pp);
+    CHECK(!pp.fits && !pp.witness_early && !pp.overlap);
+    /* 18 GiB, 1 held: 4V fits, the witness waits for the turn. */
+    gpu_plan_partition(18 * GIB, 18 * GIB, 1 * GIB, 27, 0, &pp);
+    CHECK(pp.fits && !pp.witness_early);
+    /* Uncapped: all allowed, no in-place NTTs (the measured default path). */
+    gpu_plan_partition(0, 0, 0, 27, 1, &pp);
+    CHECK(pp.fits && pp.witness_early && pp.overlap && !pp.ntt_in_place && !pp.ntt_three);
+    /* a, b, c from the host under 16 GiB, nothing else held: 3V = 12 GiB fits, no room for an overlap. */
+    gpu_plan_partition(16 * GIB, 16 * GIB, 0, 27, 1, &pp);
+    CHECK(pp.fits && pp.ntt_three && !pp.ntt_in_place && pp.need == 12 * GIB && pp.witness_early && !pp.overlap);
+
+    /* Random caps and sizes: the resident bytes plus the work and what is held never pass the cap when anything is
+     * resident, and no more than the share is resident. */
+    for (int it = 0; it < 2000; it++) {
+        gpu_plan_in r;
+        memset(&r, 0, sizeof r);
+        r.log_m = 10 + (unsigned)(rng_next(&rng) % 18);
+        r.cap = (size_t)(rng_next(&rng) % (64 * GIB)) + 64 * MIB;
+        r.total = r.cap;
+        r.held = (size_t)(rng_next(&rng) % (r.cap / 2 + 1));
+        for (int k = 0; k < GPU_PLAN_SECTIONS; k++) r.sect[k] = (size_t)(rng_next(&rng) % (16 * GIB));
+        r.b_g2 = (size_t)(rng_next(&rng) % (8 * GIB));
+        gpu_plan_bases(&r, &p);
+        size_t sum = p.b_g2_resident ? r.b_g2 : 0;
+        for (int k = 0; k < GPU_PLAN_SECTIONS; k++) sum += p.resident[k] ? r.sect[k] : 0;
+        CHECK(sum == p.resident_bytes);
+        CHECK(p.work == ((size_t)5 * 32 << r.log_m));
+        if (sum)
+            CHECK_MSG(sum + p.work + r.held <= r.cap, "it %d: %zu + %zu + %zu > %zu", it, sum, p.work, r.held, r.cap);
+        CHECK((double)sum <= GPU_PLAN_RESIDENT_SHARE * (double)r.total + 1);
+        gpu_plan_partition(r.total, r.cap, r.held + sum, r.log_m, it & 1, &pp);
+        if (sum) CHECK(pp.fits && pp.witness_early); /* the bases left room for the work */
+    }
+    return test_finish("test_gpu_plan");
+}
