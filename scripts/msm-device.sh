@@ -68,17 +68,26 @@ bench() { # tag build-dir timeout args...
     summary+=("$tag: rc=$? in $(($(date +%s) - t0)) s")
 }
 left() { echo $((530 - $(elapsed))); }
+# A step starts when half its time limit is left, and is cut at the 530 s mark.
+step() { # tag build-dir timeout args...
+    local tag=$1 dir=$2 to=$3 l
+    shift 3
+    l=$(left)
+    if [ "$l" -lt $((to / 2)) ]; then summary+=("$tag NOT RUN (time)"); return; fi
+    [ "$l" -lt "$to" ] && to=$l
+    bench "$tag" "$dir" "$to" "$@"
+}
 run_pair() { # name timeout args...
     local name=$1 to=$2
     shift 2
-    [ "$(left)" -gt $((2 * to / 3)) ] && bench "$name-before" "$BB" "$to" "$@"
-    [ "$(left)" -gt $((2 * to / 3)) ] && bench "$name-after" "$BA" "$to" "$@"
+    step "$name-before" "$BB" "$to" "$@"
+    step "$name-after" "$BA" "$to" "$@"
 }
-run_pair msm1 60 gpu-msm --from 24 --log 26 --runs 5
-run_pair g2-1 45 gpu-g2 --runs 5 --check
-run_pair batch 110 batch --circuit synthetic:k=27 --stages 3 --cpu-reps 0 --fake-setup
-run_pair msm2 60 gpu-msm --from 24 --log 26 --runs 5
-run_pair g2-2 45 gpu-g2 --runs 5 --check
+run_pair msm1 90 gpu-msm --from 24 --log 26 --runs 5
+run_pair g2-1 60 gpu-g2 --runs 5 --check
+run_pair batch 120 batch --circuit synthetic:k=27 --stages 3 --cpu-reps 0 --fake-setup
+run_pair msm2 90 gpu-msm --from 24 --log 26 --runs 5
+run_pair g2-2 60 gpu-g2 --runs 5 --check
 
 echo
 echo "== msm-device summary ($(elapsed) s) =="
