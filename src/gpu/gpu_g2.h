@@ -2,7 +2,8 @@
  * rest). Same conventions as gpu.h: arrays may be host or device memory of ctx's device (device arrays of points
  * 16-byte aligned); a call returns when the result is on the host; gpu_ctx_last_ms gives its device time.
  * Both sum their points batch-affine (Montgomery's trick) from a size up, in XYZZ below it or when the affine
- * round lists do not fit in device memory; CUZK_GPU_G2=affine|xyzz forces one path (src/gpu/msm_g2.cu). */
+ * round lists do not fit in device memory; CUZK_GPU_G2=affine|xyzz forces one path. The code is G1's, instantiated
+ * for G2 (src/gpu/msm.cu). */
 #ifndef CUZK_GPU_GPU_G2_H
 #define CUZK_GPU_GPU_G2_H
 

@@ -1,22 +1,28 @@
-/* G1 multi-scalar multiplication (Pippenger) and batch addition on the device.
+/* Multi-scalar multiplication (Pippenger) and batch addition on the device, written once over the point type and
+ * instantiated for G1 (gpu.h: gpu_msm_g1*, gpu_batch_add_g1) and G2 (gpu_g2.h: gpu_msm_g2_indexed,
+ * gpu_batch_add_g2). A point trait (g1_pt, g2_pt below) names the affine and XYZZ types, the field trait, the point
+ * operations (G1's inlined for speed; G2's __noinline__ calls, so that the file compiles in seconds: ec_g2.cuh), the
+ * host types and the knobs of gpu_tune each group reads.
  *
  * MSM, for c-bit windows (nwin = ceil(255/c) of them):
  *  1. digits: each scalar leaves Montgomery form; if s > (r-1)/2 it becomes r - s with the point negated, so
  *     s < 2^254 and signed digits in [-2^(c-1), 2^(c-1)] need no extra window. Per window: key = |digit|
- *     (the bucket), val = point index | sign << 31.
- *  2. all windows at once (key = window * nb + bucket): one radix sort of (key, val) (CUB), then a
- *     load-balanced segmented sum: every
- *     thread adds a fixed run of K sorted entries, whatever buckets they belong to. Runs wholly inside a chunk
- *     go straight to their bucket; each chunk's first and last run go to a list (2 slots per chunk, still
- *     sorted by bucket) that the same kernel sums again, K to 1, until one thread holds the rest. A bucket of
- *     any length thus costs log_K(length) levels, never length serial additions on one thread.
- *     Variants GPU_MSM_AFFINE and GPU_MSM_AFFINE_WARP (the default for large MSMs) replace this step by batch-affine
- *     rounds (below).
- *     With prepared bases (2^(w c) * P_i stored per window) all windows share one set of buckets.
+ *     (the bucket), val = point index (idx[k] for G2's indexed bases) | sign << 31.
+ *  2. all windows at once (key = window * nb + bucket): one radix sort of (key, val) (CUB); the unsorted copies
+ *     and the sort's scratch are freed before the bucket sums (room for the affine round lists). Then either a
+ *     load-balanced segmented sum in XYZZ: every thread adds a fixed run of K sorted entries, whatever buckets they
+ *     belong to. Runs wholly inside a chunk go straight to their bucket; each chunk's first and last run go to a
+ *     list (2 slots per chunk, still sorted by bucket) that the same kernel sums again, K to 1, until one thread
+ *     holds the rest. A bucket of any length thus costs log_K(length) levels, never length serial additions on one
+ *     thread. Or batch-affine rounds (below; the default for large MSMs), which fall back to the XYZZ sums in
+ *     place when device memory runs out (unless the path was forced).
+ *     With prepared bases (G1: 2^(w c) * P_i stored per window) all windows share one set of buckets.
  *  3. per window, sum_v v*B_v: segments of M buckets each give (running sum, sum of running sums) plus a small
  *     scalar multiple; segment results are summed 16 to 1.
  *  4. host: the nwin window sums are combined by Horner (255 doublings are ~0.1 ms on a CPU core but several ms
  *     on one GPU thread).
+ * Batch addition (the bases selected by a bit mask): XYZZ mixed additions in fixed chunks of bases per thread, or
+ * the selected bases compacted and cut into buckets of BATCH_SEG for the batch-affine rounds; a tree adds the rest.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,18 +32,128 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "ec_g1.cuh"
+#include "ec_g2.cuh"
 #include "ctx_impl.cuh"
+
+extern "C" {
+#include "gpu/gpu_g2.h"
+}
+
+static_assert(sizeof(g1_affine_t) == sizeof(g1_aff_d), "device and host G1 affine layouts agree");
+static_assert(sizeof(g1_xyzz_t) == sizeof(g1_xyzz_d), "device and host G1 XYZZ layouts agree");
+static_assert(sizeof(g2_affine_t) == sizeof(g2_aff_d), "device and host G2 affine layouts agree");
+static_assert(sizeof(g2_xyzz_t) == sizeof(g2_xyzz_d), "device and host G2 XYZZ layouts agree");
 
 #define MSM_CHUNK 64     /* entries per thread in the segmented sum: the 2 slots per chunk cost 2/64 extra adds */
 #define REDUCE_FANIN 16  /* inputs per thread in tree reductions */
-#define BATCH_CHUNK 64   /* bases per thread in batch addition */
 #define THREADS 128
 
-/* stride = 0: key w * nb + |digit| and value i (per-window buckets); stride > 0 (prepared bases): key |digit| and
- * value w * stride + i, the row of 2^(w c) * P_i in the prepared table (one set of buckets for all windows). */
-__global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned nwin, uint32_t nb, uint32_t stride,
-                           uint32_t *keys, uint32_t *vals)
+/* ---- The point traits ---- */
+
+struct g1_pt {
+    typedef fp_ops F;
+    typedef fp_d fe;
+    typedef g1_aff_d aff;
+    typedef g1_xyzz_d xyzz;
+    typedef g1_affine_t h_aff;
+    typedef g1_xyzz_t h_xyzz;
+    typedef g1_jac_t h_jac;
+    static constexpr const char *NAME = "g1";
+    /* Round 1 may gather its bases by whole warps (msm_aff_round1w), and the inversion may be Fermat's. */
+    static constexpr bool WARP = true, FERMAT = true;
+    /* Blocks per SM the affine rounds are bounded to (msm_aff_round). */
+    static constexpr int ROUND_BLOCKS = 4;
+    /* Outputs per thread (and inversion) of a round at least: an Fp inversion costs ~ 10 additions. */
+    static constexpr unsigned PER_MIN = 64;
+    /* Bases per thread of the XYZZ batch addition (a multiple of 64: whole mask words). */
+    static constexpr unsigned BATCH_CHUNK = 64;
+    /* Window sizes the MSM chooses from. */
+    static constexpr unsigned C_MIN = 4, C_MAX = 20;
+    /* Selected bases from which the batch addition is affine, and MSM bucket entries from which the MSM is
+     * (affine-warp). H200, uniform scalars, msm4's call B, affine-warp leaving early with a tail of 4 points
+     * against XYZZ: 2^20 points (c = 16, 16 M entries) 12.45 ms against 13.23, 2^21 20.3 against 22.8, 2^22 32.2
+     * against 38.7, 2^23 66.1 against 69.4. (msm3: without early leaving XYZZ won at 2^22, 38.7 against 40.8 ms:
+     * the pass-through rounds cost a launch, a scan and a sync each.) */
+    static constexpr size_t BATCH_AFF_MIN = (size_t)1 << 20, MSM_AFF_MIN = (size_t)16 << 20;
+
+    static MONT_DEV void madd(xyzz &r, const aff &b, bool neg) { g1_xyzz_madd(r, b, neg); }
+    static MONT_DEV void add(xyzz &r, const xyzz &b) { g1_xyzz_add(r, b); }
+    static MONT_DEV void dbl(xyzz &r, const xyzz &a) { g1_xyzz_dbl(r, a); }
+    static MONT_DEV void inf(xyzz &r) { g1_xyzz_inf(r); }
+    static MONT_DEV void ldg16(fe &r, const fe *p) { fp_ldg16(r, p); }
+    template <bool BY> static MONT_DEV void inv(fe &r, const fe &a)
+    {
+        if (BY)
+            g1_fp_inv_by(r, a);
+        else
+            g1_fp_inv(r, a);
+    }
+
+    /* The knobs (tune.h): the G1 MSM's and batch addition's own. */
+    static unsigned tail(const gpu_tune &t) { return t.msm_tail; }
+    static bool early(const gpu_tune &t) { return t.msm_early != 0; }
+    static unsigned share(const gpu_tune &t) { return t.msm_share; }
+    static bool inv_by(const gpu_tune &t) { return t.msm_inv_by != 0; }
+    /* -1 by size, 0 XYZZ, 1 affine. */
+    static int batch_path(const gpu_tune &t)
+    {
+        return t.batch == GPU_TUNE_XYZZ ? 0 : t.batch == GPU_TUNE_AFFINE ? 1 : -1;
+    }
+
+    static void h_set_inf(h_jac *r) { g1_jac_set_inf(r); }
+    static void h_to_jac(h_jac *r, const h_xyzz *a) { g1_xyzz_to_jac(r, a); }
+    static void h_dbl(h_jac *r) { g1_jac_dbl(r, r); }
+    static void h_add(h_jac *r, const h_jac *a) { g1_jac_add(r, r, a); }
+};
+
+struct g2_pt {
+    typedef fp2_ops F;
+    typedef fp2_d fe;
+    typedef g2_aff_d aff;
+    typedef g2_xyzz_d xyzz;
+    typedef g2_affine_t h_aff;
+    typedef g2_xyzz_t h_xyzz;
+    typedef g2_jac_t h_jac;
+    static constexpr const char *NAME = "g2";
+    /* One kernel of each: round 1 gathers per lane, inversions by Bernstein-Yang (fp2_inv). */
+    static constexpr bool WARP = false, FERMAT = false;
+    static constexpr int ROUND_BLOCKS = 1;
+    /* An Fp2 inversion costs ~70 products, an affine addition 17. */
+    static constexpr unsigned PER_MIN = 16;
+    static constexpr unsigned BATCH_CHUNK = 128;
+    /* Buckets of 144-byte points: wider windows would take more memory than the B_G2 tail saves. */
+    static constexpr unsigned C_MIN = 2, C_MAX = 16;
+    /* Estimates, not measured on the device: below them the affine path's per-round scan, host sync and launches
+     * (~50-100 us a round) cost more than the products it saves. */
+    static constexpr size_t BATCH_AFF_MIN = (size_t)1 << 16, MSM_AFF_MIN = (size_t)1 << 20;
+
+    static MONT_DEV void madd(xyzz &r, const aff &b, bool neg) { g2_xyzz_madd(r, b, neg); }
+    static MONT_DEV void add(xyzz &r, const xyzz &b) { g2_xyzz_add(r, b); }
+    static MONT_DEV void dbl(xyzz &r, const xyzz &a) { g2_xyzz_dbl(r, a); }
+    static MONT_DEV void inf(xyzz &r) { g2_xyzz_inf(r); }
+    static MONT_DEV void ldg16(fe &r, const fe *p) { fp2_ops::ldg16(r, p); }
+    template <bool BY> static MONT_DEV void inv(fe &r, const fe &a) { fp2_inv(r, a); }
+
+    /* G2 has two knobs (g2: the path, g2_tail); it always leaves early and shares a quarter of the memory. */
+    static unsigned tail(const gpu_tune &t) { return t.g2_tail; }
+    static bool early(const gpu_tune &) { return true; }
+    static unsigned share(const gpu_tune &) { return 4; }
+    static bool inv_by(const gpu_tune &) { return true; }
+    static int batch_path(const gpu_tune &t) { return t.g2 == GPU_TUNE_XYZZ ? 0 : t.g2 == GPU_TUNE_AFFINE ? 1 : -1; }
+
+    static void h_set_inf(h_jac *r) { g2_jac_set_inf(r); }
+    static void h_to_jac(h_jac *r, const h_xyzz *a) { g2_xyzz_to_jac(r, a); }
+    static void h_dbl(h_jac *r) { g2_jac_dbl(r, r); }
+    static void h_add(h_jac *r, const h_jac *a) { g2_jac_add(r, r, a); }
+};
+
+/* ---- Digits, XYZZ bucket sums, reductions ---- */
+
+/* stride = 0: key w * nb + |digit| and value (idx ? idx[i] : i) (per-window buckets); stride > 0 (prepared bases):
+ * key |digit| and value w * stride + i, the row of 2^(w c) * P_i in the prepared table (one set of buckets for all
+ * windows). */
+__global__ void msm_digits(const fr_d *scalars, const uint32_t *idx, size_t n, unsigned c, unsigned nwin,
+                           uint32_t nb, uint32_t stride, uint32_t *keys, uint32_t *vals)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -48,6 +164,7 @@ __global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned n
     for (int j = 0; j < 8; j++) limbs[j] = s.v[j];
     limbs[8] = 0;
     const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
+    const uint32_t base = idx ? idx[i] : (uint32_t)i;
     uint32_t carry = 0;
     for (unsigned w = 0; w < nwin; w++) {
         unsigned bit = w * c, li = bit / 32, sh = bit % 32;
@@ -65,25 +182,26 @@ __global__ void msm_digits(const fr_d *scalars, size_t n, unsigned c, unsigned n
             carry = 0;
         }
         keys[(size_t)w * n + i] = stride ? key : w * nb + key;
-        vals[(size_t)w * n + i] = (w * stride + (uint32_t)i) | ((sign ^ neg) << 31);
+        vals[(size_t)w * n + i] = (w * stride + base) | ((sign ^ neg) << 31);
     }
 }
 
 /* One level of the segmented bucket sum (see the file comment). Keys are w * nb + v (window w, bucket v;
  * v = 0 is the zero digit, whose bucket nobody reads). Level 0 reads sorted (key, val) and gathers affine bases;
  * later levels read (key, XYZZ) slots. In final mode (one chunk) every run is complete. */
-template <bool FIRST>
+template <class P, bool FIRST>
 __global__ void __launch_bounds__(THREADS) msm_bucket_sum(const uint32_t *keys, const uint32_t *vals,
-                                                          const g1_aff_d *bases, const g1_xyzz_d *pts, size_t len,
-                                                          uint32_t nb, bool final_level, g1_xyzz_d *buckets,
-                                                          uint32_t *out_keys, g1_xyzz_d *out_pts)
+                                                          const typename P::aff *bases,
+                                                          const typename P::xyzz *pts, size_t len, uint32_t nb,
+                                                          bool final_level, typename P::xyzz *buckets,
+                                                          uint32_t *out_keys, typename P::xyzz *out_pts)
 {
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     size_t begin = t * MSM_CHUNK;
     if (begin >= len) return;
     size_t end = begin + MSM_CHUNK < len ? begin + MSM_CHUNK : len;
-    g1_xyzz_d acc;
-    g1_xyzz_inf(acc);
+    typename P::xyzz acc;
+    P::inf(acc);
     uint32_t cur = keys[begin];
     bool first_run = true;
     for (size_t i = begin; i < end; i++) {
@@ -97,14 +215,14 @@ __global__ void __launch_bounds__(THREADS) msm_bucket_sum(const uint32_t *keys, 
             }
             first_run = false;
             cur = k;
-            g1_xyzz_inf(acc);
+            P::inf(acc);
         }
         if (FIRST) {
             if (k % nb == 0) continue;
             uint32_t v = vals[i];
-            g1_xyzz_madd(acc, bases[v & 0x7fffffffu], (v >> 31) != 0);
+            P::madd(acc, bases[v & 0x7fffffffu], (v >> 31) != 0);
         } else {
-            g1_xyzz_add(acc, pts[i]);
+            P::add(acc, pts[i]);
         }
     }
     if (final_level) {
@@ -113,7 +231,7 @@ __global__ void __launch_bounds__(THREADS) msm_bucket_sum(const uint32_t *keys, 
         out_keys[2 * t] = cur;
         out_pts[2 * t] = acc;
         out_keys[2 * t + 1] = cur;
-        g1_xyzz_inf(out_pts[2 * t + 1]);
+        P::inf(out_pts[2 * t + 1]);
     } else {
         out_keys[2 * t + 1] = cur;
         out_pts[2 * t + 1] = acc;
@@ -122,58 +240,61 @@ __global__ void __launch_bounds__(THREADS) msm_bucket_sum(const uint32_t *keys, 
 
 /* Thread (w, s): segment s of window w's buckets v in [lo, hi), lo = 1 + s*M; out = sum_v v*B_v over the segment,
  * computed as sum (v - lo + 1)*B_v by running sums plus (lo - 1) * sum B_v by double-and-add. */
-__global__ void __launch_bounds__(THREADS) msm_bucket_reduce(const g1_xyzz_d *buckets, size_t nb, unsigned M,
-                                                             unsigned nseg, unsigned nwin, g1_xyzz_d *out)
+template <class P>
+__global__ void __launch_bounds__(THREADS) msm_bucket_reduce(const typename P::xyzz *buckets, size_t nb, unsigned M,
+                                                             unsigned nseg, unsigned nwin, typename P::xyzz *out)
 {
     size_t id = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (id >= (size_t)nseg * nwin) return;
     unsigned w = (unsigned)(id / nseg), s = (unsigned)(id % nseg);
-    const g1_xyzz_d *b = buckets + (size_t)w * nb;
+    const typename P::xyzz *b = buckets + (size_t)w * nb;
     size_t lo = 1 + (size_t)s * M, hi = lo + M < nb ? lo + M : nb;
-    g1_xyzz_d run, sum;
-    g1_xyzz_inf(run);
-    g1_xyzz_inf(sum);
+    typename P::xyzz run, sum;
+    P::inf(run);
+    P::inf(sum);
     for (size_t v = hi; v-- > lo;) {
-        g1_xyzz_add(run, b[v]);
-        g1_xyzz_add(sum, run);
+        P::add(run, b[v]);
+        P::add(sum, run);
     }
     uint32_t k = (uint32_t)(lo - 1);
     if (k != 0) {
-        g1_xyzz_d m;
-        g1_xyzz_inf(m);
+        typename P::xyzz m;
+        P::inf(m);
         for (int bit = 31 - __clz(k); bit >= 0; bit--) {
-            g1_xyzz_dbl(m, m);
-            if ((k >> bit) & 1) g1_xyzz_add(m, run);
+            P::dbl(m, m);
+            if ((k >> bit) & 1) P::add(m, run);
         }
-        g1_xyzz_add(sum, m);
+        P::add(sum, m);
     }
     out[id] = sum;
 }
 
 /* out[g][j] = sum of in[g][j*F .. min(count, (j+1)*F)) for ngroups groups of count points. */
-__global__ void __launch_bounds__(THREADS) xyzz_reduce(const g1_xyzz_d *in, size_t count, size_t ngroups,
-                                                       g1_xyzz_d *out)
+template <class P>
+__global__ void __launch_bounds__(THREADS) xyzz_reduce(const typename P::xyzz *in, size_t count, size_t ngroups,
+                                                       typename P::xyzz *out)
 {
     size_t outc = (count + REDUCE_FANIN - 1) / REDUCE_FANIN;
     size_t id = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (id >= outc * ngroups) return;
     size_t g = id / outc, j = id % outc;
     size_t lo = j * REDUCE_FANIN, hi = lo + REDUCE_FANIN < count ? lo + REDUCE_FANIN : count;
-    g1_xyzz_d acc;
-    g1_xyzz_inf(acc);
-    for (size_t i = lo; i < hi; i++) g1_xyzz_add(acc, in[g * count + i]);
+    typename P::xyzz acc;
+    P::inf(acc);
+    for (size_t i = lo; i < hi; i++) P::add(acc, in[g * count + i]);
     out[id] = acc;
 }
 
-__global__ void __launch_bounds__(THREADS) batch_add_chunks(const g1_aff_d *bases, const uint64_t *mask, size_t n,
-                                                            g1_xyzz_d *out)
+template <class P>
+__global__ void __launch_bounds__(THREADS) batch_add_chunks(const typename P::aff *bases, const uint64_t *mask,
+                                                            size_t n, typename P::xyzz *out)
 {
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    size_t begin = t * BATCH_CHUNK;
+    size_t begin = t * P::BATCH_CHUNK;
     if (begin >= n) return;
-    size_t end = begin + BATCH_CHUNK < n ? begin + BATCH_CHUNK : n;
-    g1_xyzz_d acc;
-    g1_xyzz_inf(acc);
+    size_t end = begin + P::BATCH_CHUNK < n ? begin + P::BATCH_CHUNK : n;
+    typename P::xyzz acc;
+    P::inf(acc);
     /* BATCH_CHUNK is a multiple of 64, so a chunk reads whole mask words. */
     for (size_t i = begin; i < end; i += 64) {
         uint64_t word = mask[i / 64];
@@ -181,7 +302,7 @@ __global__ void __launch_bounds__(THREADS) batch_add_chunks(const g1_aff_d *base
         while (word) {
             int b = __ffsll((long long)word) - 1;
             word &= word - 1;
-            g1_xyzz_madd(acc, bases[i + b], false);
+            P::madd(acc, bases[i + b], false);
         }
     }
     out[t] = acc;
@@ -195,12 +316,10 @@ __global__ void __launch_bounds__(THREADS) batch_add_chunks(const g1_aff_d *base
  * before it, and the forward pass parks its running products in the output slots' x until the backward pass
  * overwrites them.
  * Memory access: a warp owns 32 * per consecutive outputs and lane L takes outputs L, L + 32, ..., and the round
- * lists are planar (limb k of x of point j at w[k * stride + j], of y at w[(12 + k) * stride + j]), so that the
- * lanes' loads and stores of one limb are coalesced: the L1 serves a warp's access once per distinct cache line,
- * and 32 lanes each reading their own 96-byte point cost 32 times as much. Only round 1's gathers of the bases
- * stay scattered (6 16-byte loads per point). */
-
-#define AFF_LIMBS 12
+ * lists are planar (word k of x of point j at w[k * stride + j], of y at w[(WORDS + k) * stride + j]), so that the
+ * lanes' loads and stores of one word are coalesced: the L1 serves a warp's access once per distinct cache line,
+ * and 32 lanes each reading their own point cost 32 times as much. Only round 1's gathers of the bases stay
+ * scattered (16-byte loads). */
 
 /* The bucket of output j: out_off[lo] <= j < out_off[hi] at entry, returns the bb in [lo, hi) with out_off[bb] <= j
  * < out_off[bb + 1] (buckets without outputs repeat an offset). */
@@ -247,8 +366,9 @@ __device__ __noinline__ uint32_t aff_seek_far(const uint32_t *__restrict__ out_o
 
 /* Moves (bb, cs, ce) = (bucket, out_off[bb], out_off[bb + 1]) forward (FWD, j >= cs) or backward (j < ce) to output
  * j's bucket: up to AFF_SEEK_STEPS buckets one load at a time, then aff_seek_far. Once most buckets have left the
- * rounds (CUZK_GPU_MSM_EARLY), a lane's next output can lie millions of empty buckets away, which msm3's unbounded
- * walk crossed one dependent load at a time (one round took 410 ms at 2^24). */
+ * rounds (early leaving), a lane's next output can lie millions of empty buckets away, which msm3's unbounded walk
+ * crossed one dependent load at a time (one round took 410 ms at 2^24). (The G2 copy of the rounds instead mapped
+ * every output to its bucket by a max-scan per round: 8 bytes per output and a scan more.) */
 #define AFF_SEEK_STEPS 8
 template <bool FWD>
 MONT_DEV void aff_seek(const uint32_t *__restrict__ out_off, uint32_t nbk, uint32_t j, uint32_t &bb, uint32_t &cs,
@@ -273,44 +393,32 @@ MONT_DEV void aff_seek(const uint32_t *__restrict__ out_off, uint32_t nbk, uint3
     }
 }
 
-MONT_DEV void pl_ld(fp_d &r, const uint32_t *__restrict__ w, size_t stride, uint32_t j)
-{
-#pragma unroll
-    for (int k = 0; k < AFF_LIMBS; k++) r.v[k] = w[k * stride + j];
-}
-
-MONT_DEV void pl_st(uint32_t *__restrict__ w, size_t stride, uint32_t j, const fp_d &a)
-{
-#pragma unroll
-    for (int k = 0; k < AFF_LIMBS; k++) w[k * stride + j] = a.v[k];
-}
-
 /* Input i of a round: round 1 reads sorted value i (a base index and a sign) and gathers the base; later rounds
  * read point i of the planar list. */
-template <bool FIRST> struct aff_in {
+template <class P, bool FIRST> struct aff_in {
     const uint32_t *__restrict__ vals;
-    const g1_aff_d *__restrict__ bases;
+    const typename P::aff *__restrict__ bases;
     const uint32_t *__restrict__ w;
     size_t stride;
 
-    MONT_DEV void x(fp_d &r, uint32_t i, uint32_t &ref) const
+    MONT_DEV void x(typename P::fe &r, uint32_t i, uint32_t &ref) const
     {
         if (FIRST) {
             ref = __ldg(vals + i);
-            fp_ldg16(r, &bases[ref & 0x7fffffffu].x);
+            P::ldg16(r, &bases[ref & 0x7fffffffu].x);
         } else {
             ref = i;
-            pl_ld(r, w, stride, i);
+            P::F::pl_ld(r, w, stride, i);
         }
     }
-    MONT_DEV void y(fp_d &r, uint32_t ref) const
+    MONT_DEV void y(typename P::fe &r, uint32_t ref) const
     {
         if (FIRST) {
-            fp_d t;
-            fp_ldg16(t, &bases[ref & 0x7fffffffu].y);
-            mont_cneg<fp_cfg>(r, t, (ref >> 31) != 0);
+            typename P::fe t;
+            P::ldg16(t, &bases[ref & 0x7fffffffu].y);
+            P::F::cneg(r, t, (ref >> 31) != 0);
         } else {
-            pl_ld(r, w + AFF_LIMBS * stride, stride, ref);
+            P::F::pl_ld(r, w + P::F::WORDS * stride, stride, ref);
         }
     }
 };
@@ -318,40 +426,33 @@ template <bool FIRST> struct aff_in {
 /* Output l of a bucket whose inputs start at ioff (ilen of them): a.x, b.x loaded, the kind of a + b, and den for
  * ADD and DBL. The y coordinates are loaded here only for the rare kinds (equal x, infinity); the decision is the
  * same in both passes. PASS outputs (an odd last input) are kind A. */
-template <bool FIRST>
-MONT_DEV int aff_item(const aff_in<FIRST> &in, uint32_t ioff, uint32_t ilen, uint32_t l, g1_aff_d &a, uint32_t &ra,
-                      g1_aff_d &b, uint32_t &rb, fp_d &den, bool &have_y)
+template <class P, bool FIRST>
+MONT_DEV int aff_item(const aff_in<P, FIRST> &in, uint32_t ioff, uint32_t ilen, uint32_t l, typename P::aff &a,
+                      uint32_t &ra, typename P::aff &b, uint32_t &rb, typename P::fe &den, bool &have_y)
 {
+    typedef typename P::F F;
     uint32_t i = ioff + 2 * l;
     have_y = false;
     in.x(a.x, i, ra);
-    if (2 * l + 1 >= ilen) return G1_PAIR_A;
+    if (2 * l + 1 >= ilen) return EC_PAIR_A;
     in.x(b.x, i + 1, rb);
-    FP_SUB(den, b.x, a.x);
-    if (!mont_is_zero<fp_cfg>(den) && !mont_is_zero<fp_cfg>(a.x) && !mont_is_zero<fp_cfg>(b.x)) return G1_PAIR_ADD;
+    F::sub(den, b.x, a.x);
+    if (!F::is_zero(den) && !F::is_zero(a.x) && !F::is_zero(b.x)) return EC_PAIR_ADD;
     in.y(a.y, ra);
     in.y(b.y, rb);
     have_y = true;
-    return g1_aff_pair_den(den, a, b);
+    return ec_aff_pair_den<F>(den, a, b);
 }
 
-MONT_DEV void aff_inv(fp_d &inv, const fp_d &acc, bool by)
+/* Four blocks per SM for G1 (128 registers): the Bernstein-Yang instantiations would take 142-152 registers and
+ * three blocks; bounded, they spill 104-156 bytes (ptxas, sm_90). */
+template <class P, bool FIRST, bool BY>
+__global__ void __launch_bounds__(THREADS, P::ROUND_BLOCKS)
+    msm_aff_round(aff_in<P, FIRST> in, const uint32_t *__restrict__ in_off, const uint32_t *__restrict__ in_len,
+                  const uint32_t *__restrict__ out_off, uint32_t nbk, uint32_t total_out, uint32_t per,
+                  uint32_t *__restrict__ out, size_t ostride)
 {
-    if (by)
-        g1_fp_inv_by(inv, acc);
-    else
-        g1_fp_inv(inv, acc);
-}
-
-/* Four blocks per SM (128 registers): the Bernstein-Yang instantiations would take 142-152 registers and three
- * blocks; bounded, they spill 104-156 bytes (ptxas, sm_90). */
-template <bool FIRST, bool BY>
-__global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, const uint32_t *__restrict__ in_off,
-                                                            const uint32_t *__restrict__ in_len,
-                                                            const uint32_t *__restrict__ out_off, uint32_t nbk,
-                                                            uint32_t total_out, uint32_t per,
-                                                            uint32_t *__restrict__ out, size_t ostride)
-{
+    typedef typename P::F F;
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, w0 = (t / 32) * 32 * (size_t)per;
     uint32_t lane = (uint32_t)(t % 32);
     if (w0 + lane >= total_out) return;
@@ -360,58 +461,58 @@ __global__ void __launch_bounds__(THREADS, 4) msm_aff_round(aff_in<FIRST> in, co
     uint32_t j0 = (uint32_t)(w0 + lane), jlast = j0 + (uint32_t)((wend - 1 - j0) / 32 * 32);
     /* The bucket of j0 (out_off[nbk] = total_out). */
     uint32_t bb = aff_find(out_off, 0, nbk, j0), cs = out_off[bb], ce = out_off[bb + 1], ioff, ilen, ra, rb;
-    fp_d acc, den;
-    g1_aff_d a, b, r;
+    typename P::fe acc, den;
+    typename P::aff a, b, r;
     bool have_y;
-    mont_set_one<fp_cfg>(acc);
+    F::one(acc);
     for (uint32_t j = j0;; j += 32) {
         aff_seek<true>(out_off, nbk, j, bb, cs, ce);
         ioff = in_off[bb];
         ilen = in_len[bb];
-        int kind = aff_item<FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
-        pl_st(out, ostride, j, acc);
-        if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
+        int kind = aff_item<P, FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
+        F::pl_st(out, ostride, j, acc);
+        if (kind <= EC_PAIR_DBL) F::mul_i(acc, acc, den);
         if (j == jlast) break;
     }
-    fp_d inv;
-    aff_inv(inv, acc, BY);
+    typename P::fe inv;
+    P::template inv<BY>(inv, acc);
     for (uint32_t j = jlast;; j -= 32) {
         aff_seek<false>(out_off, nbk, j, bb, cs, ce);
         ioff = in_off[bb];
         ilen = in_len[bb];
-        int kind = aff_item<FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
+        int kind = aff_item<P, FIRST>(in, ioff, ilen, j - cs, a, ra, b, rb, den, have_y);
         if (!have_y) in.y(a.y, ra);
-        if (kind == G1_PAIR_A) {
+        if (kind == EC_PAIR_A) {
             r = a;
         } else {
             if (!have_y) in.y(b.y, rb);
-            if (kind == G1_PAIR_B) {
+            if (kind == EC_PAIR_B) {
                 r = b;
-            } else if (kind == G1_PAIR_INF) {
-                mont_set_zero<fp_cfg>(r.x);
-                mont_set_zero<fp_cfg>(r.y);
+            } else if (kind == EC_PAIR_INF) {
+                F::zero(r.x);
+                F::zero(r.y);
             } else {
-                fp_d ij, pre;
-                pl_ld(pre, out, ostride, j);
-                FP_MUL(ij, inv, pre);
-                FP_MUL(inv, inv, den);
-                g1_aff_pair_finish(r, a, b, kind, ij);
+                typename P::fe ij, pre;
+                F::pl_ld(pre, out, ostride, j);
+                F::mul_i(ij, inv, pre);
+                F::mul_i(inv, inv, den);
+                ec_aff_pair_finish<F>(r, a, b, kind, ij);
             }
         }
-        pl_st(out, ostride, j, r.x);
-        pl_st(out + AFF_LIMBS * ostride, ostride, j, r.y);
+        F::pl_st(out, ostride, j, r.x);
+        F::pl_st(out + F::WORDS * ostride, ostride, j, r.y);
         if (j == j0) break;
     }
 }
 
-/* Round 1 with the bases gathered by the whole warp (variant GPU_MSM_AFFINE_WARP). msm_aff_round<true> has every
- * lane load its own two bases: each of the 6 16-byte loads per base touches 32 distinct lines per warp
- * instruction. Here the warp first collects the 64 base references of a step (lane L: inputs 2L, 2L + 1 in shared
- * memory), then lane c of chunk k loads chunk (c + 32 k) of the 64 bases, so consecutive lanes read consecutive 16
- * bytes of one base, and each lane takes its two points back from shared memory (stored part-major: slot s, part p at
- * [p][s], so that 8 lanes reading slots 2L hit distinct banks but for a 2-way conflict). The forward pass gathers x
- * only (parts 0-2); y of the rare kinds (equal x, infinity) is loaded by the lane itself. All lanes run the same
- * number of steps (a lane past the warp's end takes part in the gathers with no references). */
+/* Round 1 with the bases gathered by the whole warp (variant GPU_MSM_AFFINE_WARP; G1 only). msm_aff_round<g1_pt,
+ * true, BY> has every lane load its own two bases: each of the 6 16-byte loads per base touches 32 distinct lines
+ * per warp instruction. Here the warp first collects the 64 base references of a step (lane L: inputs 2L, 2L + 1 in
+ * shared memory), then lane c of chunk k loads chunk (c + 32 k) of the 64 bases, so consecutive lanes read
+ * consecutive 16 bytes of one base, and each lane takes its two points back from shared memory (stored part-major:
+ * slot s, part p at [p][s], so that 8 lanes reading slots 2L hit distinct banks but for a 2-way conflict). The
+ * forward pass gathers x only (parts 0-2); y of the rare kinds (equal x, infinity) is loaded by the lane itself. All
+ * lanes run the same number of steps (a lane past the warp's end takes part in the gathers with no references). */
 #define AFF_NONE 0xffffffffu
 
 /* Dynamic shared memory per warp and buffer: 64 points (6 16-byte parts each, part-major) and their references. */
@@ -532,21 +633,21 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
         uint4(*cw)[64] = AFF_WS(cb);
         cb ^= 1;
         if (!act) continue;
-        pl_st(out, ostride, j, acc);
+        fp_ops::pl_st(out, ostride, j, acc);
         if (rb == AFF_NONE) continue;
         aff_ws_get(a.x, cw, 2 * lane, 0);
         aff_ws_get(b.x, cw, 2 * lane + 1, 0);
         FP_SUB(den, b.x, a.x);
-        int kind = G1_PAIR_ADD;
+        int kind = EC_PAIR_ADD;
         if (mont_is_zero<fp_cfg>(den) || mont_is_zero<fp_cfg>(a.x) || mont_is_zero<fp_cfg>(b.x)) {
             aff_base_y(a.y, bases, ra);
             aff_base_y(b.y, bases, rb);
-            kind = g1_aff_pair_den(den, a, b);
+            kind = ec_aff_pair_den<fp_ops>(den, a, b);
         }
-        if (kind <= G1_PAIR_DBL) FP_MUL(acc, acc, den);
+        if (kind <= EC_PAIR_DBL) FP_MUL(acc, acc, den);
     }
     fp_d inv;
-    aff_inv(inv, acc, BY);
+    g1_pt::inv<BY>(inv, acc);
     {
         uint32_t j = j0 + 32 * (steps - 1);
         nact = j < wend;
@@ -574,59 +675,59 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
         aff_ws_get(a.x, cw, 2 * lane, 0);
         aff_ws_get(a.y, cw, 2 * lane, 3);
         mont_cneg<fp_cfg>(a.y, a.y, (ra >> 31) != 0);
-        int kind = G1_PAIR_A;
+        int kind = EC_PAIR_A;
         if (rb != AFF_NONE) {
             aff_ws_get(b.x, cw, 2 * lane + 1, 0);
             aff_ws_get(b.y, cw, 2 * lane + 1, 3);
             mont_cneg<fp_cfg>(b.y, b.y, (rb >> 31) != 0);
             FP_SUB(den, b.x, a.x);
-            kind = G1_PAIR_ADD;
+            kind = EC_PAIR_ADD;
             if (mont_is_zero<fp_cfg>(den) || mont_is_zero<fp_cfg>(a.x) || mont_is_zero<fp_cfg>(b.x))
-                kind = g1_aff_pair_den(den, a, b);
+                kind = ec_aff_pair_den<fp_ops>(den, a, b);
         }
-        if (kind == G1_PAIR_A) {
+        if (kind == EC_PAIR_A) {
             r = a;
-        } else if (kind == G1_PAIR_B) {
+        } else if (kind == EC_PAIR_B) {
             r = b;
-        } else if (kind == G1_PAIR_INF) {
+        } else if (kind == EC_PAIR_INF) {
             mont_set_zero<fp_cfg>(r.x);
             mont_set_zero<fp_cfg>(r.y);
         } else {
             fp_d ij, pre;
-            pl_ld(pre, out, ostride, j);
+            fp_ops::pl_ld(pre, out, ostride, j);
             FP_MUL(ij, inv, pre);
             FP_MUL(inv, inv, den);
-            g1_aff_pair_finish(r, a, b, kind, ij);
+            ec_aff_pair_finish<fp_ops>(r, a, b, kind, ij);
         }
-        pl_st(out, ostride, j, r.x);
-        pl_st(out + AFF_LIMBS * ostride, ostride, j, r.y);
+        fp_ops::pl_st(out, ostride, j, r.x);
+        fp_ops::pl_st(out + 12 * ostride, ostride, j, r.y);
     }
     asm volatile("cp.async.wait_all;" ::: "memory");
 #undef AFF_WS
 #undef AFF_REFS
 }
 
-/* Buckets of at most thr points (after the last round all of them; with CUZK_GPU_MSM_EARLY before each round): one
+/* Buckets of at most thr points (after the last round all of them; when leaving early, before each round): one
  * thread sums its bucket's points with XYZZ mixed additions, and the rounds skip them (msm_aff_halve). thr > 1 trades
  * the last rounds (few outputs per inversion, a launch, a scan and a host sync each) for 10 instead of ~6.6 products
  * per addition on few additions. */
-template <bool FIRST>
-__global__ void __launch_bounds__(THREADS) msm_aff_tail(aff_in<FIRST> in, const uint32_t *in_off,
+template <class P, bool FIRST>
+__global__ void __launch_bounds__(THREADS) msm_aff_tail(aff_in<P, FIRST> in, const uint32_t *in_off,
                                                         const uint32_t *in_len, size_t nbk, uint32_t thr,
-                                                        g1_xyzz_d *buckets)
+                                                        typename P::xyzz *buckets)
 {
     size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (k >= nbk) return;
     uint32_t len = in_len[k], off = in_off[k];
     if (len == 0 || len > thr) return;
-    g1_xyzz_d acc;
-    g1_xyzz_inf(acc);
+    typename P::xyzz acc;
+    P::inf(acc);
     for (uint32_t i = 0; i < len; i++) {
         uint32_t ref;
-        g1_aff_d a;
+        typename P::aff a;
         in.x(a.x, off + i, ref);
         in.y(a.y, ref);
-        g1_xyzz_madd(acc, a, false);
+        P::madd(acc, a, false);
     }
     buckets[k] = acc;
 }
@@ -663,74 +764,91 @@ static unsigned blocks_for(size_t threads)
     return (unsigned)((threads + THREADS - 1) / THREADS);
 }
 
-/* Reduces ngroups groups of count XYZZ points (in, consumed) to one point per group, into a buffer the caller
- * frees with cudaFreeAsync (*res). Ping-pongs between in and a scratch buffer. */
-static cuzk_status reduce_groups(gpu_ctx *ctx, g1_xyzz_d *in, size_t count, size_t ngroups, g1_xyzz_d **res,
-                                 cuzk_error *err)
+/* The device memory a call may take for its scratch (the affine round lists): free device memory plus what the
+ * default pool holds unused (it keeps freed blocks, so repeated calls group alike). The one place that asks. */
+static cuzk_status scratch_free_bytes(gpu_ctx *ctx, size_t *free_b, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
-    g1_xyzz_d *scratch = NULL, *a = in, *b;
+    size_t total_b = 0;
+    uint64_t reserved = 0, used = 0;
+    cudaMemPool_t mpool;
+    *free_b = 0;
+    GPU_TRY(cudaMemGetInfo(free_b, &total_b));
+    GPU_TRY(cudaDeviceGetDefaultMemPool(&mpool, ctx->device));
+    GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrUsedMemCurrent, &used));
+    *free_b += reserved > used ? (size_t)(reserved - used) : 0;
+done:
+    return st;
+}
+
+/* After an out-of-memory failure of an affine path: the XYZZ path runs instead (on the same stream, once the
+ * affine path's frees have been queued). */
+static void forget_nomem(cuzk_error *err)
+{
+    (void)cudaGetLastError();
+    if (err) {
+        err->code = CUZK_OK;
+        err->msg[0] = 0;
+    }
+}
+
+/* Reduces ngroups groups of count XYZZ points (in, consumed) to one point per group: *res is in or a scratch buffer
+ * (the caller frees in, and *res when it differs from in). Ping-pongs between in and the scratch buffer. */
+template <class P>
+static cuzk_status reduce_groups(gpu_ctx *ctx, typename P::xyzz *in, size_t count, size_t ngroups,
+                                 typename P::xyzz **res, cuzk_error *err)
+{
+    typedef typename P::xyzz X;
+    cuzk_status st = CUZK_OK;
+    X *scratch = NULL, *a = in, *b;
     size_t outc = (count + REDUCE_FANIN - 1) / REDUCE_FANIN;
-    *res = NULL;
-    GPU_TRY(cudaMallocAsync((void **)&scratch, (outc ? outc : 1) * ngroups * sizeof(g1_xyzz_d), ctx->stream));
+    *res = in;
+    if (count <= 1) return CUZK_OK;
+    GPU_TRY(cudaMallocAsync((void **)&scratch, outc * ngroups * sizeof(X), ctx->stream));
     b = scratch;
     while (count > 1) {
         outc = (count + REDUCE_FANIN - 1) / REDUCE_FANIN;
-        xyzz_reduce<<<blocks_for(outc * ngroups), THREADS, 0, ctx->stream>>>(a, count, ngroups, b);
+        xyzz_reduce<P><<<blocks_for(outc * ngroups), THREADS, 0, ctx->stream>>>(a, count, ngroups, b);
         GPU_LAUNCHED("xyzz_reduce");
-        g1_xyzz_d *t = a;
+        X *t = a;
         a = b;
         b = t;
         count = outc;
     }
     *res = a;
     /* Whichever of the two buffers does not hold the result is freed; the caller frees the other one. */
-    if (a == scratch) {
-        scratch = NULL;
-    }
+    if (a == scratch) scratch = NULL;
 done:
     if (scratch) cudaFreeAsync(scratch, ctx->stream);
     return st;
 }
 
-/* Outputs per thread (and inversion) in a round: at most AFF_PER_MAX, at least AFF_PER_MIN even when that leaves
+/* Outputs per thread (and inversion) in a round: at most AFF_PER_MAX, at least P::PER_MIN even when that leaves
  * SMs idle. A thread's inversion costs the same whatever its share, so a round costs at least its threads'
  * inversions: with 1024 at most, round 1 of a 2^26 group took 3 waves of resident threads, and late rounds with few
  * outputs per thread spent most of their products on inversions. */
 #define AFF_PER_MAX 4096
-#define AFF_PER_MIN 64
 
-/* Grows a round's planar point list to hold need points (stream-ordered, so the pool serves it); *cap is its
- * stride. */
-static cuzk_status aff_reserve(gpu_ctx *ctx, uint32_t **buf, size_t *cap, size_t need, cuzk_error *err)
+/* Grows a round's planar point list to hold need points of `point` bytes (stream-ordered, so the pool serves it);
+ * *cap is its stride. */
+static cuzk_status aff_reserve(gpu_ctx *ctx, uint32_t **buf, size_t *cap, size_t need, size_t point, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     if (need <= *cap) return CUZK_OK;
     if (*buf) GPU_TRY(cudaFreeAsync(*buf, ctx->stream));
     *buf = NULL;
     *cap = 0;
-    GPU_TRY(cudaMallocAsync((void **)buf, need * sizeof(g1_aff_d), ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)buf, need * point, ctx->stream));
     *cap = need;
 done:
     return st;
 }
 
-/* Defaults of the affine rounds' knobs (each overridden by its environment variable, read per call). */
-/* H200, uniform scalars, msm4's call B (early leaving with aff_seek): tail 2^2 against 2^3: 2^22 32.2 against
- * 33.5 ms, 2^24 112.7 against 123.6, 2^26 358.4 against 365.8, 2^27 673.5 against 679.6; tail 2^1 mixed. Early
- * against pass-through (tail 2^3): 2^26 358.4 against 360.6, 2^27 673.5 against 680.0, 2^24 112.7 against 110.2. */
-
-/* Buckets of at most 2^tail points leave the affine rounds for msm_aff_tail (CUZK_GPU_MSM_TAIL=tail, 0..8). */
-static unsigned aff_tail_bits(void)
-{
-    return gpu_tune_get().msm_tail;
-}
-
-/* Inversions in the rounds: Bernstein-Yang divsteps (g1_fp_inv_by), or Fermat with CUZK_GPU_MSM_INV=fermat. */
-static bool aff_inv_by(void)
-{
-    return gpu_tune_get().msm_inv_by != 0;
-}
+/* Defaults of the affine rounds' knobs: H200, uniform scalars, msm4's call B (early leaving with aff_seek): tail
+ * 2^2 against 2^3: 2^22 32.2 against 33.5 ms, 2^24 112.7 against 123.6, 2^26 358.4 against 365.8, 2^27 673.5
+ * against 679.6; tail 2^1 mixed. Early against pass-through (tail 2^3): 2^26 358.4 against 360.6, 2^27 673.5
+ * against 680.0, 2^24 112.7 against 110.2. */
 
 /* Device time of the affine bucket sums by phase (CUZK_GPU_PROFILE): setup (bounds, lengths, max), the scans with
  * their host syncs, round r (summed over the groups; the last slot collects rounds >= 15) and the tail kernel. The
@@ -767,11 +885,13 @@ static void aff_prof_mark(aff_prof *p, gpu_ctx *ctx, int slot)
     (void)cudaGetLastError();
 }
 
-static void aff_prof_report(const aff_prof *p, unsigned rounds, unsigned run, unsigned tail, unsigned ngroups)
+static void aff_prof_report(const aff_prof *p, const char *name, unsigned rounds, unsigned run, unsigned tail,
+                            unsigned ngroups)
 {
     if (!p->on) return;
-    fprintf(stderr, "msm affine: %u rounds (at most %u run, tail 2^%u), %u groups: setup %.2f ms; scans+syncs %.2f ms;",
-            rounds, run, tail, ngroups, p->ms[AFF_PROF_SETUP], p->ms[AFF_PROF_SCANS]);
+    fprintf(stderr,
+            "msm %s affine: %u rounds (at most %u run, tail 2^%u), %u groups: setup %.2f ms; scans+syncs %.2f ms;",
+            name, rounds, run, tail, ngroups, p->ms[AFF_PROF_SETUP], p->ms[AFF_PROF_SCANS]);
     for (unsigned r = 1; r < AFF_PROF_ROUNDS; r++)
         if (p->ms[r] > 0) fprintf(stderr, " r%u %.2f;", r, p->ms[r]);
     fprintf(stderr, " tail %.2f ms\n", p->ms[AFF_PROF_ROUNDS]);
@@ -785,65 +905,67 @@ static void aff_prof_end(aff_prof *p)
     (void)cudaGetLastError();
 }
 
-/* Batch-affine bucket sums: fills buckets[0, nbk) (XYZZ, zeroed) from the total sorted (skeys, svals) whose values
- * index points (bases, or a prepared table); buckets k with k % nb == 0 (the zero digit) are skipped. Buckets are
- * processed in ranges whose round buffers (~0.75 * 96 B per sorted entry) fit in a quarter of the free device
- * memory. warp_gather: round 1 by msm_aff_round1w. */
+/* Batch-affine bucket sums: fills buckets[0, nbk) (XYZZ, zeroed by the caller) from the total sorted (skeys, svals)
+ * whose values index points (bases, or a prepared table); buckets k with k % nb == 0 (the zero digit) are skipped.
+ * Buckets are processed in ranges whose round buffers (~0.75 of a point per sorted entry) fit in 1/share of the
+ * free device memory. warp_gather (G1): round 1 by msm_aff_round1w. */
+template <class P>
 static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, const uint32_t *svals,
-                                          const g1_aff_d *points, size_t total, size_t nbk, size_t nb,
-                                          bool warp_gather, g1_xyzz_d *buckets, cuzk_error *err)
+                                          const typename P::aff *points, size_t total, size_t nbk, size_t nb,
+                                          bool warp_gather, typename P::xyzz *buckets, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
-    size_t free_b = 0, total_b = 0, ngroups = 1, gcnt = nbk, cap[2] = {0, 0};
-    uint64_t reserved = 0, used = 0;
-    cudaMemPool_t mpool;
+    size_t free_b = 0, ngroups = 1, gcnt = nbk, cap[2] = {0, 0};
     uint32_t *start = NULL, *len0 = NULL, *d_max = NULL, *lens[2] = {NULL, NULL}, *offs[2] = {NULL, NULL};
     uint32_t *pts[2] = {NULL, NULL};
     void *tmp = NULL;
     size_t tmp_bytes = 0, scan_bytes = 0;
     uint32_t maxlen = 0;
-    unsigned rounds = 0, run = 0, tail = aff_tail_bits();
-    uint32_t thr = 1u << tail;
-    bool inv_by = aff_inv_by();
-    /* The kernels of this inversion: round 1 (per-lane or warp gathers) and later rounds. */
-    auto k_round1 = inv_by ? msm_aff_round<true, true> : msm_aff_round<true, false>;
-    auto k_round = inv_by ? msm_aff_round<false, true> : msm_aff_round<false, false>;
-    auto k_round1w = inv_by ? msm_aff_round1w<true> : msm_aff_round1w<false>;
-    /* Early (CUZK_GPU_MSM_EARLY=0 turns it off): buckets leave the rounds as soon as they hold at most thr points,
-     * instead of passing through every later round with one output per round. Once most buckets have left, a lane's
-     * next output can lie beyond millions of empty buckets: aff_seek jumps there. */
     gpu_tune tune = gpu_tune_get();
-    bool early = tune.msm_early != 0;
-    size_t ws_bytes = (size_t)(THREADS / 32) * 2 * AFF_WS_BYTES;
+    unsigned rounds = 0, run = 0, tail = P::tail(tune);
+    uint32_t thr = 1u << tail;
+    /* Early (G1: CUZK_GPU_MSM_EARLY=0 turns it off): buckets leave the rounds as soon as they hold at most thr
+     * points, instead of passing through every later round with one output per round. Once most buckets have left,
+     * a lane's next output can lie beyond millions of empty buckets: aff_seek jumps there. */
+    bool early = P::early(tune);
+    /* The kernels of this inversion: round 1 and later rounds (Fermat's only where P offers it). */
+    auto k_round1 = msm_aff_round<P, true, true>;
+    auto k_round = msm_aff_round<P, false, true>;
+    if constexpr (P::FERMAT) {
+        if (!P::inv_by(tune)) {
+            k_round1 = msm_aff_round<P, true, false>;
+            k_round = msm_aff_round<P, false, false>;
+        }
+    }
+    size_t ws_bytes = 0;
     int occ = 0, occ1 = 0;
-    aff_in<true> in0 = {svals, points, NULL, 0};
+    aff_in<P, true> in0 = {svals, points, NULL, 0};
     aff_prof ap;
     aff_prof_begin(&ap, ctx);
+    (void)warp_gather; /* G1 only */
 
-    /* Free memory counts what the pool holds unused (it keeps freed blocks), so repeated calls group alike. */
-    GPU_TRY(cudaMemGetInfo(&free_b, &total_b));
-    GPU_TRY(cudaDeviceGetDefaultMemPool(&mpool, ctx->device));
-    GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved));
-    GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrUsedMemCurrent, &used));
-    free_b += reserved > used ? (size_t)(reserved - used) : 0;
-    GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &occ, k_round, THREADS, 0));
-    if (warp_gather) {
-        /* Above 48 KiB of dynamic shared memory a kernel must opt in. */
-        GPU_TRY(cudaFuncSetAttribute(k_round1w, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ws_bytes));
-        GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &occ1, k_round1w, THREADS, ws_bytes));
-    } else {
-        GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &occ1, k_round1, THREADS, 0));
+    st = scratch_free_bytes(ctx, &free_b, err);
+    if (st != CUZK_OK) goto done;
+    GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_round, THREADS, 0));
+    GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ1, k_round1, THREADS, 0));
+    if constexpr (P::WARP) {
+        if (warp_gather) {
+            auto k_round1w = P::inv_by(tune) ? msm_aff_round1w<true> : msm_aff_round1w<false>;
+            ws_bytes = (size_t)(THREADS / 32) * 2 * AFF_WS_BYTES;
+            /* Above 48 KiB of dynamic shared memory a kernel must opt in. */
+            GPU_TRY(cudaFuncSetAttribute(k_round1w, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ws_bytes));
+            GPU_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ1, k_round1w, THREADS, ws_bytes));
+        }
     }
     if (occ < 1) occ = 1;
     if (occ1 < 1) occ1 = 1;
     {
-        /* A quarter (CUZK_GPU_MSM_SHARE=k: 1/k, 1..16): other contexts (partition workers) share the device. */
-        unsigned share = tune.msm_share;
-        double need = (double)total * 0.75 * sizeof(g1_aff_d), budget = (double)free_b / share + 1;
+        /* 1/share (G1: CUZK_GPU_MSM_SHARE, default 4; G2: 4): other contexts (partition workers) share the device. */
+        unsigned share = P::share(tune);
+        double need = (double)total * 0.75 * sizeof(typename P::aff), budget = (double)free_b / share + 1;
         ngroups = need > budget ? (size_t)(need / budget) + 1 : 1;
+        if (ngroups > nbk) ngroups = nbk;
+        if (ngroups < 1) ngroups = 1;
         gcnt = (nbk + ngroups - 1) / ngroups;
     }
 
@@ -854,8 +976,11 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
         GPU_TRY(cudaMallocAsync((void **)&lens[k], (gcnt + 1) * 4, ctx->stream));
         GPU_TRY(cudaMallocAsync((void **)&offs[k], (gcnt + 1) * 4, ctx->stream));
     }
-    st = aff_reserve(ctx, &pts[0], &cap[0], (size_t)((double)total / ngroups * 0.55) + gcnt, err);
-    if (st == CUZK_OK) st = aff_reserve(ctx, &pts[1], &cap[1], (size_t)((double)total / ngroups * 0.3) + gcnt, err);
+    st = aff_reserve(ctx, &pts[0], &cap[0], (size_t)((double)total / ngroups * 0.55) + gcnt,
+                     sizeof(typename P::aff), err);
+    if (st == CUZK_OK)
+        st = aff_reserve(ctx, &pts[1], &cap[1], (size_t)((double)total / ngroups * 0.3) + gcnt,
+                         sizeof(typename P::aff), err);
     if (st != CUZK_OK) goto done;
     GPU_TRY(cub::DeviceReduce::Max(NULL, tmp_bytes, len0, d_max, (int64_t)nbk, ctx->stream));
     GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, lens[0], offs[0], (int64_t)(gcnt + 1), ctx->stream));
@@ -878,7 +1003,7 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     for (size_t k0 = 0; k0 < nbk; k0 += gcnt) {
         size_t cnt = k0 + gcnt < nbk ? gcnt : nbk - k0;
         const uint32_t *in_off = start + k0, *in_len = len0 + k0;
-        aff_in<false> in = {NULL, NULL, NULL, 0};
+        aff_in<P, false> in = {NULL, NULL, NULL, 0};
         /* After the last round every bucket holds at most thr points and leaves; with early, the buckets of at most
          * thr points leave before each round. */
         for (unsigned r = 1;; r++) {
@@ -886,11 +1011,11 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             uint32_t total_out = 0, thr_r = r > run || early ? thr : 0;
             if (thr_r > 0) {
                 if (r == 1)
-                    msm_aff_tail<true><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in0, in_off, in_len, cnt, thr_r,
-                                                                                     buckets + k0);
+                    msm_aff_tail<P, true><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in0, in_off, in_len, cnt,
+                                                                                        thr_r, buckets + k0);
                 else
-                    msm_aff_tail<false><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in, in_off, in_len, cnt, thr_r,
-                                                                                      buckets + k0);
+                    msm_aff_tail<P, false><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in, in_off, in_len, cnt,
+                                                                                         thr_r, buckets + k0);
                 GPU_LAUNCHED("msm_aff_tail");
                 aff_prof_mark(&ap, ctx, AFF_PROF_ROUNDS);
             }
@@ -903,21 +1028,30 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             aff_prof_mark(&ap, ctx, AFF_PROF_SCANS);
             if (total_out == 0) break; /* every bucket of the range is done */
             /* Skewed scalars can put more entries in one range than the estimate. */
-            st = aff_reserve(ctx, &pts[o], &cap[o], total_out, err);
+            st = aff_reserve(ctx, &pts[o], &cap[o], total_out, sizeof(typename P::aff), err);
             if (st != CUZK_OK) goto done;
-            /* Each thread inverts once for `per` outputs (6 products each): the fewest full waves of resident
-             * threads with per <= AFF_PER_MAX, the work spread evenly over them, but per >= AFF_PER_MIN. */
+            /* Each thread inverts once for `per` outputs: the fewest full waves of resident threads with per <=
+             * AFF_PER_MAX, the work spread evenly over them, but per >= P::PER_MIN. */
             size_t resident = (size_t)ctx->sm_count * (r == 1 ? occ1 : occ) * THREADS;
             size_t waves = (total_out + resident * AFF_PER_MAX - 1) / (resident * AFF_PER_MAX);
             if (waves == 0) waves = 1;
             size_t per = (total_out + waves * resident - 1) / (waves * resident);
-            if (per < AFF_PER_MIN) per = AFF_PER_MIN;
+            if (per < P::PER_MIN) per = P::PER_MIN;
             size_t threads = (total_out + per - 1) / per;
             /* A warp takes 32 * per outputs: whole warps. */
             threads = (threads + 31) / 32 * 32;
-            if (r == 1 && warp_gather)
-                k_round1w<<<blocks_for(threads), THREADS, ws_bytes, ctx->stream>>>(
-                    svals, points, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
+            bool launched = false;
+            if constexpr (P::WARP) {
+                if (r == 1 && warp_gather) {
+                    auto k_round1w = P::inv_by(tune) ? msm_aff_round1w<true> : msm_aff_round1w<false>;
+                    k_round1w<<<blocks_for(threads), THREADS, ws_bytes, ctx->stream>>>(
+                        svals, points, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o],
+                        cap[o]);
+                    launched = true;
+                }
+            }
+            if (launched)
+                ;
             else if (r == 1)
                 k_round1<<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
                     in0, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
@@ -932,7 +1066,7 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             in.stride = cap[o];
         }
     }
-    aff_prof_report(&ap, rounds, run, tail, (unsigned)ngroups);
+    aff_prof_report(&ap, P::NAME, rounds, run, tail, (unsigned)ngroups);
 done:
     aff_prof_end(&ap);
     if (start) cudaFreeAsync(start, ctx->stream);
@@ -947,14 +1081,54 @@ done:
     return st;
 }
 
-extern "C" unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n)
+/* XYZZ bucket sums (the segmented sum of the file comment) of the total sorted (skeys, svals) into buckets (zeroed
+ * by the caller). */
+template <class P>
+static cuzk_status msm_bucket_sums_xyzz(gpu_ctx *ctx, const uint32_t *skeys, const uint32_t *svals,
+                                        const typename P::aff *points, size_t total, size_t nb,
+                                        typename P::xyzz *buckets, cuzk_error *err)
 {
-    (void)ctx;
-    /* Cost model in mixed additions: nwin * (n + 3 * 2^(c-1)), the bucket sums plus their reduction. Capped at
-     * 20 bits: wider windows save little and the buckets grow past a few GiB. */
-    unsigned best = 4;
+    typedef typename P::xyzz X;
+    cuzk_status st = CUZK_OK;
+    size_t slots = 2 * ((total + MSM_CHUNK - 1) / MSM_CHUNK), len = total, threads;
+    uint32_t *lk[2] = {NULL, NULL};
+    X *lp[2] = {NULL, NULL};
+    bool fin;
+    int cur = 0;
+    for (int k = 0; k < 2; k++) {
+        GPU_TRY(cudaMallocAsync((void **)&lk[k], slots * 4, ctx->stream));
+        GPU_TRY(cudaMallocAsync((void **)&lp[k], slots * sizeof(X), ctx->stream));
+    }
+    fin = len <= MSM_CHUNK;
+    threads = (len + MSM_CHUNK - 1) / MSM_CHUNK;
+    msm_bucket_sum<P, true><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(skeys, svals, points, NULL, len,
+                                                                              (uint32_t)nb, fin, buckets, lk[0], lp[0]);
+    GPU_LAUNCHED("msm_bucket_sum<level 0>");
+    len = 2 * threads;
+    while (!fin) {
+        fin = len <= MSM_CHUNK;
+        threads = (len + MSM_CHUNK - 1) / MSM_CHUNK;
+        msm_bucket_sum<P, false><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
+            lk[cur], NULL, NULL, lp[cur], len, (uint32_t)nb, fin, buckets, lk[cur ^ 1], lp[cur ^ 1]);
+        GPU_LAUNCHED("msm_bucket_sum<level n>");
+        cur ^= 1;
+        len = 2 * threads;
+    }
+done:
+    for (int k = 0; k < 2; k++) {
+        if (lk[k]) cudaFreeAsync(lk[k], ctx->stream);
+        if (lp[k]) cudaFreeAsync(lp[k], ctx->stream);
+    }
+    return st;
+}
+
+/* Window size for n scalars in [C_MIN, C_MAX]: cost model in mixed additions nwin * (n + 3 * 2^(c-1)), the bucket
+ * sums plus their reduction. Capped: wider windows save little and the buckets grow past a few GiB. */
+static unsigned msm_window_bits(size_t n, unsigned cmin, unsigned cmax)
+{
+    unsigned best = cmin;
     double best_cost = 1e300;
-    for (unsigned c = 4; c <= 20; c++) {
+    for (unsigned c = cmin; c <= cmax; c++) {
         unsigned nwin = (255 + c - 1) / c;
         double cost = (double)nwin * ((double)n + 3.0 * (double)(1u << (c - 1)));
         if (cost < best_cost) {
@@ -963,6 +1137,12 @@ extern "C" unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n)
         }
     }
     return best;
+}
+
+extern "C" unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n)
+{
+    (void)ctx;
+    return msm_window_bits(n, g1_pt::C_MIN, g1_pt::C_MAX);
 }
 
 /* Phase timing, printed to stderr when CUZK_GPU_PROFILE is set (events on the context's stream). */
@@ -991,11 +1171,11 @@ static void prof_mark(prof_t *p, gpu_ctx *ctx, const char *name)
     if (cudaEventRecord(p->ev[p->count], ctx->stream) == cudaSuccess) p->count++;
 }
 
-static void prof_report(prof_t *p, size_t n, unsigned c)
+static void prof_report(prof_t *p, const char *group, size_t n, unsigned c)
 {
     if (!p->on || p->count < 2) return;
     cudaEventSynchronize(p->ev[p->count - 1]);
-    fprintf(stderr, "gpu_msm_g1 n=%zu c=%u:", n, c);
+    fprintf(stderr, "gpu_msm_%s n=%zu c=%u:", group, n, c);
     for (int i = 1; i < p->count; i++) {
         float ms = 0;
         cudaEventElapsedTime(&ms, p->ev[i - 1], p->ev[i]);
@@ -1012,35 +1192,182 @@ static void prof_end(prof_t *p)
     (void)cudaGetLastError();
 }
 
-static void host_finish(g1_jac_t *out, const g1_xyzz_t *win, unsigned nwin, unsigned c)
+/* Horner over the window sums, on the host. */
+template <class P>
+static void host_finish(typename P::h_jac *out, const typename P::h_xyzz *win, unsigned nwin, unsigned c)
 {
-    g1_jac_t acc, t;
-    g1_jac_set_inf(&acc);
+    typename P::h_jac acc, t;
+    P::h_set_inf(&acc);
     for (unsigned w = nwin; w-- > 0;) {
-        for (unsigned k = 0; k < c; k++) g1_jac_dbl(&acc, &acc);
-        g1_xyzz_to_jac(&t, &win[w]);
-        g1_jac_add(&acc, &acc, &t);
+        for (unsigned k = 0; k < c; k++) P::h_dbl(&acc);
+        P::h_to_jac(&t, &win[w]);
+        P::h_add(&acc, &t);
     }
     *out = acc;
 }
 
-/* Bucket entries (n * windows) from which the affine rounds (warp gather) are the default. H200, uniform scalars,
- * msm4's call B, affine-warp leaving early with a tail of 4 points against XYZZ: 2^20 points (c = 16, 16 M entries)
- * 12.45 ms against 13.23, 2^21 20.3 against 22.8, 2^22 32.2 against 38.7, 2^23 66.1 against 69.4. (msm3: without
- * early leaving XYZZ won at 2^22, 38.7 against 40.8 ms: the pass-through rounds cost a launch, a scan and a sync
- * each.) */
-#define AFF_MIN_ENTRIES ((size_t)16 << 20)
+/* Where an MSM's points come from: bases (host or device; nbases of them staged, idx[k] naming scalar k's base when
+ * idx is not NULL: G2), or a prepared table (G1: table_n rows per window, window c_prep). */
+template <class P> struct msm_src {
+    const typename P::h_aff *bases;
+    size_t nbases;
+    const uint32_t *idx;
+    const typename P::aff *table;
+    size_t table_n;
+    unsigned c_prep;
+};
 
-/* The variant gpu_msm_g1 runs for `entries` bucket entries: CUZK_GPU_MSM=xyzz, =affine or =affine-warp overrides the
- * choice. */
-static gpu_msm_variant msm_default_variant(size_t entries)
+/* The MSM. variant: DEFAULT (by size: affine-warp or affine from P::MSM_AFF_MIN bucket entries), XYZZ, AFFINE or
+ * AFFINE_WARP (G1). retry: an affine run out of device memory falls back to the XYZZ bucket sums in place. *affine:
+ * whether the bucket sums were affine. */
+template <class P>
+static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P> &src, const fr_t *scalars,
+                           size_t n, unsigned c, gpu_msm_variant variant, bool retry, bool *affine_out,
+                           cuzk_error *err)
 {
-    gpu_tune_path forced = gpu_tune_get().msm;
-    if (forced == GPU_TUNE_AFFINE) return GPU_MSM_AFFINE;
-    if (forced == GPU_TUNE_XYZZ) return GPU_MSM_XYZZ;
-    if (forced == GPU_TUNE_AFFINE_WARP) return GPU_MSM_AFFINE_WARP;
-    return entries >= AFF_MIN_ENTRIES ? GPU_MSM_AFFINE_WARP : GPU_MSM_XYZZ;
+    typedef typename P::xyzz X;
+    cuzk_status st = CUZK_OK;
+    const void *d_bases = NULL, *d_scalars = NULL, *d_idx = NULL;
+    void *own_bases = NULL, *own_scalars = NULL, *own_idx = NULL, *cub_tmp = NULL;
+    uint32_t *keys = NULL, *vals = NULL, *skeys = NULL, *svals = NULL;
+    X *buckets = NULL, *segs = NULL, *wins = NULL;
+    typename P::h_xyzz *h_wins = NULL;
+    unsigned nwin = 0, bw = 1, M = 1, nseg = 0;
+    size_t nb = 0, cub_bytes = 0, total = 0;
+    int key_bits = 1;
+    bool affine = false, prepared = src.table != NULL;
+    float ms = 0;
+    prof_t prof;
+
+    *affine_out = false;
+    if (prepared) c = src.c_prep;
+    if (c == 0) c = msm_window_bits(n, P::C_MIN, P::C_MAX);
+    nwin = (255 + c - 1) / c;
+    bw = prepared ? 1 : nwin; /* sets of buckets */
+    nb = ((size_t)1 << (c - 1)) + 1;
+    M = 1;
+    while ((size_t)bw * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
+    nseg = (unsigned)((nb - 1 + M - 1) / M);
+    total = (size_t)nwin * n;
+    if (variant == GPU_MSM_DEFAULT)
+        variant = total >= P::MSM_AFF_MIN ? (P::WARP ? GPU_MSM_AFFINE_WARP : GPU_MSM_AFFINE) : GPU_MSM_XYZZ;
+    if (!P::WARP && variant == GPU_MSM_AFFINE_WARP) variant = GPU_MSM_AFFINE;
+    affine = variant == GPU_MSM_AFFINE || variant == GPU_MSM_AFFINE_WARP;
+    /* The affine rounds index sorted entries with 32 bits (values carry a sign bit: below 2^31). */
+    if (affine && total >= ((size_t)1 << 31)) variant = GPU_MSM_XYZZ;
+    /* They load bases 16 bytes at a time: device bases at an odd offset (never from cudaMalloc) take XYZZ. */
+    if (affine && !prepared && gpu_is_device_ptr(src.bases) && ((uintptr_t)src.bases & 15) != 0)
+        variant = GPU_MSM_XYZZ;
+    affine = variant != GPU_MSM_XYZZ;
+    h_wins = (typename P::h_xyzz *)malloc(bw * sizeof *h_wins);
+    if (h_wins == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_%s: out of host memory", P::NAME);
+
+    prof_begin(&prof, ctx);
+    GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
+    st = gpu_stage_in(ctx, scalars, n * sizeof(fr_t), &d_scalars, &own_scalars, err);
+    if (st != CUZK_OK) goto done;
+    if (prepared) {
+        d_bases = src.table;
+    } else {
+        st = gpu_stage_in(ctx, src.bases, src.nbases * sizeof(typename P::h_aff), &d_bases, &own_bases, err);
+        if (st != CUZK_OK) goto done;
+    }
+    if (src.idx) {
+        st = gpu_stage_in(ctx, src.idx, n * sizeof(uint32_t), &d_idx, &own_idx, err);
+        if (st != CUZK_OK) goto done;
+    }
+
+    GPU_TRY(cudaMallocAsync((void **)&keys, total * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&vals, total * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&skeys, total * 4, ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&svals, total * 4, ctx->stream));
+    while (((size_t)1 << key_bits) < (size_t)bw * nb) key_bits++;
+    GPU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
+                                            ctx->stream));
+    GPU_TRY(cudaMallocAsync(&cub_tmp, cub_bytes, ctx->stream));
+    prof_mark(&prof, ctx, "alloc+upload");
+
+    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, (const uint32_t *)d_idx, n, c,
+                                                           nwin, (uint32_t)nb, prepared ? (uint32_t)src.table_n : 0,
+                                                           keys, vals);
+    GPU_LAUNCHED("msm_digits");
+    prof_mark(&prof, ctx, "digits");
+    GPU_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
+                                            ctx->stream));
+    /* The unsorted copies and the sort's scratch are not needed any more: room for the round lists (the G1 copy
+     * of this function held them to the end). */
+    GPU_TRY(cudaFreeAsync(keys, ctx->stream));
+    keys = NULL;
+    GPU_TRY(cudaFreeAsync(vals, ctx->stream));
+    vals = NULL;
+    GPU_TRY(cudaFreeAsync(cub_tmp, ctx->stream));
+    cub_tmp = NULL;
+    if (own_idx) {
+        GPU_TRY(cudaFreeAsync(own_idx, ctx->stream));
+        own_idx = NULL;
+    }
+    GPU_TRY(cudaMallocAsync((void **)&buckets, (size_t)bw * nb * sizeof(X), ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&segs, (size_t)bw * nseg * sizeof(X), ctx->stream));
+    /* All-zero bytes are XYZZ infinity (ZZ = 0): buckets no digit reaches read as empty. */
+    GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)bw * nb * sizeof(X), ctx->stream));
+    prof_mark(&prof, ctx, "sort");
+    if (affine) {
+        st = msm_bucket_sums_affine<P>(ctx, skeys, svals, (const typename P::aff *)d_bases, total, (size_t)bw * nb,
+                                       nb, variant == GPU_MSM_AFFINE_WARP, buckets, err);
+        if (st == CUZK_ERR_NOMEM && retry) {
+            /* XYZZ needs ~5 bytes per bucket entry instead of ~0.75 of a point. */
+            forget_nomem(err);
+            st = CUZK_OK;
+            affine = false;
+            GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)bw * nb * sizeof(X), ctx->stream));
+        } else if (st != CUZK_OK) {
+            goto done;
+        }
+        prof_mark(&prof, ctx, "bucket sums affine");
+    }
+    if (!affine) {
+        st = msm_bucket_sums_xyzz<P>(ctx, skeys, svals, (const typename P::aff *)d_bases, total, nb, buckets, err);
+        if (st != CUZK_OK) goto done;
+        prof_mark(&prof, ctx, "bucket sums xyzz");
+    }
+    *affine_out = affine;
+
+    msm_bucket_reduce<P><<<blocks_for((size_t)nseg * bw), THREADS, 0, ctx->stream>>>(buckets, nb, M, nseg, bw, segs);
+    GPU_LAUNCHED("msm_bucket_reduce");
+    prof_mark(&prof, ctx, "bucket reduce");
+    st = reduce_groups<P>(ctx, segs, nseg, bw, &wins, err);
+    if (st != CUZK_OK) goto done;
+    if (wins != segs) {
+        GPU_TRY(cudaFreeAsync(segs, ctx->stream));
+        segs = wins;
+    }
+    prof_mark(&prof, ctx, "segment reduce");
+    GPU_TRY(cudaMemcpyAsync(h_wins, wins, bw * sizeof *h_wins, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
+    GPU_TRY(cudaEventSynchronize(ctx->ev_stop));
+    GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
+    ctx->last_ms = ms;
+    host_finish<P>(out, h_wins, bw, c);
+    prof_report(&prof, P::NAME, n, c);
+
+done:
+    {
+        void *dev[] = {own_bases, own_scalars, own_idx, keys, vals, skeys, svals, buckets, segs, cub_tmp};
+        for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+            if (dev[i]) cudaFreeAsync(dev[i], ctx->stream);
+    }
+    if (st != CUZK_OK) {
+        /* Let queued work finish before the caller reuses its inputs. */
+        cudaStreamSynchronize(ctx->stream);
+        (void)cudaGetLastError();
+        cuzk_error_prefix(err, "gpu_msm_%s(n=%zu, c=%u, variant %d): ", P::NAME, n, c, (int)variant);
+    }
+    free(h_wins);
+    prof_end(&prof);
+    return st;
 }
+
+/* ---- G1 MSM entry points ---- */
 
 /* Bases prepared for one set of buckets: table[w * n + i] = 2^(w c) * bases[i] (affine), w < nwin. */
 struct gpu_msm_bases {
@@ -1050,29 +1377,18 @@ struct gpu_msm_bases {
     unsigned c, nwin;
 };
 
-/* The MSM; with pb, bases are pb's table (its first n rows of each window) and c is pb's. *ran: the variant run. */
-static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const gpu_msm_bases *pb,
-                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant,
-                              gpu_msm_variant *ran, cuzk_error *err)
+/* The G1 MSM; with pb, bases are pb's table (its first n rows of each window) and c is pb's. When the default
+ * chose the affine rounds and device memory ran out, XYZZ runs instead (unless CUZK_GPU_MSM forced a path). */
+static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const gpu_msm_bases *pb,
+                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
 {
-    cuzk_status st = CUZK_OK;
-    const void *d_bases = NULL, *d_scalars = NULL;
-    void *own_bases = NULL, *own_scalars = NULL, *cub_tmp = NULL;
-    uint32_t *keys = NULL, *vals = NULL, *skeys = NULL, *svals = NULL, *lk[2] = {NULL, NULL};
-    g1_xyzz_d *buckets = NULL, *lp[2] = {NULL, NULL}, *segs = NULL, *wins = NULL;
-    g1_xyzz_t *h_wins = NULL;
-    unsigned nwin = 0, bw = 1, M = 1, nseg = 0;
-    size_t nb = 0, cub_bytes = 0, slots = 0, total = 0;
-    int key_bits = 1;
+    cuzk_status st;
     bool affine = false;
-    float ms = 0;
-    prof_t prof;
-
+    msm_src<g1_pt> src = {bases, n, NULL, pb ? pb->table : NULL, pb ? pb->n : 0, pb ? pb->c : 0};
     if (out == NULL || (n > 0 && ((bases == NULL && pb == NULL) || scalars == NULL)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: NULL argument");
     if (pb != NULL && n > pb->n)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: n = %zu > %zu prepared", n, pb->n);
-    if (pb != NULL) c = pb->c;
     if (n >= (1ull << 31)) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: n = %zu >= 2^31", n);
     if (c != 0 && (c < 2 || c > 24))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: window of %u bits outside 2..24", c);
@@ -1086,142 +1402,16 @@ static cuzk_status msm_g1_run(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
         ctx->last_ms = 0;
         return CUZK_OK;
     }
-    if (c == 0) c = gpu_msm_window_bits(ctx, n);
-    nwin = (255 + c - 1) / c;
-    bw = pb ? 1 : nwin; /* sets of buckets */
-    nb = ((size_t)1 << (c - 1)) + 1;
-    M = 1;
-    while ((size_t)bw * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
-    nseg = (unsigned)((nb - 1 + M - 1) / M);
-    if (variant == GPU_MSM_DEFAULT) variant = msm_default_variant((size_t)nwin * n);
-    affine = variant == GPU_MSM_AFFINE || variant == GPU_MSM_AFFINE_WARP;
-    /* The affine rounds index sorted entries with 32 bits. */
-    if (affine && (size_t)nwin * n >= ((size_t)1 << 32)) variant = GPU_MSM_XYZZ;
-    /* They load bases 16 bytes at a time: device bases at an odd offset (never from cudaMalloc) take XYZZ. */
-    if (affine && pb == NULL && gpu_is_device_ptr(bases) && ((uintptr_t)bases & 15) != 0) variant = GPU_MSM_XYZZ;
-    affine = variant != GPU_MSM_XYZZ;
-    *ran = variant;
-    slots = variant == GPU_MSM_XYZZ ? 2 * (((size_t)nwin * n + MSM_CHUNK - 1) / MSM_CHUNK) : 0;
-    h_wins = (g1_xyzz_t *)malloc(bw * sizeof *h_wins);
-    if (h_wins == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_g1: out of host memory");
-
-    prof_begin(&prof, ctx);
-    GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
-    st = gpu_stage_in(ctx, scalars, n * sizeof(fr_t), &d_scalars, &own_scalars, err);
-    if (st != CUZK_OK) goto done;
-    if (pb) {
-        d_bases = pb->table;
-    } else {
-        st = gpu_stage_in(ctx, bases, n * sizeof(g1_affine_t), &d_bases, &own_bases, err);
-        if (st != CUZK_OK) goto done;
-    }
-
-    total = (size_t)nwin * n;
-    GPU_TRY(cudaMallocAsync((void **)&keys, total * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&vals, total * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&skeys, total * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&svals, total * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&buckets, (size_t)bw * nb * sizeof(g1_xyzz_d), ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&segs, (size_t)bw * nseg * sizeof(g1_xyzz_d), ctx->stream));
-    for (int k = 0; k < 2 && slots > 0; k++) {
-        GPU_TRY(cudaMallocAsync((void **)&lk[k], slots * 4, ctx->stream));
-        GPU_TRY(cudaMallocAsync((void **)&lp[k], slots * sizeof(g1_xyzz_d), ctx->stream));
-    }
-    while (((size_t)1 << key_bits) < (size_t)bw * nb) key_bits++;
-    GPU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
-                                            ctx->stream));
-    GPU_TRY(cudaMallocAsync(&cub_tmp, cub_bytes, ctx->stream));
-    /* All-zero bytes are XYZZ infinity (ZZ = 0): buckets no digit reaches read as empty. */
-    GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)bw * nb * sizeof(g1_xyzz_d), ctx->stream));
-    prof_mark(&prof, ctx, "alloc+upload");
-
-    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, n, c, nwin, (uint32_t)nb,
-                                                           pb ? (uint32_t)pb->n : 0, keys, vals);
-    GPU_LAUNCHED("msm_digits");
-    prof_mark(&prof, ctx, "digits");
-    GPU_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
-                                            ctx->stream));
-    prof_mark(&prof, ctx, "sort");
-    if (affine) {
-        st = msm_bucket_sums_affine(ctx, skeys, svals, (const g1_aff_d *)d_bases, total, (size_t)bw * nb, nb,
-                                    variant == GPU_MSM_AFFINE_WARP, buckets, err);
-        if (st != CUZK_OK) goto done;
-        prof_mark(&prof, ctx, "bucket sums affine");
-    } else {
-        size_t len = total;
-        bool fin = len <= MSM_CHUNK;
-        size_t threads = (len + MSM_CHUNK - 1) / MSM_CHUNK;
-        msm_bucket_sum<true><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-            skeys, svals, (const g1_aff_d *)d_bases, NULL, len, (uint32_t)nb, fin, buckets, lk[0], lp[0]);
-        GPU_LAUNCHED("msm_bucket_sum<level 0>");
-        prof_mark(&prof, ctx, "bucket sum level 0");
-        int cur = 0;
-        len = 2 * threads;
-        while (!fin) {
-            fin = len <= MSM_CHUNK;
-            threads = (len + MSM_CHUNK - 1) / MSM_CHUNK;
-            msm_bucket_sum<false><<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-                lk[cur], NULL, NULL, lp[cur], len, (uint32_t)nb, fin, buckets, lk[cur ^ 1], lp[cur ^ 1]);
-            GPU_LAUNCHED("msm_bucket_sum<level n>");
-            cur ^= 1;
-            len = 2 * threads;
-        }
-        prof_mark(&prof, ctx, "bucket sum levels 1+");
-    }
-
-    msm_bucket_reduce<<<blocks_for((size_t)nseg * bw), THREADS, 0, ctx->stream>>>(buckets, nb, M, nseg, bw, segs);
-    GPU_LAUNCHED("msm_bucket_reduce");
-    prof_mark(&prof, ctx, "bucket reduce");
-    st = reduce_groups(ctx, segs, nseg, bw, &wins, err);
-    if (st != CUZK_OK) goto done;
-    if (wins != segs) {
-        GPU_TRY(cudaFreeAsync(segs, ctx->stream));
-        segs = wins;
-    }
-    prof_mark(&prof, ctx, "segment reduce");
-    GPU_TRY(cudaMemcpyAsync(h_wins, wins, bw * sizeof *h_wins, cudaMemcpyDeviceToHost, ctx->stream));
-    GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
-    GPU_TRY(cudaEventSynchronize(ctx->ev_stop));
-    GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
-    ctx->last_ms = ms;
-    host_finish(out, h_wins, bw, c);
-    prof_report(&prof, n, c);
-
-done:
-    if (own_bases) cudaFreeAsync(own_bases, ctx->stream);
-    if (own_scalars) cudaFreeAsync(own_scalars, ctx->stream);
-    if (keys) cudaFreeAsync(keys, ctx->stream);
-    if (vals) cudaFreeAsync(vals, ctx->stream);
-    if (skeys) cudaFreeAsync(skeys, ctx->stream);
-    if (svals) cudaFreeAsync(svals, ctx->stream);
-    if (buckets) cudaFreeAsync(buckets, ctx->stream);
-    if (segs) cudaFreeAsync(segs, ctx->stream);
-    for (int k = 0; k < 2; k++) {
-        if (lk[k]) cudaFreeAsync(lk[k], ctx->stream);
-        if (lp[k]) cudaFreeAsync(lp[k], ctx->stream);
-    }
-    if (cub_tmp) cudaFreeAsync(cub_tmp, ctx->stream);
-    if (st != CUZK_OK) {
-        /* Let queued work finish before the caller reuses its inputs. */
-        cudaStreamSynchronize(ctx->stream);
-        (void)cudaGetLastError();
-        cuzk_error_prefix(err, "gpu_msm_g1(n=%zu, c=%u, variant %d): ", n, c, (int)variant);
-    }
-    free(h_wins);
-    prof_end(&prof);
-    return st;
-}
-
-/* msm_g1_run; when the default chose the affine rounds and device memory ran out, XYZZ (which needs ~8 bytes per
- * bucket entry instead of ~72) runs instead. */
-static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const gpu_msm_bases *pb,
-                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
-{
-    gpu_msm_variant ran = variant;
-    cuzk_status st = msm_g1_run(ctx, out, bases, pb, scalars, n, c, variant, &ran, err);
-    if (st == CUZK_ERR_NOMEM && variant == GPU_MSM_DEFAULT && ran != GPU_MSM_XYZZ && !gpu_tune_get().msm_forced)
-        st = msm_g1_run(ctx, out, bases, pb, scalars, n, c, GPU_MSM_XYZZ, &ran, err);
-    return st;
+    gpu_tune tune = gpu_tune_get();
+    /* CUZK_GPU_MSM forces a path for the default variant. */
+    if (variant == GPU_MSM_DEFAULT && tune.msm != GPU_TUNE_AUTO)
+        return msm_run<g1_pt>(ctx, out, src, scalars, n, c,
+                              tune.msm == GPU_TUNE_XYZZ     ? GPU_MSM_XYZZ
+                              : tune.msm == GPU_TUNE_AFFINE ? GPU_MSM_AFFINE
+                                                            : GPU_MSM_AFFINE_WARP,
+                              !tune.msm_forced, &affine, err);
+    return msm_run<g1_pt>(ctx, out, src, scalars, n, c, variant, variant == GPU_MSM_DEFAULT && !tune.msm_forced,
+                          &affine, err);
 }
 
 extern "C" cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
@@ -1240,7 +1430,6 @@ extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gp
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: bases prepared on another device");
     return msm_g1_any(ctx, out, NULL, pb, scalars, n, 0, variant, err);
 }
-
 /* Window w + 1 of the table from window w: scratch[i] = 2^c * row[i] (XYZZ). */
 __global__ void __launch_bounds__(THREADS) msm_prep_double(const g1_aff_d *row, size_t n, unsigned c,
                                                            g1_xyzz_d *scratch)
@@ -1454,6 +1643,8 @@ done:
     return st;
 }
 
+/* ---- Batch addition ---- */
+
 /* A single bucket would take log2(selected) rounds, the late ones with a handful of outputs (a launch, a scan and
  * a host sync each, and threads that wait on their products' latency): the selected bases are cut into buckets
  * of BATCH_SEG, halved in log2(BATCH_SEG) - tail rounds that all fill the device, and the bucket sums added by a
@@ -1467,40 +1658,31 @@ __global__ void batch_keys(uint32_t count, uint32_t *keys)
     if (j < count) keys[j] = 1 + (uint32_t)(j / BATCH_SEG);
 }
 
-/* Batch addition: XYZZ mixed additions in fixed chunks of bases per thread (every base's mask bit read), or the
- * selected bases compacted into one bucket of the batch-affine rounds (~6.6 products an addition instead of 10).
- * CUZK_GPU_BATCH=xyzz|affine forces one; by default affine from BATCH_AFF_MIN selected bases. */
-#define BATCH_AFF_MIN ((size_t)1 << 20)
-
-static int batch_variant_env(void)
-{
-    gpu_tune_path forced = gpu_tune_get().batch;
-    return forced == GPU_TUNE_XYZZ ? 0 : forced == GPU_TUNE_AFFINE ? 1 : -1;
-}
-
-/* The affine batch addition over device bases and mask; *sel = the number of selected bases. With
+/* The affine batch addition over device bases and mask into *res (host, once the stream reaches it). With
  * min_sel > 0 and fewer selected bases than that, returns CUZK_OK with *done = false (nothing computed). */
-static cuzk_status batch_add_affine(gpu_ctx *ctx, g1_xyzz_t *res, const g1_aff_d *bases, const uint64_t *mask,
-                                    size_t n, size_t min_sel, bool *done, cuzk_error *err)
+template <class P>
+static cuzk_status batch_add_affine(gpu_ctx *ctx, typename P::h_xyzz *res, const typename P::aff *bases,
+                                    const uint64_t *mask, size_t n, size_t min_sel, bool *done, cuzk_error *err)
 {
+    typedef typename P::xyzz X;
     cuzk_status st = CUZK_OK;
     uint32_t *keys = NULL, *vals = NULL, sel = 0;
     size_t nbk = 0;
-    g1_xyzz_d *buckets = NULL, *sum = NULL;
+    X *buckets = NULL, *sum = NULL;
     *done = false;
     st = gpu_mask_compact(ctx, mask, n, min_sel, &vals, &sel, err);
     if (st != CUZK_OK || sel < min_sel) goto done;
     nbk = 1 + ((size_t)sel + BATCH_SEG - 1) / BATCH_SEG;
-    GPU_TRY(cudaMallocAsync((void **)&buckets, nbk * sizeof(g1_xyzz_d), ctx->stream));
-    GPU_TRY(cudaMemsetAsync(buckets, 0, nbk * sizeof(g1_xyzz_d), ctx->stream));
+    GPU_TRY(cudaMallocAsync((void **)&buckets, nbk * sizeof(X), ctx->stream));
+    GPU_TRY(cudaMemsetAsync(buckets, 0, nbk * sizeof(X), ctx->stream));
     if (sel > 0) {
         GPU_TRY(cudaMallocAsync((void **)&keys, (size_t)sel * 4, ctx->stream));
         batch_keys<<<blocks_for(sel), THREADS, 0, ctx->stream>>>(sel, keys);
         GPU_LAUNCHED("batch_keys");
-        st = msm_bucket_sums_affine(ctx, keys, vals, bases, sel, nbk, nbk, true, buckets, err);
+        st = msm_bucket_sums_affine<P>(ctx, keys, vals, bases, sel, nbk, nbk, true, buckets, err);
         if (st != CUZK_OK) goto done;
     }
-    st = reduce_groups(ctx, buckets, nbk, 1, &sum, err);
+    st = reduce_groups<P>(ctx, buckets, nbk, 1, &sum, err);
     if (st != CUZK_OK) goto done;
     if (sum != buckets) {
         GPU_TRY(cudaFreeAsync(buckets, ctx->stream));
@@ -1515,51 +1697,64 @@ done:
     return st;
 }
 
-extern "C" cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask,
-                                        size_t n, cuzk_error *err)
+/* Batch addition: XYZZ mixed additions in fixed chunks of bases per thread (every base's mask bit read), or the
+ * selected bases compacted into buckets of the batch-affine rounds (~6.6 products an addition instead of 10 in
+ * G1). The knob (G1: CUZK_GPU_BATCH, G2: CUZK_GPU_G2) forces one; by default affine from P::BATCH_AFF_MIN
+ * selected bases (the G2 copy counted all n bases, selected or not). Out of device memory in the rounds (~0.75 of
+ * a point per selected base), XYZZ runs instead, which needs almost none; G1 does not when the path was forced.
+ * *affine: the path taken. */
+template <class P>
+static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typename P::h_aff *bases,
+                             const uint64_t *mask, size_t n, bool retry_forced, bool *affine, cuzk_error *err)
 {
+    typedef typename P::xyzz X;
     cuzk_status st = CUZK_OK;
     const void *d_bases = NULL, *d_mask = NULL;
     void *own_bases = NULL, *own_mask = NULL;
-    g1_xyzz_d *parts = NULL, *res = NULL;
-    g1_xyzz_t h_res;
-    size_t chunks = (n + BATCH_CHUNK - 1) / BATCH_CHUNK;
+    X *parts = NULL, *res = NULL;
+    typename P::h_xyzz h_res;
+    size_t chunks = (n + P::BATCH_CHUNK - 1) / P::BATCH_CHUNK;
     float ms = 0;
-    int venv = batch_variant_env();
+    int venv = P::batch_path(gpu_tune_get());
 
+    *affine = false;
     if (out == NULL || (n > 0 && (bases == NULL || mask == NULL)))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_batch_add_g1: NULL argument");
-    if (n >= (1ull << 32)) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_batch_add_g1: n = %zu >= 2^32", n);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_batch_add_%s: NULL argument", P::NAME);
+    if (n >= (1ull << 32))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_batch_add_%s: n = %zu >= 2^32", P::NAME, n);
     st = gpu_ctx_enter(ctx, err);
     if (st != CUZK_OK) return st;
     if (n == 0) {
-        g1_jac_set_inf(out);
+        P::h_set_inf(out);
         ctx->last_ms = 0;
         return CUZK_OK;
     }
     GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
     st = gpu_stage_in(ctx, mask, (n + 63) / 64 * 8, &d_mask, &own_mask, err);
     if (st != CUZK_OK) goto done;
-    st = gpu_stage_in(ctx, bases, n * sizeof(g1_affine_t), &d_bases, &own_bases, err);
+    st = gpu_stage_in(ctx, bases, n * sizeof(typename P::h_aff), &d_bases, &own_bases, err);
     if (st != CUZK_OK) goto done;
-    /* The affine rounds load bases 16 bytes at a time: bases at an odd offset take XYZZ. */
-    if (venv != 0 && ((uintptr_t)d_bases & 15) == 0) {
+    /* The affine rounds load bases 16 bytes at a time: bases at an odd offset take XYZZ. Fewer than min bases
+     * cannot select min: no compaction to count them. */
+    if (venv != 0 && ((uintptr_t)d_bases & 15) == 0 && (venv == 1 || n >= P::BATCH_AFF_MIN)) {
         bool done_aff = false;
-        st = batch_add_affine(ctx, &h_res, (const g1_aff_d *)d_bases, (const uint64_t *)d_mask, n,
-                              venv == 1 ? 0 : BATCH_AFF_MIN, &done_aff, err);
-        /* Out of device memory in the rounds (~72 bytes per selected base): XYZZ needs almost none. */
-        if (st == CUZK_ERR_NOMEM && venv != 1) {
-            (void)cudaGetLastError();
+        st = batch_add_affine<P>(ctx, &h_res, (const typename P::aff *)d_bases, (const uint64_t *)d_mask, n,
+                                 venv == 1 ? 0 : P::BATCH_AFF_MIN, &done_aff, err);
+        if (st == CUZK_ERR_NOMEM && (venv != 1 || retry_forced)) {
+            forget_nomem(err);
             st = CUZK_OK;
         }
         if (st != CUZK_OK) goto done;
-        if (done_aff) goto finish;
+        if (done_aff) {
+            *affine = true;
+            goto finish;
+        }
     }
-    GPU_TRY(cudaMallocAsync((void **)&parts, chunks * sizeof(g1_xyzz_d), ctx->stream));
-    batch_add_chunks<<<blocks_for(chunks), THREADS, 0, ctx->stream>>>((const g1_aff_d *)d_bases,
-                                                                       (const uint64_t *)d_mask, n, parts);
+    GPU_TRY(cudaMallocAsync((void **)&parts, chunks * sizeof(X), ctx->stream));
+    batch_add_chunks<P><<<blocks_for(chunks), THREADS, 0, ctx->stream>>>((const typename P::aff *)d_bases,
+                                                                          (const uint64_t *)d_mask, n, parts);
     GPU_LAUNCHED("batch_add_chunks");
-    st = reduce_groups(ctx, parts, chunks, 1, &res, err);
+    st = reduce_groups<P>(ctx, parts, chunks, 1, &res, err);
     if (st != CUZK_OK) goto done;
     if (res != parts) {
         GPU_TRY(cudaFreeAsync(parts, ctx->stream));
@@ -1571,15 +1766,79 @@ finish:
     GPU_TRY(cudaEventSynchronize(ctx->ev_stop));
     GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
     ctx->last_ms = ms;
-    g1_xyzz_to_jac(out, &h_res);
+    P::h_to_jac(out, &h_res);
 done:
     if (own_bases) cudaFreeAsync(own_bases, ctx->stream);
     if (own_mask) cudaFreeAsync(own_mask, ctx->stream);
     if (parts) cudaFreeAsync(parts, ctx->stream);
     if (st != CUZK_OK) {
+        *affine = false;
         cudaStreamSynchronize(ctx->stream);
         (void)cudaGetLastError();
-        cuzk_error_prefix(err, "gpu_batch_add_g1(n=%zu): ", n);
+        cuzk_error_prefix(err, "gpu_batch_add_%s(n=%zu): ", P::NAME, n);
     }
+    return st;
+}
+
+extern "C" cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask,
+                                        size_t n, cuzk_error *err)
+{
+    bool affine = false;
+    return batch_add<g1_pt>(ctx, out, bases, mask, n, false, &affine, err);
+}
+
+/* ---- G2 entry points ---- */
+
+/* Which path the calling thread's last G2 sum took (gpu_g2_last_was_affine). */
+static thread_local int g2_last_affine = 0;
+
+extern "C" int gpu_g2_last_was_affine(void)
+{
+    return g2_last_affine;
+}
+
+/* G2 falls back to XYZZ after an out-of-memory affine run even when CUZK_GPU_G2=affine forced it (gpu_g2.h). */
+extern "C" cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask,
+                                        size_t n, cuzk_error *err)
+{
+    bool affine = false;
+    g2_last_affine = 0;
+    cuzk_status st = batch_add<g2_pt>(ctx, out, bases, mask, n, true, &affine, err);
+    g2_last_affine = affine;
+    return st;
+}
+
+extern "C" cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, size_t nbases,
+                                          const uint32_t *idx, const fr_t *scalars, size_t n, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    bool affine = false;
+    gpu_msm_variant variant = GPU_MSM_DEFAULT;
+    gpu_tune_path forced = gpu_tune_get().g2;
+    msm_src<g2_pt> src = {bases, idx ? nbases : n, idx, NULL, 0, 0};
+
+    if (out == NULL || (n > 0 && (bases == NULL || scalars == NULL)))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g2: NULL argument");
+    if (n >= (1ull << 31) || nbases >= (1ull << 31))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g2: %zu scalars / %zu bases: 2^31 or more", n,
+                              nbases);
+    if (idx == NULL && nbases < n)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g2: %zu scalars but %zu bases", n, nbases);
+    for (size_t i = 0; idx && i < n; i++)
+        if (idx[i] >= nbases)
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g2: entry %zu names base %u of %zu", i, idx[i],
+                                  nbases);
+    st = gpu_ctx_enter(ctx, err);
+    if (st != CUZK_OK) return st;
+    g2_jac_set_inf(out);
+    g2_last_affine = 0;
+    if (n == 0) {
+        ctx->last_ms = 0;
+        return CUZK_OK;
+    }
+    if (forced == GPU_TUNE_XYZZ) variant = GPU_MSM_XYZZ;
+    if (forced == GPU_TUNE_AFFINE) variant = GPU_MSM_AFFINE;
+    st = msm_run<g2_pt>(ctx, out, src, scalars, n, 0, variant, true, &affine, err);
+    g2_last_affine = st == CUZK_OK && affine;
     return st;
 }
