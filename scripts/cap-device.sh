@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
 # Device check of the GPU memory cap (issue 22, parts 1 and 2), on the H200 machine, in under 9 minutes:
 #   scripts/cap-device.sh            (logs under $OUT, else build-cap/logs)
-# 1. Applies to msm_g1.cu / msm_g2.cu the pure rename onto the allocation seam (src/gpu/mem.cuh) and their
-#    free-memory query onto gpu_mem_free_for_scratch, in this copy only (the lead applies the same at merge), so that
-#    the MSMs' scratch is counted and sized under the cap as well.
-# 2. Builds (Release, sm_90, -j16) cuzk-bench and the GPU tests; runs test_gpu_mem, _plan, _tune.
-# 3. cuzk-bench batch --circuit porep:32GiB -n 4 -j 2 --partition-workers 3 --gpu-memory-limit 24G (bounded to
+# 1. Builds (Release, sm_90, -j16) cuzk-bench and the GPU tests; runs test_gpu_mem, _plan, _tune.
+# 2. cuzk-bench batch --circuit porep:32GiB -n 4 -j 2 --partition-workers 3 --gpu-memory-limit 24G (bounded to
 #    ~230 s), and -n 2 --gpu-memory-limit 16G --abc host (~140 s), both with CUZK_GPU_PROFILE=1 (the plan's lines).
-# 4. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.5 minutes).
+# 3. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.5 minutes).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build-cap
@@ -20,13 +17,6 @@ summary=()
 
 nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader 2>&1 | tee "$LOGDIR/nvidia-smi.txt"
 
-for f in "$ROOT/src/gpu/msm_g1.cu" "$ROOT/src/gpu/msm_g2.cu"; do
-    sed -i -E 's/\bcudaMallocAsync\(/gpu_malloc_async(/g; s/\bcudaFreeAsync\(/gpu_free_async(/g; s/\bcudaMalloc\(/gpu_malloc(/g; s/\bcudaFree\(/gpu_free(/g' "$f"
-    perl -0pi -e 's/GPU_TRY\(cudaMemGetInfo\(&free_b, &total_b\)\);\s*GPU_TRY\(cudaDeviceGetDefaultMemPool\(&mpool, ctx->device\)\);\s*GPU_TRY\(cudaMemPoolGetAttribute\(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved\)\);\s*GPU_TRY\(cudaMemPoolGetAttribute\(mpool, cudaMemPoolAttrUsedMemCurrent, &used\)\);\s*free_b \+= reserved > used \? \(size_t\)\(reserved - used\) : 0;/GPU_TRY(gpu_mem_free_for_scratch(ctx->device, &free_b));/g; s/size_t free_b = 0, total_b = 0, ngroups/size_t free_b = 0, ngroups/g; s/\n    uint64_t reserved = 0, used = 0;\n    cudaMemPool_t mpool;//g' "$f"
-    line="$(basename "$f"): $(grep -c 'gpu_malloc_async\|gpu_free_async\|gpu_malloc(\|gpu_free(' "$f") seam calls, $(grep -c gpu_mem_free_for_scratch "$f") free queries"
-    echo "$line" | tee -a "$LOGDIR/msm-rename.txt"
-    summary+=("$line")
-done
 
 tests=$(cd "$ROOT/tests/gpu" && ls test_gpu_*.c | sed 's/\.c$//' | tr '\n' ' ')
 { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_WERROR=OFF &&

@@ -35,7 +35,7 @@ cudaError_t gpu_mem_get_info(size_t *free_b, size_t *total_b);
 
 /* The free figure an MSM sizes its scratch from, for device (made current): gpu_mem_get_info's *free (the pool's
  * reserved-but-unused bytes are already in it: do not add them again). The one home of the MSMs' free-memory
- * query (msm_g1.cu's affine bucket sums, msm_g2.cu's). */
+ * query (msm.cu's scratch_free_bytes, for the affine bucket sums of both groups). */
 cudaError_t gpu_mem_free_for_scratch(int device, size_t *free_b);
 
 /* The cap in bytes for every device (0: none): gpu_tune_get().memory_limit. */

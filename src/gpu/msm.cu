@@ -769,15 +769,8 @@ static unsigned blocks_for(size_t threads)
 static cuzk_status scratch_free_bytes(gpu_ctx *ctx, size_t *free_b, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
-    size_t total_b = 0;
-    uint64_t reserved = 0, used = 0;
-    cudaMemPool_t mpool;
     *free_b = 0;
-    GPU_TRY(cudaMemGetInfo(free_b, &total_b));
-    GPU_TRY(cudaDeviceGetDefaultMemPool(&mpool, ctx->device));
-    GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrReservedMemCurrent, &reserved));
-    GPU_TRY(cudaMemPoolGetAttribute(mpool, cudaMemPoolAttrUsedMemCurrent, &used));
-    *free_b += reserved > used ? (size_t)(reserved - used) : 0;
+    GPU_TRY(gpu_mem_free_for_scratch(ctx->device, free_b));
 done:
     return st;
 }
@@ -805,7 +798,7 @@ static cuzk_status reduce_groups(gpu_ctx *ctx, typename P::xyzz *in, size_t coun
     size_t outc = (count + REDUCE_FANIN - 1) / REDUCE_FANIN;
     *res = in;
     if (count <= 1) return CUZK_OK;
-    GPU_TRY(cudaMallocAsync((void **)&scratch, outc * ngroups * sizeof(X), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&scratch, outc * ngroups * sizeof(X), ctx->stream));
     b = scratch;
     while (count > 1) {
         outc = (count + REDUCE_FANIN - 1) / REDUCE_FANIN;
@@ -820,7 +813,7 @@ static cuzk_status reduce_groups(gpu_ctx *ctx, typename P::xyzz *in, size_t coun
     /* Whichever of the two buffers does not hold the result is freed; the caller frees the other one. */
     if (a == scratch) scratch = NULL;
 done:
-    if (scratch) cudaFreeAsync(scratch, ctx->stream);
+    if (scratch) gpu_free_async(scratch, ctx->stream);
     return st;
 }
 
@@ -836,10 +829,10 @@ static cuzk_status aff_reserve(gpu_ctx *ctx, uint32_t **buf, size_t *cap, size_t
 {
     cuzk_status st = CUZK_OK;
     if (need <= *cap) return CUZK_OK;
-    if (*buf) GPU_TRY(cudaFreeAsync(*buf, ctx->stream));
+    if (*buf) GPU_TRY(gpu_free_async(*buf, ctx->stream));
     *buf = NULL;
     *cap = 0;
-    GPU_TRY(cudaMallocAsync((void **)buf, need * point, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)buf, need * point, ctx->stream));
     *cap = need;
 done:
     return st;
@@ -969,12 +962,12 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
         gcnt = (nbk + ngroups - 1) / ngroups;
     }
 
-    GPU_TRY(cudaMallocAsync((void **)&start, nbk * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&len0, nbk * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&d_max, 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&start, nbk * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&len0, nbk * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&d_max, 4, ctx->stream));
     for (int k = 0; k < 2; k++) {
-        GPU_TRY(cudaMallocAsync((void **)&lens[k], (gcnt + 1) * 4, ctx->stream));
-        GPU_TRY(cudaMallocAsync((void **)&offs[k], (gcnt + 1) * 4, ctx->stream));
+        GPU_TRY(gpu_malloc_async((void **)&lens[k], (gcnt + 1) * 4, ctx->stream));
+        GPU_TRY(gpu_malloc_async((void **)&offs[k], (gcnt + 1) * 4, ctx->stream));
     }
     st = aff_reserve(ctx, &pts[0], &cap[0], (size_t)((double)total / ngroups * 0.55) + gcnt,
                      sizeof(typename P::aff), err);
@@ -985,7 +978,7 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     GPU_TRY(cub::DeviceReduce::Max(NULL, tmp_bytes, len0, d_max, (int64_t)nbk, ctx->stream));
     GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, lens[0], offs[0], (int64_t)(gcnt + 1), ctx->stream));
     if (scan_bytes > tmp_bytes) tmp_bytes = scan_bytes;
-    GPU_TRY(cudaMallocAsync(&tmp, tmp_bytes, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&tmp, tmp_bytes, ctx->stream));
 
     GPU_TRY(cudaMemsetAsync(start, 0, nbk * 4, ctx->stream));
     GPU_TRY(cudaMemsetAsync(len0, 0, nbk * 4, ctx->stream));
@@ -1069,15 +1062,15 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     aff_prof_report(&ap, P::NAME, rounds, run, tail, (unsigned)ngroups);
 done:
     aff_prof_end(&ap);
-    if (start) cudaFreeAsync(start, ctx->stream);
-    if (len0) cudaFreeAsync(len0, ctx->stream);
-    if (d_max) cudaFreeAsync(d_max, ctx->stream);
+    if (start) gpu_free_async(start, ctx->stream);
+    if (len0) gpu_free_async(len0, ctx->stream);
+    if (d_max) gpu_free_async(d_max, ctx->stream);
     for (int k = 0; k < 2; k++) {
-        if (lens[k]) cudaFreeAsync(lens[k], ctx->stream);
-        if (offs[k]) cudaFreeAsync(offs[k], ctx->stream);
-        if (pts[k]) cudaFreeAsync(pts[k], ctx->stream);
+        if (lens[k]) gpu_free_async(lens[k], ctx->stream);
+        if (offs[k]) gpu_free_async(offs[k], ctx->stream);
+        if (pts[k]) gpu_free_async(pts[k], ctx->stream);
     }
-    if (tmp) cudaFreeAsync(tmp, ctx->stream);
+    if (tmp) gpu_free_async(tmp, ctx->stream);
     return st;
 }
 
@@ -1096,8 +1089,8 @@ static cuzk_status msm_bucket_sums_xyzz(gpu_ctx *ctx, const uint32_t *skeys, con
     bool fin;
     int cur = 0;
     for (int k = 0; k < 2; k++) {
-        GPU_TRY(cudaMallocAsync((void **)&lk[k], slots * 4, ctx->stream));
-        GPU_TRY(cudaMallocAsync((void **)&lp[k], slots * sizeof(X), ctx->stream));
+        GPU_TRY(gpu_malloc_async((void **)&lk[k], slots * 4, ctx->stream));
+        GPU_TRY(gpu_malloc_async((void **)&lp[k], slots * sizeof(X), ctx->stream));
     }
     fin = len <= MSM_CHUNK;
     threads = (len + MSM_CHUNK - 1) / MSM_CHUNK;
@@ -1116,8 +1109,8 @@ static cuzk_status msm_bucket_sums_xyzz(gpu_ctx *ctx, const uint32_t *skeys, con
     }
 done:
     for (int k = 0; k < 2; k++) {
-        if (lk[k]) cudaFreeAsync(lk[k], ctx->stream);
-        if (lp[k]) cudaFreeAsync(lp[k], ctx->stream);
+        if (lk[k]) gpu_free_async(lk[k], ctx->stream);
+        if (lp[k]) gpu_free_async(lp[k], ctx->stream);
     }
     return st;
 }
@@ -1277,14 +1270,14 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
         if (st != CUZK_OK) goto done;
     }
 
-    GPU_TRY(cudaMallocAsync((void **)&keys, total * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&vals, total * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&skeys, total * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&svals, total * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&keys, total * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&vals, total * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&skeys, total * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&svals, total * 4, ctx->stream));
     while (((size_t)1 << key_bits) < (size_t)bw * nb) key_bits++;
     GPU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
                                             ctx->stream));
-    GPU_TRY(cudaMallocAsync(&cub_tmp, cub_bytes, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&cub_tmp, cub_bytes, ctx->stream));
     prof_mark(&prof, ctx, "alloc+upload");
 
     msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, (const uint32_t *)d_idx, n, c,
@@ -1296,18 +1289,18 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
                                             ctx->stream));
     /* The unsorted copies and the sort's scratch are not needed any more: room for the round lists (the G1 copy
      * of this function held them to the end). */
-    GPU_TRY(cudaFreeAsync(keys, ctx->stream));
+    GPU_TRY(gpu_free_async(keys, ctx->stream));
     keys = NULL;
-    GPU_TRY(cudaFreeAsync(vals, ctx->stream));
+    GPU_TRY(gpu_free_async(vals, ctx->stream));
     vals = NULL;
-    GPU_TRY(cudaFreeAsync(cub_tmp, ctx->stream));
+    GPU_TRY(gpu_free_async(cub_tmp, ctx->stream));
     cub_tmp = NULL;
     if (own_idx) {
-        GPU_TRY(cudaFreeAsync(own_idx, ctx->stream));
+        GPU_TRY(gpu_free_async(own_idx, ctx->stream));
         own_idx = NULL;
     }
-    GPU_TRY(cudaMallocAsync((void **)&buckets, (size_t)bw * nb * sizeof(X), ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&segs, (size_t)bw * nseg * sizeof(X), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&buckets, (size_t)bw * nb * sizeof(X), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&segs, (size_t)bw * nseg * sizeof(X), ctx->stream));
     /* All-zero bytes are XYZZ infinity (ZZ = 0): buckets no digit reaches read as empty. */
     GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)bw * nb * sizeof(X), ctx->stream));
     prof_mark(&prof, ctx, "sort");
@@ -1338,7 +1331,7 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     st = reduce_groups<P>(ctx, segs, nseg, bw, &wins, err);
     if (st != CUZK_OK) goto done;
     if (wins != segs) {
-        GPU_TRY(cudaFreeAsync(segs, ctx->stream));
+        GPU_TRY(gpu_free_async(segs, ctx->stream));
         segs = wins;
     }
     prof_mark(&prof, ctx, "segment reduce");
@@ -1354,7 +1347,7 @@ done:
     {
         void *dev[] = {own_bases, own_scalars, own_idx, keys, vals, skeys, svals, buckets, segs, cub_tmp};
         for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
-            if (dev[i]) cudaFreeAsync(dev[i], ctx->stream);
+            if (dev[i]) gpu_free_async(dev[i], ctx->stream);
     }
     if (st != CUZK_OK) {
         /* Let queued work finish before the caller reuses its inputs. */
@@ -1525,11 +1518,11 @@ extern "C" cuzk_status gpu_msm_bases_prepare(gpu_ctx *ctx, gpu_msm_bases **out, 
     pb->c = c;
     pb->nwin = (255 + c - 1) / c;
     /* Long-lived, like gpu_buf: plain allocation outside the pool. */
-    GPU_TRY(cudaMalloc((void **)&pb->table, (size_t)pb->nwin * n * sizeof(g1_aff_d)));
+    GPU_TRY(gpu_malloc((void **)&pb->table, (size_t)pb->nwin * n * sizeof(g1_aff_d)));
     st = gpu_stage_in(ctx, bases, n * sizeof(g1_affine_t), &d_bases, &own_bases, err);
     if (st != CUZK_OK) goto done;
     GPU_TRY(cudaMemcpyAsync(pb->table, d_bases, n * sizeof(g1_aff_d), cudaMemcpyDeviceToDevice, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&scratch, n * sizeof(g1_xyzz_d), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&scratch, n * sizeof(g1_xyzz_d), ctx->stream));
     for (unsigned w = 1; w < pb->nwin; w++) {
         msm_prep_double<<<blocks_for(n), THREADS, 0, ctx->stream>>>(pb->table + (size_t)(w - 1) * n, n, c, scratch);
         GPU_LAUNCHED("msm_prep_double");
@@ -1541,11 +1534,11 @@ extern "C" cuzk_status gpu_msm_bases_prepare(gpu_ctx *ctx, gpu_msm_bases **out, 
     *out = pb;
     pb = NULL;
 done:
-    if (scratch) cudaFreeAsync(scratch, ctx->stream);
-    if (own_bases) cudaFreeAsync(own_bases, ctx->stream);
+    if (scratch) gpu_free_async(scratch, ctx->stream);
+    if (own_bases) gpu_free_async(own_bases, ctx->stream);
     if (pb) {
         cudaStreamSynchronize(ctx->stream);
-        if (pb->table) cudaFree(pb->table);
+        if (pb->table) gpu_free(pb->table);
         (void)cudaGetLastError();
         free(pb);
         cuzk_error_prefix(err, "gpu_msm_bases_prepare(n=%zu, c=%u): ", n, c);
@@ -1558,7 +1551,7 @@ extern "C" void gpu_msm_bases_free(gpu_msm_bases *pb)
     if (pb == NULL) return;
     if (pb->table && cudaSetDevice(pb->ctx->device) == cudaSuccess) {
         cudaStreamSynchronize(pb->ctx->stream);
-        cudaFree(pb->table);
+        gpu_free(pb->table);
     }
     (void)cudaGetLastError();
     free(pb);
@@ -1619,27 +1612,27 @@ cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_
     void *tmp = NULL;
     *idx = NULL;
     *count = 0;
-    GPU_TRY(cudaMallocAsync((void **)&cnt, (nw + 1) * 4, ctx->stream));
-    GPU_TRY(cudaMallocAsync((void **)&off, (nw + 1) * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&cnt, (nw + 1) * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&off, (nw + 1) * 4, ctx->stream));
     mask_word_counts<<<blocks_for(nw + 1), THREADS, 0, ctx->stream>>>(mask, n, nw, cnt);
     GPU_LAUNCHED("mask_word_counts");
     GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, cnt, off, (int64_t)(nw + 1), ctx->stream));
-    GPU_TRY(cudaMallocAsync(&tmp, scan_bytes, ctx->stream));
+    GPU_TRY(gpu_malloc_async(&tmp, scan_bytes, ctx->stream));
     GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, cnt, off, (int64_t)(nw + 1), ctx->stream));
     GPU_TRY(cudaMemcpyAsync(count, off + nw, 4, cudaMemcpyDeviceToHost, ctx->stream));
     GPU_TRY(cudaStreamSynchronize(ctx->stream));
     if (*count == 0 || *count < min_count) goto done;
-    GPU_TRY(cudaMallocAsync((void **)idx, (size_t)*count * 4, ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)idx, (size_t)*count * 4, ctx->stream));
     mask_word_indices<<<blocks_for(nw), THREADS, 0, ctx->stream>>>(mask, n, nw, off, *idx);
     GPU_LAUNCHED("mask_word_indices");
 done:
     if (st != CUZK_OK && *idx) {
-        cudaFreeAsync(*idx, ctx->stream);
+        gpu_free_async(*idx, ctx->stream);
         *idx = NULL;
     }
     void *dev[] = {cnt, off, tmp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
-        if (dev[i]) cudaFreeAsync(dev[i], ctx->stream);
+        if (dev[i]) gpu_free_async(dev[i], ctx->stream);
     return st;
 }
 
@@ -1673,10 +1666,10 @@ static cuzk_status batch_add_affine(gpu_ctx *ctx, typename P::h_xyzz *res, const
     st = gpu_mask_compact(ctx, mask, n, min_sel, &vals, &sel, err);
     if (st != CUZK_OK || sel < min_sel) goto done;
     nbk = 1 + ((size_t)sel + BATCH_SEG - 1) / BATCH_SEG;
-    GPU_TRY(cudaMallocAsync((void **)&buckets, nbk * sizeof(X), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&buckets, nbk * sizeof(X), ctx->stream));
     GPU_TRY(cudaMemsetAsync(buckets, 0, nbk * sizeof(X), ctx->stream));
     if (sel > 0) {
-        GPU_TRY(cudaMallocAsync((void **)&keys, (size_t)sel * 4, ctx->stream));
+        GPU_TRY(gpu_malloc_async((void **)&keys, (size_t)sel * 4, ctx->stream));
         batch_keys<<<blocks_for(sel), THREADS, 0, ctx->stream>>>(sel, keys);
         GPU_LAUNCHED("batch_keys");
         st = msm_bucket_sums_affine<P>(ctx, keys, vals, bases, sel, nbk, nbk, true, buckets, err);
@@ -1685,7 +1678,7 @@ static cuzk_status batch_add_affine(gpu_ctx *ctx, typename P::h_xyzz *res, const
     st = reduce_groups<P>(ctx, buckets, nbk, 1, &sum, err);
     if (st != CUZK_OK) goto done;
     if (sum != buckets) {
-        GPU_TRY(cudaFreeAsync(buckets, ctx->stream));
+        GPU_TRY(gpu_free_async(buckets, ctx->stream));
         buckets = sum;
     }
     GPU_TRY(cudaMemcpyAsync(res, buckets, sizeof *res, cudaMemcpyDeviceToHost, ctx->stream));
@@ -1693,7 +1686,7 @@ static cuzk_status batch_add_affine(gpu_ctx *ctx, typename P::h_xyzz *res, const
 done:
     void *dev[] = {keys, vals, buckets};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
-        if (dev[i]) cudaFreeAsync(dev[i], ctx->stream);
+        if (dev[i]) gpu_free_async(dev[i], ctx->stream);
     return st;
 }
 
@@ -1750,14 +1743,14 @@ static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typenam
             goto finish;
         }
     }
-    GPU_TRY(cudaMallocAsync((void **)&parts, chunks * sizeof(X), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&parts, chunks * sizeof(X), ctx->stream));
     batch_add_chunks<P><<<blocks_for(chunks), THREADS, 0, ctx->stream>>>((const typename P::aff *)d_bases,
                                                                           (const uint64_t *)d_mask, n, parts);
     GPU_LAUNCHED("batch_add_chunks");
     st = reduce_groups<P>(ctx, parts, chunks, 1, &res, err);
     if (st != CUZK_OK) goto done;
     if (res != parts) {
-        GPU_TRY(cudaFreeAsync(parts, ctx->stream));
+        GPU_TRY(gpu_free_async(parts, ctx->stream));
         parts = res;
     }
     GPU_TRY(cudaMemcpyAsync(&h_res, res, sizeof h_res, cudaMemcpyDeviceToHost, ctx->stream));
@@ -1768,9 +1761,9 @@ finish:
     ctx->last_ms = ms;
     P::h_to_jac(out, &h_res);
 done:
-    if (own_bases) cudaFreeAsync(own_bases, ctx->stream);
-    if (own_mask) cudaFreeAsync(own_mask, ctx->stream);
-    if (parts) cudaFreeAsync(parts, ctx->stream);
+    if (own_bases) gpu_free_async(own_bases, ctx->stream);
+    if (own_mask) gpu_free_async(own_mask, ctx->stream);
+    if (parts) gpu_free_async(parts, ctx->stream);
     if (st != CUZK_OK) {
         *affine = false;
         cudaStreamSynchronize(ctx->stream);

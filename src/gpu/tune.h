@@ -24,7 +24,7 @@ typedef struct gpu_tune {
      * of each phase (events between the stream's operations: costs a little, so off in production). */
     int profile;
 
-    /* G1 MSM (msm_g1.cu). */
+    /* G1 MSM (msm.cu). */
     /* CUZK_GPU_MSM=xyzz|affine|affine-warp, default AUTO: affine-warp from 16 M bucket entries (2^24 points at
      * c = 20 and up), XYZZ below, where a round's scan and host sync cost more than the 4 products saved. */
     gpu_tune_path msm;
@@ -44,7 +44,7 @@ typedef struct gpu_tune {
     /* CUZK_GPU_BATCH=xyzz|affine, default AUTO: the G1 batch addition is affine from 2^20 selected bases. */
     gpu_tune_path batch;
 
-    /* G2 (msm_g2.cu). CUZK_GPU_G2=xyzz|affine, default AUTO: affine batch additions from 2^16 bases and MSMs
+    /* G2 (msm.cu). CUZK_GPU_G2=xyzz|affine, default AUTO: affine batch additions from 2^16 selected bases and MSMs
      * from 2^20 bucket entries. CUZK_GPU_G2_TAIL (0..8), default 2: as msm_tail. */
     gpu_tune_path g2;
     unsigned g2_tail;
