@@ -80,7 +80,8 @@ static const char *VUSAGE =
     "  {\"sector_size\": N, \"porep_id\": HEX, \"api_version\": \"1.1.0\"[, \"api_features\": [\"SyntheticPoRep\"]]},\n"
     "  and \"comm_r\", \"comm_d\", \"prover_id\", \"ticket\", \"seed\" (hex, 32 bytes) and \"sector_id\".\n"
     "  PROOF: partitions x 192 bytes. Without --vk the key is looked up in DIR (default\n"
-    "  $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters): the published name, then cuzk's own (porep-2k.vk).\n"
+    "  $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters): the published name, then cuzk's own\n"
+    "  (porep-2k.vk).\n"
     "  --records: every line of a rust-fil-proofs seal_regression_records file whose size's published .vk is in\n"
     "  DIR (cuzk's own keys cannot verify them: other toxic waste).\n"
     "  Exit 0 valid, 1 invalid, 2 bad input.\n";
