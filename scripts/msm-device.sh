@@ -15,6 +15,7 @@ LOGDIR=${OUT:-$ROOT/build-msm/logs}
 mkdir -p "$LOGDIR"
 export PATH=$PATH:/usr/local/cuda/bin
 T0=$(date +%s)
+LIMIT=${MSM_DEVICE_LIMIT:-530} # seconds: every step ends by then
 elapsed() { echo $(($(date +%s) - T0)); }
 summary=()
 
@@ -25,6 +26,7 @@ tests=$(cd "$ROOT/tests/gpu" && ls test_gpu_*.c | sed 's/\.c$//' | tr '\n' ' ')
 build() { # tree build-dir log targets...
     local tree=$1 dir=$2 log=$3
     shift 3
+    [ -x "$dir/cuzk-bench" ] && [ -n "${MSM_DEVICE_REUSE:-}" ] && return 0
     { cmake -S "$tree" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_GRPC=OFF \
         -DCUZK_WERROR=OFF && make -C "$dir" -j8 "$@"; } >"$log" 2>&1
 }
@@ -50,7 +52,7 @@ fi
 if [ $ra -eq 0 ]; then
     for name in test_gpu_msm test_gpu_g2 test_gpu_prove \
         $(echo $tests | tr ' ' '\n' | grep -v '^test_gpu_\(msm\|g2\|prove\)$'); do
-        if [ "$(elapsed)" -gt 330 ]; then summary+=("$name NOT RUN (time)"); continue; fi
+        if [ "$(elapsed)" -gt $((LIMIT - 200)) ]; then summary+=("$name NOT RUN (time)"); continue; fi
         t0=$(date +%s)
         timeout 150 "$BA/tests/$name" >"$LOGDIR/$name.log" 2>&1
         rc=$?
@@ -67,8 +69,9 @@ bench() { # tag build-dir timeout args...
     timeout "$to" "$dir/cuzk-bench" "$@" >"$LOGDIR/$tag.log" 2>&1
     summary+=("$tag: rc=$? in $(($(date +%s) - t0)) s")
 }
-left() { echo $((530 - $(elapsed))); }
-# A step starts when half its time limit is left, and is cut at the 530 s mark.
+
+left() { echo $((LIMIT - $(elapsed))); }
+# A step starts when half its time limit is left, and is cut at the LIMIT mark.
 step() { # tag build-dir timeout args...
     local tag=$1 dir=$2 to=$3 l
     shift 3
