@@ -106,6 +106,12 @@ typedef struct update_top_vars {
  * the shape with zero values. */
 cuzk_status update_synth_top(r1cs *cs, const update_circuit *c, const update_witness *w, update_top_vars *top,
                              cuzk_error *err);
+/* The top part with its apex tree's hashes (apex_leaves - 1 SHA-256 hashes of two nodes, row by row, left to right)
+ * left to others, for the parallel witness: in a witness-only cs each hash is skipped (r1cs_witness_skip of
+ * hash_aux aux and hash_constraints constraints, update_info's apex_hash_*) and its output takes the value
+ * nodes[j], j the hash's number in that order; the rest is update_synth_top exactly. */
+cuzk_status update_synth_top_skip_apex(r1cs *cs, const update_circuit *c, const update_witness *w,
+                                       const fr_t *nodes, update_top_vars *top, cuzk_error *err);
 void update_top_vars_free(update_top_vars *top);
 /* Challenge i's block. p NULL: shape. */
 cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned i,
@@ -135,10 +141,14 @@ typedef struct update_info {
     size_t inputs;            /* including ONE */
     size_t aux;
     size_t top_constraints, top_aux, challenge_constraints, challenge_aux; /* the parts */
+    size_t apex_aux;                                   /* top aux before the apex tree's first hash */
+    size_t apex_hash_aux, apex_hash_constraints;       /* one apex-tree hash (every one has this shape) */
 } update_info;
 
 /* Counts the top once and one challenge block once and multiplies (every block has the same shape:
- * test_update_counts checks that on the small sizes against a full count). 32 GiB: 81,049,499 synthesized. */
+ * test_update_counts checks that on the small sizes against a full count). 32 GiB: 81,049,499 synthesized. The
+ * counts of a geometry are made once per process and remembered (thread-safe), since every partition's witness
+ * needs them. */
 cuzk_status update_circuit_info(const update_circuit *c, update_info *out, cuzk_error *err);
 /* The full count by synthesizing every block in a counting system. */
 cuzk_status update_circuit_count_full(const update_circuit *c, update_info *out, cuzk_error *err);
