@@ -471,8 +471,11 @@ cuzk_status update_synth_top_skip_apex(r1cs *cs, const update_circuit *c, const 
     return synth_top(cs, c, w, nodes, NULL, top, err);
 }
 
-cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned ci,
-                                   const update_challenge *p, cuzk_error *err)
+/* Challenge ci's block up to its TreeD path's first level: *leaf_d_new, *apex_leaf and sibs[0 .. tree_d.levels)
+ * receive the variables the path reads. */
+static cuzk_status challenge_head(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned ci,
+                                  const update_challenge *p, gadget_num *leaf_d_new_out, gadget_num *apex_leaf_out,
+                                  gadget_num *sibs_d, cuzk_error *err)
 {
     const gadget_bit *cb = top->c_bits + (size_t)ci * c->challenge_bits;
     cuzk_status st;
@@ -558,9 +561,50 @@ cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const upda
     if ((st = gadget_select(cs, top->apex, cbool + to_apex, c->apex_bits, &apex_leaf, err)) != CUZK_OK)
         return cuzk_error_prefix(err, "select_apex_leaf: ");
     for (unsigned i = 0; i < to_apex; i++)
-        if ((st = alloc_num(cs, p ? &p->path_d[i] : NULL, &sibs[i], err)) != CUZK_OK) return st;
+        if ((st = alloc_num(cs, p ? &p->path_d[i] : NULL, &sibs_d[i], err)) != CUZK_OK) return st;
+    *leaf_d_new_out = leaf_d_new;
+    *apex_leaf_out = apex_leaf;
+    return CUZK_OK;
+}
+
+cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned ci,
+                                   const update_challenge *p, cuzk_error *err)
+{
+    gadget_num leaf_d_new, apex_leaf, sibs[POR_MAX_LEVELS];
+    cuzk_status st = challenge_head(cs, c, top, ci, p, &leaf_d_new, &apex_leaf, sibs, err);
+    if (st != CUZK_OK) return st;
+    const gadget_bit *cb = top->c_bits + (size_t)ci * c->challenge_bits;
     if ((st = por_no_challenge_input(cs, &c->tree_d, cb, &leaf_d_new, sibs, &apex_leaf, err)) != CUZK_OK)
         return cuzk_error_prefix(err, "por to_apex_leaf: ");
+    return CUZK_OK;
+}
+
+cuzk_status update_synth_challenge_head(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned ci,
+                                        const update_challenge *p, cuzk_error *err)
+{
+    gadget_num leaf_d_new, apex_leaf, sibs[POR_MAX_LEVELS];
+    return challenge_head(cs, c, top, ci, p, &leaf_d_new, &apex_leaf, sibs, err);
+}
+
+cuzk_status update_synth_challenge_treed_level(r1cs *cs, const update_circuit *c, const update_top_vars *top,
+                                               unsigned ci, const update_challenge *p, unsigned l, const fr_t *cur,
+                                               fr_t *next, cuzk_error *err)
+{
+    if (!cs->witness_only || l >= c->tree_d.levels)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "update_synth_challenge_treed_level: level %u of %u in a "
+                                                         "%switness-only system", l, c->tree_d.levels,
+                              cs->witness_only ? "" : "non-");
+    /* The node, the sibling and the index bit are read through their values (r1cs_one() stands for their
+     * variables: a witness-only system builds no combination). */
+    fr_t zero;
+    fr_set_zero(&zero);
+    gadget_num node = {r1cs_one(), *cur}, sib = {r1cs_one(), p ? p->path_d[l] : zero}, pre[2];
+    gadget_bool idx = gadget_bool_from_bit(&top->c_bits[(size_t)ci * c->challenge_bits + l]);
+    cuzk_status st = gadget_insert(cs, &node, &idx, 1, &sib, pre, err);
+    if (st == CUZK_OK) st = gadget_por_hash(cs, POR_SHA256, NULL, pre, 2, &node, err);
+    if (st == CUZK_OK && l + 1 == c->tree_d.levels) st = gadget_enforce_equal(cs, &node, &node, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "por to_apex_leaf: level %u: ", l);
+    *next = node.value;
     return CUZK_OK;
 }
 
@@ -627,6 +671,33 @@ static cuzk_status count_parts(const update_circuit *c, update_info *out, cuzk_e
         st = update_synth_challenge(&cs, c, &top, 0, NULL, err);
         out->challenge_constraints = cs.num_constraints - out->top_constraints;
         out->challenge_aux = cs.num_aux - out->top_aux;
+        /* The pieces of a block, each in a counter of its own (the top's variables are read through values). */
+        r1cs part;
+        fr_t z, nx;
+        fr_set_zero(&z);
+        if (st == CUZK_OK && (st = r1cs_create_counter(&part, err)) == CUZK_OK) {
+            st = update_synth_challenge_head(&part, c, &top, 0, NULL, err);
+            out->challenge_head_aux = part.num_aux;
+            out->challenge_head_constraints = part.num_constraints;
+            r1cs_free(&part);
+        }
+        /* A block is its head, then TreeD levels of one shape each, the last of which also checks the root (one
+         * constraint more); level 0 counted alone must agree where it is not the last. */
+        unsigned L = c->tree_d.levels;
+        size_t la = L ? (out->challenge_aux - out->challenge_head_aux) / L : 0;
+        size_t lc = L ? (out->challenge_constraints - out->challenge_head_constraints - 1) / L : 0;
+        if (st == CUZK_OK && (L == 0 || out->challenge_aux != out->challenge_head_aux + L * la ||
+                              out->challenge_constraints != out->challenge_head_constraints + L * lc + 1))
+            st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "a block is not its head and %u TreeD levels", L);
+        out->treed_level_aux = la;
+        out->treed_level_constraints = lc;
+        if (st == CUZK_OK && L > 1 && (st = r1cs_create_counter(&part, err)) == CUZK_OK) {
+            st = update_synth_challenge_treed_level(&part, c, &top, 0, NULL, 0, &z, &nx, err);
+            if (st == CUZK_OK && (part.num_aux != la || part.num_constraints != lc))
+                st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "TreeD level 0: %zu aux, %zu constraints; %zu, %zu by "
+                                    "difference", part.num_aux, part.num_constraints, la, lc);
+            r1cs_free(&part);
+        }
         update_top_vars_free(&top);
     }
     if (st == CUZK_OK) {

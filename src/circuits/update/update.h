@@ -116,6 +116,16 @@ void update_top_vars_free(update_top_vars *top);
 /* Challenge i's block. p NULL: shape. */
 cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned i,
                                    const update_challenge *p, cuzk_error *err);
+/* Challenge i's block in pieces, for the parallel witness (update_synth_challenge is the head, then every level):
+ * the head is everything before the TreeD path's first level (update_info's challenge_head_*); TreeD level l
+ * (treed_level_* each, and one constraint more for the last level, the check against the apex leaf) runs in a
+ * witness-only cs from the running node's value *cur, reading the sibling and the index bit through their values,
+ * and gives the node above in *next. */
+cuzk_status update_synth_challenge_head(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned i,
+                                        const update_challenge *p, cuzk_error *err);
+cuzk_status update_synth_challenge_treed_level(r1cs *cs, const update_circuit *c, const update_top_vars *top,
+                                               unsigned i, const update_challenge *p, unsigned l, const fr_t *cur,
+                                               fr_t *next, cuzk_error *err);
 /* Top, then every challenge. w NULL: shape. */
 cuzk_status update_synthesize(r1cs *cs, const update_circuit *c, const update_witness *w, cuzk_error *err);
 
@@ -143,6 +153,8 @@ typedef struct update_info {
     size_t top_constraints, top_aux, challenge_constraints, challenge_aux; /* the parts */
     size_t apex_aux;                                   /* top aux before the apex tree's first hash */
     size_t apex_hash_aux, apex_hash_constraints;       /* one apex-tree hash (every one has this shape) */
+    size_t challenge_head_aux, challenge_head_constraints; /* a block before its TreeD path */
+    size_t treed_level_aux, treed_level_constraints;       /* one TreeD level of a block (the last: +1 constraint) */
 } update_info;
 
 /* Counts the top once and one challenge block once and multiplies (every block has the same shape:

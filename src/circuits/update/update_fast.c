@@ -17,8 +17,12 @@
  *
  * Pieces, in two parallel loops: (1) the top part with its apex hashes skipped, and every apex hash alone (its
  * children's values computed natively first, so no hash waits for another: the tree would otherwise be a serial
- * chain of 127 hashes, about 6 M constraints, as long as several whole blocks on 16 threads); (2) the blocks, which
- * read the top part's variables through their values only. */
+ * chain of 127 hashes, about 6 M constraints, as long as several whole blocks on 16 threads); (2) per challenge
+ * block, its head (everything before the TreeD path) and each TreeD level alone from its node's value, computed
+ * natively from the top part's bits between the loops. Pieces read the top part's and each other's variables
+ * through their values only. A block is ~940 K constraints at 32 GiB, 86 of them: 16 threads would take 6 rounds
+ * of blocks for 5.4 blocks' work each; a TreeD level is ~46 K. Every circuit hash is compared with the native
+ * value it stands in for (CUZK_ERR_INTERNAL). */
 
 /* Transparent huge pages where the system grants them on request: one fault per 2 MiB instead of per 4 KiB of
  * fresh output. Only a hint. */
@@ -48,6 +52,7 @@ typedef struct witness_job {
     const update_info *info;
     const fr_t *kids; /* per apex hash, its two children's values */
     const fr_t *nodes; /* per apex hash, its output's value */
+    fr_t *path;        /* per challenge, its TreeD path's nodes from the leaf (tree_d.levels + 1) */
     update_top_vars *top;
     r1cs *out;
     fr_t *top_inputs; /* the top part's inputs (ONE included) */
@@ -94,23 +99,64 @@ static void top_task(void *ctx, size_t begin, size_t end, unsigned worker)
     }
 }
 
+/* Challenge i's TreeD path natively, from the top part's bit values. */
+static void path_task(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    const witness_job *j = ctx;
+    const update_circuit *c = j->c;
+    unsigned L = c->tree_d.levels;
+    for (size_t i = begin; i < end; i++) {
+        fr_t *n = j->path + i * (L + 1), zero;
+        fr_set_zero(&zero);
+        const update_challenge *p = j->w ? &j->w->proofs[i] : NULL;
+        n[0] = p ? p->leaf_d_new : zero;
+        for (unsigned l = 0; l < L; l++) {
+            const fr_t *sib = p ? &p->path_d[l] : &zero;
+            if (j->top->c_bits[i * c->challenge_bits + l].value)
+                sha_node(sib, &n[l], &n[l + 1]);
+            else
+                sha_node(&n[l], sib, &n[l + 1]);
+        }
+    }
+}
+
+/* Unit u: piece u % (levels + 1) of block u / (levels + 1): 0 the head, 1 + l TreeD level l. */
 static void block_task(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
     const witness_job *j = ctx;
     const update_info *in = j->info;
-    for (size_t i = begin; i < end; i++) {
+    const update_circuit *c = j->c;
+    unsigned L = c->tree_d.levels;
+    for (size_t u = begin; u < end; u++) {
+        unsigned i = (unsigned)(u / (L + 1)), part = (unsigned)(u % (L + 1));
+        const update_challenge *p = j->w ? &j->w->proofs[i] : NULL;
+        cuzk_error *e = &j->err[u];
         r1cs cs;
-        fr_t *at = j->out->aux + in->top_aux + i * in->challenge_aux;
-        cuzk_status st = r1cs_create_witness_only_at(&cs, at, in->challenge_aux, &j->err[i]);
-        if (st == CUZK_OK)
-            st = update_synth_challenge(&cs, j->c, j->top, (unsigned)i, j->w ? &j->w->proofs[i] : NULL, &j->err[i]);
-        if (st == CUZK_OK &&
-            (cs.num_aux != in->challenge_aux || cs.num_constraints != in->challenge_constraints || cs.num_inputs != 1))
-            st = cuzk_error_set(&j->err[i], CUZK_ERR_INTERNAL, "block %zu: %zu aux, %zu constraints; counted %zu, %zu",
-                                i, cs.num_aux, cs.num_constraints, in->challenge_aux, in->challenge_constraints);
-        if (st != CUZK_OK) cuzk_error_prefix(&j->err[i], "c_index=%zu: ", i);
-        j->st[i] = st;
+        fr_t *at = j->out->aux + in->top_aux + (size_t)i * in->challenge_aux;
+        size_t want_aux = in->challenge_head_aux, want_con = in->challenge_head_constraints;
+        cuzk_status st;
+        if (part == 0) {
+            st = r1cs_create_witness_only_at(&cs, at, want_aux, e);
+            if (st == CUZK_OK) st = update_synth_challenge_head(&cs, c, j->top, i, p, e);
+        } else {
+            unsigned l = part - 1;
+            const fr_t *n = j->path + (size_t)i * (L + 1) + l;
+            fr_t next;
+            want_aux = in->treed_level_aux;
+            want_con = in->treed_level_constraints + (l + 1 == L);
+            st = r1cs_create_witness_only_at(&cs, at + in->challenge_head_aux + (size_t)l * want_aux, want_aux, e);
+            if (st == CUZK_OK) st = update_synth_challenge_treed_level(&cs, c, j->top, i, p, l, n, &next, e);
+            if (st == CUZK_OK && !fr_eq(&next, &n[1]))
+                st = cuzk_error_set(e, CUZK_ERR_INTERNAL, "TreeD level %u: the circuit's hash differs from the native "
+                                    "one", l);
+        }
+        if (st == CUZK_OK && (cs.num_aux != want_aux || cs.num_constraints != want_con || cs.num_inputs != 1))
+            st = cuzk_error_set(e, CUZK_ERR_INTERNAL, "piece %u: %zu aux, %zu constraints; counted %zu, %zu", part,
+                                cs.num_aux, cs.num_constraints, want_aux, want_con);
+        if (st != CUZK_OK) cuzk_error_prefix(e, "c_index=%u: ", i);
+        j->st[u] = st;
         r1cs_free(&cs);
     }
 }
@@ -128,11 +174,13 @@ cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, con
     if (st) return cuzk_error_prefix(err, "%s: ", who);
     update_top_vars top;
     memset(&top, 0, sizeof top);
-    size_t hashes = c->apex_leaves - 1, units = 1 + hashes > c->challenges ? 1 + hashes : c->challenges;
+    unsigned L = c->tree_d.levels;
+    size_t hashes = c->apex_leaves - 1, pieces = (size_t)c->challenges * (L + 1);
+    size_t units = 1 + hashes > pieces ? 1 + hashes : pieces;
     cuzk_status *sts = calloc(units, sizeof *sts);
     cuzk_error *errs = calloc(units, sizeof *errs);
-    fr_t *kids = malloc(sizeof(fr_t) * (3 * hashes + info.inputs)), *nodes = kids + 2 * hashes,
-         *top_inputs = nodes + hashes;
+    fr_t *kids = malloc(sizeof(fr_t) * (3 * hashes + info.inputs + (size_t)c->challenges * (L + 1)));
+    fr_t *nodes = kids + 2 * hashes, *top_inputs = nodes + hashes, *path = top_inputs + info.inputs;
     if (!sts || !errs || !kids) {
         st = cuzk_error_set(err, CUZK_ERR_NOMEM, "%s: out of memory", who);
         goto done;
@@ -156,15 +204,16 @@ cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, con
         CUZK_OK)
         goto done;
     advise_huge(out->aux, info.aux * sizeof(fr_t));
-    witness_job j = {c, w, &info, kids, nodes, &top, out, top_inputs, sts, errs};
+    witness_job j = {c, w, &info, kids, nodes, path, &top, out, top_inputs, sts, errs};
     pool_parallel_for(pool, 1 + hashes, 1, top_task, &j);
     for (size_t u = 0; u < 1 + hashes && st == CUZK_OK; u++)
         if (sts[u] != CUZK_OK) *err = errs[u], st = sts[u];
     if (st != CUZK_OK) goto done;
     memcpy(out->inputs + 1, top_inputs + 1, (info.inputs - 1) * sizeof(fr_t));
-    pool_parallel_for(pool, c->challenges, 1, block_task, &j);
-    for (unsigned i = 0; i < c->challenges && st == CUZK_OK; i++)
-        if (sts[i] != CUZK_OK) *err = errs[i], st = sts[i];
+    pool_parallel_for(pool, c->challenges, 1, path_task, &j);
+    pool_parallel_for(pool, pieces, 1, block_task, &j);
+    for (size_t u = 0; u < pieces && st == CUZK_OK; u++)
+        if (sts[u] != CUZK_OK) *err = errs[u], st = sts[u];
     if (st == CUZK_OK) st = r1cs_finalize(out, err);
 done:
     update_top_vars_free(&top);
