@@ -129,11 +129,13 @@ cuzk_status update_synth_challenge_treed_level(r1cs *cs, const update_circuit *c
 /* Top, then every challenge. w NULL: shape. */
 cuzk_status update_synthesize(r1cs *cs, const update_circuit *c, const update_witness *w, cuzk_error *err);
 
-/* The witness-only system of partition witness w, finalized: the top part once, then every challenge block in a
- * witness-only system of its own on pool (NULL: this thread) holding only the block, its values copied to their
- * place (block i's aux right after block i - 1's; blocks have no inputs). A block reads the top part's variables
- * through their values only, so the result equals update_synthesize into one witness-only system
- * (test_update_witness checks every value). CUZK_ERR_INTERNAL if a block's size differs from the count. */
+/* The witness-only system of partition witness w, finalized, synthesized in pieces on pool (NULL: this thread),
+ * each in a witness-only system that writes its values straight to their place: the top part with its apex
+ * hashes skipped and each apex hash alone, then per challenge block its head and each TreeD level alone (the
+ * nodes a piece starts from computed natively, and every circuit hash compared with its native value). Pieces read
+ * the variables of others through their values only, so the result equals update_synthesize into one
+ * witness-only system (test_update_witness checks every value). CUZK_ERR_INTERNAL if a piece's size differs from
+ * the count. */
 cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, const update_witness *w, r1cs *out,
                                       cuzk_error *err);
 /* The finalized shape (matrices, no values) without synthesizing every block: the top level and two blocks are
