@@ -313,6 +313,16 @@ cuzk_status r1cs_alloc_input(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_er
 
 cuzk_status r1cs_alloc_aux(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_error *err)
 {
+    /* Witness synthesis allocates one aux per constraint or so: the case with room and a value goes straight
+     * through (the same checks as alloc_var, which handles every other case). */
+    const builder *b = cs->builder;
+    if (cs->has_witness && value && cs->num_aux < cs->cap_aux && cs->num_aux < MAX_VARS_PER_KIND && b &&
+        !b->compiled) {
+        cs->aux[cs->num_aux] = *value;
+        out->kind = R1CS_AUX;
+        out->index = (uint32_t)cs->num_aux++;
+        return CUZK_OK;
+    }
     return alloc_var(cs, R1CS_AUX, value, out, err);
 }
 
@@ -372,7 +382,22 @@ static size_t prepare_lc(r1cs *cs, const r1cs_lc *lc, term *out, char which, cuz
     return m;
 }
 
+static cuzk_status enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err);
+
 cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err)
+{
+    /* Witness-only gadgets call this once per constraint with no combination at all: counting it is the whole
+     * work, kept apart from the rest so that the call costs a few instructions. */
+    const builder *bd = cs->builder;
+    if (cs->witness_only && !a && !b && !c && bd && !bd->compiled) {
+        cs->num_constraints++;
+        return CUZK_OK;
+    }
+    return enforce(cs, a, b, c, err);
+}
+
+__attribute__((noinline)) static cuzk_status enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c,
+                                                     cuzk_error *err)
 {
     builder *bd = cs->builder;
     if (!bd || bd->compiled)
