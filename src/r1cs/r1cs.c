@@ -280,7 +280,8 @@ int r1cs_checker_result(const r1cs *cs, size_t *first_bad, size_t *failures)
     return cs->checker && cs->check_failures == 0;
 }
 
-static cuzk_status alloc_var(r1cs *cs, r1cs_var_kind kind, const fr_t *value, r1cs_var *out, cuzk_error *err)
+__attribute__((noinline)) static cuzk_status alloc_var(r1cs *cs, r1cs_var_kind kind, const fr_t *value, r1cs_var *out,
+                                                       cuzk_error *err)
 {
     const char *who = kind == R1CS_INPUT ? "r1cs_alloc_input" : "r1cs_alloc_aux";
     builder *b = cs->builder;
