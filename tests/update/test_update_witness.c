@@ -28,8 +28,7 @@ static void compare(const update_circuit *c, const update_witness *w, pool_t *co
                   "%s %s: sizes differ", c->g->name, what);
         size_t bad = 0;
         while (bad < ser.num_aux && !memcmp(&ser.aux[bad], &par.aux[bad], sizeof(fr_t))) bad++;
-        CHECK_MSG(bad == ser.num_aux, "%s %s (pool %d): aux %zu of %zu differs", c->g->name, what, t, bad,
-                  ser.num_aux);
+        CHECK_MSG(bad == ser.num_aux, "%s %s (pool %d): aux %zu of %zu differs", c->g->name, what, t, bad, ser.num_aux);
         CHECK(memcmp(ser.inputs, par.inputs, ser.num_inputs * sizeof(fr_t)) == 0);
         r1cs_free(&par);
     }

@@ -38,10 +38,10 @@ static void usage(FILE *f)
             "       cuzk-bench synth --circuit snap:SIZE [--threads N[,N...]]... [--reps R] [--partition K]\n"
             "                        [--serial] [--no-check]\n"
             "  SnapDeals: partition K (default 0) of the synthetic sector `cuzk snap synth-vanilla` proves; its\n"
-            "  vanilla proof is checked and turned into a witness (timed), then the witness (update_synthesize_witness)\n"
-            "  is timed per thread count, median of R runs, and its SHA-256 printed (the same values give the same\n"
-            "  digest on every machine and version). The shape is compiled and the witness checked against it unless\n"
-            "  --no-check; --serial also times update_synthesize into one witness-only system.\n");
+            "  vanilla proof is checked and turned into a witness (timed), then update_synthesize_witness is timed\n"
+            "  per thread count, median of R runs, and the witness's SHA-256 printed (the same values give the same\n"
+            "  digest on every machine and version). The shape is compiled and the witness checked against it\n"
+            "  unless --no-check; --serial also times update_synthesize into one witness-only system.\n");
 }
 
 static double seconds_since(uint64_t t0) { return (double)(bench_now_ns() - t0) * 1e-9; }

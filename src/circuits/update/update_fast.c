@@ -50,7 +50,7 @@ typedef struct witness_job {
     const update_circuit *c;
     const update_witness *w;
     const update_info *info;
-    const fr_t *kids; /* per apex hash, its two children's values */
+    const fr_t *kids;  /* per apex hash, its two children's values */
     const fr_t *nodes; /* per apex hash, its output's value */
     fr_t *path;        /* per challenge, its TreeD path's nodes from the leaf (tree_d.levels + 1) */
     update_top_vars *top;
@@ -73,13 +73,15 @@ static void top_task(void *ctx, size_t begin, size_t end, unsigned worker)
         if (u == 0) {
             st = r1cs_create_witness_only_at(&cs, j->out->aux, in->top_aux, e);
             if (st == CUZK_OK) st = update_synth_top_skip_apex(&cs, j->c, j->w, j->nodes, j->top, e);
-            if (st == CUZK_OK && (cs.num_aux != in->top_aux || cs.num_inputs != in->inputs ||
-                                  cs.num_constraints != in->top_constraints))
-                st = cuzk_error_set(e, CUZK_ERR_INTERNAL, "top: %zu aux, %zu inputs, %zu constraints; counted %zu, "
-                                    "%zu, %zu", cs.num_aux, cs.num_inputs, cs.num_constraints, in->top_aux,
-                                    in->inputs, in->top_constraints);
-            if (st == CUZK_OK) memcpy(j->top_inputs, cs.inputs, in->inputs * sizeof(fr_t));
-            else cuzk_error_prefix(e, "top: ");
+            if (st == CUZK_OK &&
+                (cs.num_aux != in->top_aux || cs.num_inputs != in->inputs || cs.num_constraints != in->top_constraints))
+                st = cuzk_error_set(e, CUZK_ERR_INTERNAL,
+                                    "top: %zu aux, %zu inputs, %zu constraints; counted %zu, %zu, %zu", cs.num_aux,
+                                    cs.num_inputs, cs.num_constraints, in->top_aux, in->inputs, in->top_constraints);
+            if (st == CUZK_OK)
+                memcpy(j->top_inputs, cs.inputs, in->inputs * sizeof(fr_t));
+            else
+                cuzk_error_prefix(e, "top: ");
         } else {
             size_t h = u - 1;
             fr_t *at = j->out->aux + in->apex_aux + h * in->apex_hash_aux;
@@ -149,8 +151,8 @@ static void block_task(void *ctx, size_t begin, size_t end, unsigned worker)
             st = r1cs_create_witness_only_at(&cs, at + in->challenge_head_aux + (size_t)l * want_aux, want_aux, e);
             if (st == CUZK_OK) st = update_synth_challenge_treed_level(&cs, c, j->top, i, p, l, n, &next, e);
             if (st == CUZK_OK && !fr_eq(&next, &n[1]))
-                st = cuzk_error_set(e, CUZK_ERR_INTERNAL, "TreeD level %u: the circuit's hash differs from the native "
-                                    "one", l);
+                st = cuzk_error_set(e, CUZK_ERR_INTERNAL, "TreeD level %u: the circuit's hash is not the native one",
+                                    l);
         }
         if (st == CUZK_OK && (cs.num_aux != want_aux || cs.num_constraints != want_con || cs.num_inputs != 1))
             st = cuzk_error_set(e, CUZK_ERR_INTERNAL, "piece %u: %zu aux, %zu constraints; counted %zu, %zu", part,
@@ -167,8 +169,8 @@ cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, con
     const char *who = "update_synthesize_witness";
     memset(out, 0, sizeof *out);
     if (w && w->challenges != c->challenges)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: witness of %u challenges, circuit %u", who,
-                              w->challenges, c->challenges);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: witness of %u challenges, circuit %u", who, w->challenges,
+                              c->challenges);
     update_info info;
     cuzk_status st = update_circuit_info(c, &info, err);
     if (st) return cuzk_error_prefix(err, "%s: ", who);
@@ -188,8 +190,10 @@ cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, con
     /* The apex tree natively, in the order its hashes are synthesized. */
     fr_t row[UPDATE_MAX_APEX];
     for (unsigned i = 0; i < c->apex_leaves; i++) {
-        if (w) row[i] = w->apex_leaves[i];
-        else fr_set_zero(&row[i]);
+        if (w)
+            row[i] = w->apex_leaves[i];
+        else
+            fr_set_zero(&row[i]);
     }
     size_t hj = 0;
     for (unsigned n = c->apex_leaves; n > 1; n /= 2)
