@@ -178,7 +178,7 @@ void r1cs_free(r1cs *cs)
     }
     free(cs->coeffs);
     free(cs->inputs);
-    free(cs->aux);
+    if (!cs->aux_borrowed) free(cs->aux);
     builder_free(cs->builder);
     memset(cs, 0, sizeof *cs);
 }
@@ -247,6 +247,30 @@ cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err) { return create_
 
 cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err) { return create_builder(cs, 0, 1, 0, err); }
 
+cuzk_status r1cs_create_witness_only_at(r1cs *cs, fr_t *aux, size_t cap_aux, cuzk_error *err)
+{
+    cuzk_status st = create_builder(cs, 1, 1, 0, err);
+    if (st != CUZK_OK) return st;
+    cs->aux = aux;
+    cs->cap_aux = cap_aux;
+    cs->aux_borrowed = 1;
+    return CUZK_OK;
+}
+
+cuzk_status r1cs_witness_skip(r1cs *cs, size_t n_aux, size_t n_constraints, cuzk_error *err)
+{
+    if (!cs->witness_only || !cs->builder)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_witness_skip: not a witness-only system being built");
+    if (cs->aux_borrowed && n_aux > cs->cap_aux - cs->num_aux)
+        return cuzk_error_set(err, CUZK_ERR_INTERNAL, "r1cs_witness_skip: %zu aux past the %zu borrowed", n_aux,
+                              cs->cap_aux);
+    if (n_aux > MAX_VARS_PER_KIND - cs->num_aux)
+        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "r1cs_witness_skip: more than 2^31 - 1 variables");
+    cs->num_aux += n_aux;
+    cs->num_constraints += n_constraints;
+    return CUZK_OK;
+}
+
 cuzk_status r1cs_create_checker(r1cs *cs, cuzk_error *err) { return create_builder(cs, 1, 0, 1, err); }
 
 int r1cs_checker_result(const r1cs *cs, size_t *first_bad, size_t *failures)
@@ -256,7 +280,8 @@ int r1cs_checker_result(const r1cs *cs, size_t *first_bad, size_t *failures)
     return cs->checker && cs->check_failures == 0;
 }
 
-static cuzk_status alloc_var(r1cs *cs, r1cs_var_kind kind, const fr_t *value, r1cs_var *out, cuzk_error *err)
+__attribute__((noinline)) static cuzk_status alloc_var(r1cs *cs, r1cs_var_kind kind, const fr_t *value, r1cs_var *out,
+                                                       cuzk_error *err)
 {
     const char *who = kind == R1CS_INPUT ? "r1cs_alloc_input" : "r1cs_alloc_aux";
     builder *b = cs->builder;
@@ -270,6 +295,8 @@ static cuzk_status alloc_var(r1cs *cs, r1cs_var_kind kind, const fr_t *value, r1
         if (!value) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: value required (witness is kept)", who);
         fr_t **arr = kind == R1CS_INPUT ? &cs->inputs : &cs->aux;
         size_t *cap = kind == R1CS_INPUT ? &cs->cap_inputs : &cs->cap_aux;
+        if (kind == R1CS_AUX && cs->aux_borrowed && *count >= *cap)
+            return cuzk_error_set(err, CUZK_ERR_INTERNAL, "%s: past the %zu borrowed aux values", who, *cap);
         if (grow((void **)arr, cap, *count + 1, sizeof **arr))
             return cuzk_error_set(err, CUZK_ERR_NOMEM, "%s: cannot grow the witness to %zu values", who, *count + 1);
         (*arr)[*count] = *value;
@@ -287,6 +314,16 @@ cuzk_status r1cs_alloc_input(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_er
 
 cuzk_status r1cs_alloc_aux(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_error *err)
 {
+    /* Witness synthesis allocates one aux per constraint or so: the case with room and a value goes straight
+     * through (the same checks as alloc_var, which handles every other case). */
+    const builder *b = cs->builder;
+    if (cs->has_witness && value && cs->num_aux < cs->cap_aux && cs->num_aux < MAX_VARS_PER_KIND && b &&
+        !b->compiled) {
+        cs->aux[cs->num_aux] = *value;
+        out->kind = R1CS_AUX;
+        out->index = (uint32_t)cs->num_aux++;
+        return CUZK_OK;
+    }
     return alloc_var(cs, R1CS_AUX, value, out, err);
 }
 
@@ -346,7 +383,22 @@ static size_t prepare_lc(r1cs *cs, const r1cs_lc *lc, term *out, char which, cuz
     return m;
 }
 
+static cuzk_status enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err);
+
 cuzk_status r1cs_enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c, cuzk_error *err)
+{
+    /* Witness-only gadgets call this once per constraint with no combination at all: counting it is the whole
+     * work, kept apart from the rest so that the call costs a few instructions. */
+    const builder *bd = cs->builder;
+    if (cs->witness_only && !a && !b && !c && bd && !bd->compiled) {
+        cs->num_constraints++;
+        return CUZK_OK;
+    }
+    return enforce(cs, a, b, c, err);
+}
+
+__attribute__((noinline)) static cuzk_status enforce(r1cs *cs, const r1cs_lc *a, const r1cs_lc *b, const r1cs_lc *c,
+                                                     cuzk_error *err)
 {
     builder *bd = cs->builder;
     if (!bd || bd->compiled)

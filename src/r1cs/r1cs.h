@@ -111,6 +111,7 @@ typedef struct r1cs {
     int checker;      /* no matrices: enforce evaluates the constraint (r1cs_create_checker) */
     size_t check_failures, check_first_bad; /* checker: failing constraints so far, the first (SIZE_MAX: none) */
     int finalized;    /* r1cs_finalize succeeded: the shape is frozen and columns are in final layout */
+    int aux_borrowed; /* aux is the caller's memory (r1cs_create_witness_only_at): never grown nor freed */
     void *builder;    /* private construction state; NULL once finalized */
 } r1cs;
 
@@ -119,6 +120,14 @@ typedef struct r1cs {
 cuzk_status r1cs_create(r1cs *cs, int with_witness, cuzk_error *err);
 /* Creates an empty witness-only system (see the top of this file). */
 cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err);
+/* A witness-only system whose aux values go straight to aux[0 .. cap_aux), memory the caller owns: one piece of a
+ * larger witness synthesized in its place, with no growth and no copy. Allocating aux beyond cap_aux fails
+ * (CUZK_ERR_INTERNAL); r1cs_free leaves aux alone. Inputs are kept in the system's own array as usual. */
+cuzk_status r1cs_create_witness_only_at(r1cs *cs, fr_t *aux, size_t cap_aux, cuzk_error *err);
+/* Witness-only systems: numbers n_aux aux variables and n_constraints constraints as if a gadget had allocated and
+ * enforced them, writing no value (a piece synthesized elsewhere writes them). CUZK_ERR_INVALID_ARG in other modes,
+ * CUZK_ERR_INTERNAL beyond a borrowed capacity. */
+cuzk_status r1cs_witness_skip(r1cs *cs, size_t n_aux, size_t n_constraints, cuzk_error *err);
 /* Creates a pure counter: variables and constraints are numbered, nothing else is stored (no matrices, no
  * values), so synthesis of any size needs no memory per variable or constraint. For circuit-info counts. */
 cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err);

@@ -1,6 +1,7 @@
 /* cuzk-bench synth: the synthesis half of a PoRep partition proof on CPU threads. The shape is compiled once
  * (stacked_compile_shape); then per thread count the witness (stacked_synthesize_witness) and a/b/c
- * (r1cs_eval_abc) are timed separately, median of the repetitions. */
+ * (r1cs_eval_abc) are timed separately, median of the repetitions. snap:SIZE does the same for one SnapDeals
+ * partition (update_synthesize_witness) from synthetic vanilla proofs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,9 @@
 #include "bench.h"
 #include "circuits/porep/seal.h"
 #include "circuits/porep/synth_c1.h"
+#include "circuits/hash/sha256.h"
 #include "circuits/stacked/stacked_fast.h"
+#include "formats/snap_vanilla.h"
 
 #define MAX_THREADS 16
 
@@ -31,7 +34,14 @@ static void usage(FILE *f)
             "       cuzk-bench synth --circuit wpost:SIZE|winning:SIZE [--threads N[,N...]]... [--reps R]\n"
             "                        [--sectors S]\n"
             "  PoSt: one request of synthetic vanilla proofs checked (timed), then the parallel witness timed per thread\n"
-            "  count; --sectors S synthesizes the first S sectors only (a 32 GiB partition's witness is 4 GB).\n");
+            "  count; --sectors S synthesizes the first S sectors only (a 32 GiB partition's witness is 4 GB).\n"
+            "       cuzk-bench synth --circuit snap:SIZE [--threads N[,N...]]... [--reps R] [--partition K]\n"
+            "                        [--serial] [--no-check]\n"
+            "  SnapDeals: partition K (default 0) of the synthetic sector `cuzk snap synth-vanilla` proves; its\n"
+            "  vanilla proof is checked and turned into a witness (timed), then update_synthesize_witness is timed\n"
+            "  per thread count, median of R runs, and the witness's SHA-256 printed (the same values give the same\n"
+            "  digest on every machine and version). The shape is compiled and the witness checked against it\n"
+            "  unless --no-check; --serial also times update_synthesize into one witness-only system.\n");
 }
 
 static double seconds_since(uint64_t t0) { return (double)(bench_now_ns() - t0) * 1e-9; }
@@ -118,10 +128,155 @@ static int parse_threads(const char *s, unsigned *threads, unsigned *n)
     return 0;
 }
 
+/* SHA-256 of the witness values (inputs then aux, 32 bytes little-endian each, normal form). */
+static void witness_digest(const r1cs *w, char hex[65])
+{
+    sha256_ctx h;
+    sha256_init(&h);
+    uint8_t b[32];
+    for (size_t i = 0; i < w->num_inputs; i++) {
+        fr_to_bytes_le(b, &w->inputs[i]);
+        sha256_update(&h, b, 32);
+    }
+    for (size_t i = 0; i < w->num_aux; i++) {
+        fr_to_bytes_le(b, &w->aux[i]);
+        sha256_update(&h, b, 32);
+    }
+    uint8_t d[32];
+    sha256_final(&h, d);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+static int bench_synth_snap(const char *spec, const unsigned *threads, unsigned n_threads, unsigned reps,
+                            unsigned partition, int serial, int check)
+{
+    cuzk_error err;
+    const update_geometry *g;
+    if (update_geometry_parse(spec, &g, &err) != CUZK_OK) {
+        fprintf(stderr, "cuzk-bench synth: %s\n", err.msg);
+        return 2;
+    }
+    int rc = 1;
+    update_circuit c;
+    update_encoded e;
+    snap_partition_proof p;
+    update_witness w;
+    r1cs shape, wit;
+    pool_t *pool = NULL;
+    memset(&e, 0, sizeof e);
+    memset(&p, 0, sizeof p);
+    memset(&w, 0, sizeof w);
+    memset(&shape, 0, sizeof shape);
+    memset(&wit, 0, sizeof wit);
+    double *t_wit = calloc(2 * (size_t)reps, sizeof(double)), *c_wit = t_wit ? t_wit + reps : NULL;
+    if (!t_wit || update_circuit_init(&c, g, &err) != CUZK_OK) {
+        if (!t_wit) cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+        fprintf(stderr, "cuzk-bench synth: %s\n", err.msg);
+        free(t_wit);
+        return 1;
+    }
+    if (partition >= c.partitions) {
+        fprintf(stderr, "cuzk-bench synth: --partition %u: snap:%s has %u partitions\n", partition, g->name,
+                c.partitions);
+        rc = 2;
+        goto out;
+    }
+    update_info info;
+    if (update_circuit_info(&c, &info, &err) != CUZK_OK) goto fail;
+    uint64_t t0 = bench_now_ns();
+    if (snap_synth_encoded(&e, &c, 1, &err) != CUZK_OK ||
+        snap_partition_proof_from_encoded(&p, &c, &e, partition, &err) != CUZK_OK)
+        goto fail;
+    double t_vp = seconds_since(t0);
+    uint8_t cro[32], crn[32], cdn[32];
+    fr_to_bytes_le(cro, &e.comm_r_old);
+    fr_to_bytes_le(crn, &e.comm_r_new);
+    fr_to_bytes_le(cdn, &e.comm_d_new);
+    t0 = bench_now_ns();
+    double c0 = cpu_seconds();
+    if (snap_witness_from_proof(&w, &c, &p, partition, cro, crn, cdn, &err) != CUZK_OK) goto fail;
+    printf("circuit snap:%s: partition %u of %u, %u challenges; %zu constraints (top %zu, %zu per challenge), %zu "
+           "aux; synthetic vanilla proof made in %.2f s, checked into a witness in %.3f s (CPU time %.3f s)\n",
+           g->name, partition, c.partitions, c.challenges, info.synth_constraints, info.top_constraints,
+           info.challenge_constraints, info.aux, t_vp, seconds_since(t0), cpu_seconds() - c0);
+    unsigned max_threads = 1;
+    for (unsigned i = 0; i < n_threads; i++)
+        if (threads[i] > max_threads) max_threads = threads[i];
+    if (check) {
+        if (pool_create(&pool, max_threads, &err) != CUZK_OK) goto fail;
+        t0 = bench_now_ns();
+        if (update_compile_shape(pool, &c, &shape, &err) != CUZK_OK) goto fail;
+        printf("shape: %zu constraints, %zu inputs, %zu aux; compiled in %.3f s (%u threads)\n", shape.num_constraints,
+               shape.num_inputs, shape.num_aux, seconds_since(t0), max_threads);
+        pool_destroy(pool);
+        pool = NULL;
+    }
+    if (serial) {
+        r1cs ref;
+        t0 = bench_now_ns();
+        c0 = cpu_seconds();
+        if (r1cs_create_witness_only(&ref, &err) != CUZK_OK) goto fail;
+        cuzk_status st = update_synthesize(&ref, &c, &w, &err);
+        if (st == CUZK_OK) st = r1cs_finalize(&ref, &err);
+        char hex[65] = "";
+        if (st == CUZK_OK) witness_digest(&ref, hex);
+        r1cs_free(&ref);
+        if (st != CUZK_OK) goto fail;
+        printf("serial update_synthesize (witness-only): %.3f s, CPU time %.3f s; witness sha256 %s\n",
+               seconds_since(t0), cpu_seconds() - c0, hex);
+    }
+    for (unsigned ti = 0; ti < n_threads; ti++) {
+        if (pool_create(&pool, threads[ti], &err) != CUZK_OK) goto fail;
+        for (unsigned r = 0; r < reps; r++) {
+            r1cs_free(&wit);
+            t0 = bench_now_ns();
+            c0 = cpu_seconds();
+            if (update_synthesize_witness(pool, &c, &w, &wit, &err) != CUZK_OK) goto fail;
+            t_wit[r] = seconds_since(t0);
+            c_wit[r] = cpu_seconds() - c0;
+        }
+        if (ti == 0) {
+            char hex[65];
+            witness_digest(&wit, hex);
+            printf("witness: %zu inputs + %zu aux, %zu bytes; sha256 %s\n", wit.num_inputs, wit.num_aux,
+                   (wit.num_inputs + wit.num_aux) * sizeof(fr_t), hex);
+            if (check) {
+                size_t bad = 0;
+                if (r1cs_check_witness(&shape, &wit, &err) != CUZK_OK) goto fail;
+                if (!r1cs_is_satisfied(pool, &shape, wit.inputs, wit.aux, &bad)) {
+                    cuzk_error_set(&err, CUZK_ERR_INTERNAL, "the witness fails row %zu", bad);
+                    goto fail;
+                }
+                printf("the witness satisfies the compiled shape\n");
+            }
+        }
+        double mw = bench_median(t_wit, reps), cw = bench_median(c_wit, reps); /* sorts: [0] is the least */
+        printf("threads %3u: witness %.3f s (median of %u; least %.3f); CPU time witness %.3f s\n", threads[ti], mw,
+               reps, t_wit[0], cw);
+        fflush(stdout);
+        pool_destroy(pool);
+        pool = NULL;
+    }
+    rc = 0;
+    goto out;
+fail:
+    fprintf(stderr, "cuzk-bench synth: %s\n", err.msg);
+out:
+    pool_destroy(pool);
+    r1cs_free(&wit);
+    r1cs_free(&shape);
+    update_witness_free(&w);
+    snap_partition_proof_free(&p);
+    update_encoded_free(&e);
+    update_circuit_free(&c);
+    free(t_wit);
+    return rc;
+}
+
 int bench_synth(int argc, char **argv)
 {
     const char *circuit = NULL;
-    unsigned threads[MAX_THREADS], n_threads = 0, reps = 3, challenges = 0, sectors = 0;
+    unsigned threads[MAX_THREADS], n_threads = 0, reps = 3, challenges = 0, sectors = 0, partition = 0;
     witness_source src = WIT_SYNTH;
     int src_given = 0;
     int serial = 0, check = 1;
@@ -156,6 +311,9 @@ int bench_synth(int argc, char **argv)
                    v <= 100000) {
             sectors = (unsigned)v;
             i++;
+        } else if (next && strcmp(argv[i], "--partition") == 0 && bench_parse_u64(next, &v) == 0 && v < 64) {
+            partition = (unsigned)v;
+            i++;
         } else if (strcmp(argv[i], "--serial") == 0) {
             serial = 1;
         } else if (strcmp(argv[i], "--no-check") == 0) {
@@ -169,6 +327,8 @@ int bench_synth(int argc, char **argv)
     if (n_threads == 0) threads[n_threads++] = 1;
     if (circuit && (strncmp(circuit, "wpost:", 6) == 0 || strncmp(circuit, "winning:", 8) == 0))
         return bench_synth_post(circuit, threads, n_threads, reps, sectors);
+    if (circuit && strncmp(circuit, "snap:", 5) == 0)
+        return bench_synth_snap(circuit + 5, threads, n_threads, reps, partition, serial, check);
     cuzk_error err;
     const porep_geometry *g = NULL;
     if (!circuit || strncmp(circuit, "porep:", 6) != 0 || porep_geometry_parse(circuit + 6, &g, &err) != CUZK_OK) {

@@ -1,5 +1,6 @@
 #include "circuits/update/update.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -319,10 +320,20 @@ void update_top_vars_free(update_top_vars *top)
     top->c_bits = NULL;
 }
 
-cuzk_status update_synth_top(r1cs *cs, const update_circuit *c, const update_witness *w, update_top_vars *top,
-                             cuzk_error *err)
+/* The body of update_synth_top; nodes non-NULL: the apex hashes skipped (update_synth_top_skip_apex). *apex_at
+ * (may be NULL) receives cs->num_aux where the apex tree starts. */
+static cuzk_status synth_top(r1cs *cs, const update_circuit *c, const update_witness *w, const fr_t *nodes,
+                             size_t *apex_at, update_top_vars *top, cuzk_error *err)
 {
     memset(top, 0, sizeof *top);
+    size_t hash_aux = 0, hash_con = 0;
+    if (nodes) {
+        update_info info;
+        cuzk_status st = update_circuit_info(c, &info, err);
+        if (st != CUZK_OK) return st;
+        hash_aux = info.apex_hash_aux;
+        hash_con = info.apex_hash_constraints;
+    }
     cuzk_status st;
     gadget_num khs, comm_r_old, comm_d_new, comm_r_new, comm_c, partition;
     unsigned kb = c->partition_bits + UPDATE_HS;
@@ -376,10 +387,20 @@ cuzk_status update_synth_top(r1cs *cs, const update_circuit *c, const update_wit
     /* apex_por: the apex tree row by row, then its root up the partition path. */
     gadget_num row[UPDATE_MAX_APEX];
     memcpy(row, top->apex, sizeof(gadget_num) * c->apex_leaves);
+    if (apex_at) *apex_at = cs->num_aux;
+    unsigned hj = 0;
     for (unsigned n = c->apex_leaves; n > 1; n /= 2)
-        for (unsigned i = 0; i < n / 2; i++)
-            if ((st = gadget_por_hash(cs, POR_SHA256, NULL, &row[2 * i], 2, &row[i], err)) != CUZK_OK)
-                return cuzk_error_prefix(err, "apex_tree: ");
+        for (unsigned i = 0; i < n / 2; i++, hj++) {
+            if (nodes) {
+                /* The hash's output is its last variable (gadget_sha256_fr packs last). */
+                st = r1cs_witness_skip(cs, hash_aux, hash_con, err);
+                row[i].var = (r1cs_var){R1CS_AUX, (uint32_t)(cs->num_aux - 1)};
+                row[i].value = nodes[hj];
+            } else {
+                st = gadget_por_hash(cs, POR_SHA256, NULL, &row[2 * i], 2, &row[i], err);
+            }
+            if (st != CUZK_OK) return cuzk_error_prefix(err, "apex_tree: ");
+        }
     por_tree pt;
     memset(&pt, 0, sizeof pt);
     pt.hasher = POR_SHA256;
@@ -435,8 +456,26 @@ cuzk_status update_synth_top(r1cs *cs, const update_circuit *c, const update_wit
     return CUZK_OK;
 }
 
-cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned ci,
-                                   const update_challenge *p, cuzk_error *err)
+cuzk_status update_synth_top(r1cs *cs, const update_circuit *c, const update_witness *w, update_top_vars *top,
+                             cuzk_error *err)
+{
+    return synth_top(cs, c, w, NULL, NULL, top, err);
+}
+
+cuzk_status update_synth_top_skip_apex(r1cs *cs, const update_circuit *c, const update_witness *w,
+                                       const fr_t *nodes, update_top_vars *top, cuzk_error *err)
+{
+    if (!cs->witness_only || !nodes)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "update_synth_top_skip_apex: needs a witness-only system "
+                                                         "and the apex nodes");
+    return synth_top(cs, c, w, nodes, NULL, top, err);
+}
+
+/* Challenge ci's block up to its TreeD path's first level: *leaf_d_new, *apex_leaf and sibs[0 .. tree_d.levels)
+ * receive the variables the path reads. */
+static cuzk_status challenge_head(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned ci,
+                                  const update_challenge *p, gadget_num *leaf_d_new_out, gadget_num *apex_leaf_out,
+                                  gadget_num *sibs_d, cuzk_error *err)
 {
     const gadget_bit *cb = top->c_bits + (size_t)ci * c->challenge_bits;
     cuzk_status st;
@@ -522,9 +561,50 @@ cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const upda
     if ((st = gadget_select(cs, top->apex, cbool + to_apex, c->apex_bits, &apex_leaf, err)) != CUZK_OK)
         return cuzk_error_prefix(err, "select_apex_leaf: ");
     for (unsigned i = 0; i < to_apex; i++)
-        if ((st = alloc_num(cs, p ? &p->path_d[i] : NULL, &sibs[i], err)) != CUZK_OK) return st;
+        if ((st = alloc_num(cs, p ? &p->path_d[i] : NULL, &sibs_d[i], err)) != CUZK_OK) return st;
+    *leaf_d_new_out = leaf_d_new;
+    *apex_leaf_out = apex_leaf;
+    return CUZK_OK;
+}
+
+cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned ci,
+                                   const update_challenge *p, cuzk_error *err)
+{
+    gadget_num leaf_d_new, apex_leaf, sibs[POR_MAX_LEVELS];
+    cuzk_status st = challenge_head(cs, c, top, ci, p, &leaf_d_new, &apex_leaf, sibs, err);
+    if (st != CUZK_OK) return st;
+    const gadget_bit *cb = top->c_bits + (size_t)ci * c->challenge_bits;
     if ((st = por_no_challenge_input(cs, &c->tree_d, cb, &leaf_d_new, sibs, &apex_leaf, err)) != CUZK_OK)
         return cuzk_error_prefix(err, "por to_apex_leaf: ");
+    return CUZK_OK;
+}
+
+cuzk_status update_synth_challenge_head(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned ci,
+                                        const update_challenge *p, cuzk_error *err)
+{
+    gadget_num leaf_d_new, apex_leaf, sibs[POR_MAX_LEVELS];
+    return challenge_head(cs, c, top, ci, p, &leaf_d_new, &apex_leaf, sibs, err);
+}
+
+cuzk_status update_synth_challenge_treed_level(r1cs *cs, const update_circuit *c, const update_top_vars *top,
+                                               unsigned ci, const update_challenge *p, unsigned l, const fr_t *cur,
+                                               fr_t *next, cuzk_error *err)
+{
+    if (!cs->witness_only || l >= c->tree_d.levels)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "update_synth_challenge_treed_level: level %u of %u in a "
+                                                         "%switness-only system", l, c->tree_d.levels,
+                              cs->witness_only ? "" : "non-");
+    /* The node, the sibling and the index bit are read through their values (r1cs_one() stands for their
+     * variables: a witness-only system builds no combination). */
+    fr_t zero;
+    fr_set_zero(&zero);
+    gadget_num node = {r1cs_one(), *cur}, sib = {r1cs_one(), p ? p->path_d[l] : zero}, pre[2];
+    gadget_bool idx = gadget_bool_from_bit(&top->c_bits[(size_t)ci * c->challenge_bits + l]);
+    cuzk_status st = gadget_insert(cs, &node, &idx, 1, &sib, pre, err);
+    if (st == CUZK_OK) st = gadget_por_hash(cs, POR_SHA256, NULL, pre, 2, &node, err);
+    if (st == CUZK_OK && l + 1 == c->tree_d.levels) st = gadget_enforce_equal(cs, &node, &node, err);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "por to_apex_leaf: level %u: ", l);
+    *next = node.value;
     return CUZK_OK;
 }
 
@@ -562,27 +642,104 @@ cuzk_status update_circuit_count_full(const update_circuit *c, update_info *out,
     return st;
 }
 
-cuzk_status update_circuit_info(const update_circuit *c, update_info *out, cuzk_error *err)
+/* The counts of one geometry: a pure function of it (update_circuit_init derives everything from it), so made
+ * once per process. */
+static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int used;
+    update_geometry g; /* by value: a caller's geometry need not be one of the table's */
+    update_info info;
+} info_cache[16];
+
+static int same_geometry(const update_geometry *a, const update_geometry *b)
+{
+    return a->nodes == b->nodes && a->base_arity == b->base_arity && a->sub_arity == b->sub_arity &&
+           a->top_arity == b->top_arity;
+}
+
+static cuzk_status count_parts(const update_circuit *c, update_info *out, cuzk_error *err)
 {
     r1cs cs;
     memset(out, 0, sizeof *out);
     cuzk_status st = r1cs_create_counter(&cs, err);
-    if (st != CUZK_OK) return cuzk_error_prefix(err, "update_circuit_info: ");
+    if (st != CUZK_OK) return st;
     update_top_vars top;
-    if ((st = update_synth_top(&cs, c, NULL, &top, err)) == CUZK_OK) {
+    if ((st = synth_top(&cs, c, NULL, NULL, &out->apex_aux, &top, err)) == CUZK_OK) {
         out->top_constraints = cs.num_constraints;
         out->top_aux = cs.num_aux;
+        out->inputs = cs.num_inputs;
         st = update_synth_challenge(&cs, c, &top, 0, NULL, err);
         out->challenge_constraints = cs.num_constraints - out->top_constraints;
         out->challenge_aux = cs.num_aux - out->top_aux;
+        /* The pieces of a block, each in a counter of its own (the top's variables are read through values). */
+        r1cs part;
+        fr_t z, nx;
+        fr_set_zero(&z);
+        if (st == CUZK_OK && (st = r1cs_create_counter(&part, err)) == CUZK_OK) {
+            st = update_synth_challenge_head(&part, c, &top, 0, NULL, err);
+            out->challenge_head_aux = part.num_aux;
+            out->challenge_head_constraints = part.num_constraints;
+            r1cs_free(&part);
+        }
+        /* A block is its head, then TreeD levels of one shape each, the last of which also checks the root (one
+         * constraint more); level 0 counted alone must agree where it is not the last. */
+        unsigned L = c->tree_d.levels;
+        size_t la = L ? (out->challenge_aux - out->challenge_head_aux) / L : 0;
+        size_t lc = L ? (out->challenge_constraints - out->challenge_head_constraints - 1) / L : 0;
+        if (st == CUZK_OK && (L == 0 || out->challenge_aux != out->challenge_head_aux + L * la ||
+                              out->challenge_constraints != out->challenge_head_constraints + L * lc + 1))
+            st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "a block is not its head and %u TreeD levels", L);
+        out->treed_level_aux = la;
+        out->treed_level_constraints = lc;
+        if (st == CUZK_OK && L > 1 && (st = r1cs_create_counter(&part, err)) == CUZK_OK) {
+            st = update_synth_challenge_treed_level(&part, c, &top, 0, NULL, 0, &z, &nx, err);
+            if (st == CUZK_OK && (part.num_aux != la || part.num_constraints != lc))
+                st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "TreeD level 0: %zu aux, %zu constraints; %zu, %zu by "
+                                    "difference", part.num_aux, part.num_constraints, la, lc);
+            r1cs_free(&part);
+        }
         update_top_vars_free(&top);
     }
     if (st == CUZK_OK) {
-        out->synth_constraints = out->top_constraints + (size_t)c->challenges * out->challenge_constraints;
-        out->aux = out->top_aux + (size_t)c->challenges * out->challenge_aux;
-        out->inputs = cs.num_inputs;
-        out->constraints = out->synth_constraints + out->inputs;
+        /* One apex hash alone: what synth_top's skip stands for. */
+        size_t a0 = cs.num_aux, c0 = cs.num_constraints;
+        gadget_num kids[2], o;
+        st = alloc_num(&cs, NULL, &kids[0], err);
+        if (st == CUZK_OK) st = alloc_num(&cs, NULL, &kids[1], err);
+        a0 += 2;
+        if (st == CUZK_OK) st = gadget_por_hash(&cs, POR_SHA256, NULL, kids, 2, &o, err);
+        out->apex_hash_aux = cs.num_aux - a0;
+        out->apex_hash_constraints = cs.num_constraints - c0;
+        if (st == CUZK_OK && o.var.index != cs.num_aux - 1)
+            st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "the apex hash's output is not its last variable");
     }
     r1cs_free(&cs);
+    return st;
+}
+
+cuzk_status update_circuit_info(const update_circuit *c, update_info *out, cuzk_error *err)
+{
+    memset(out, 0, sizeof *out);
+    cuzk_status st = CUZK_OK;
+    size_t n = sizeof info_cache / sizeof info_cache[0];
+    pthread_mutex_lock(&info_lock);
+    size_t i = 0;
+    while (i < n && info_cache[i].used && !same_geometry(&info_cache[i].g, c->g)) i++;
+    if (i < n && info_cache[i].used) {
+        *out = info_cache[i].info;
+    } else {
+        st = count_parts(c, out, err);
+        if (st == CUZK_OK && i < n) {
+            info_cache[i].info = *out;
+            info_cache[i].g = *c->g;
+            info_cache[i].used = 1;
+        }
+    }
+    pthread_mutex_unlock(&info_lock);
+    if (st == CUZK_OK) {
+        out->synth_constraints = out->top_constraints + (size_t)c->challenges * out->challenge_constraints;
+        out->aux = out->top_aux + (size_t)c->challenges * out->challenge_aux;
+        out->constraints = out->synth_constraints + out->inputs;
+    }
     return st == CUZK_OK ? st : cuzk_error_prefix(err, "update_circuit_info: %s: ", c->g->name);
 }

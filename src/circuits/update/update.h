@@ -106,18 +106,36 @@ typedef struct update_top_vars {
  * the shape with zero values. */
 cuzk_status update_synth_top(r1cs *cs, const update_circuit *c, const update_witness *w, update_top_vars *top,
                              cuzk_error *err);
+/* The top part with its apex tree's hashes (apex_leaves - 1 SHA-256 hashes of two nodes, row by row, left to right)
+ * left to others, for the parallel witness: in a witness-only cs each hash is skipped (r1cs_witness_skip of
+ * hash_aux aux and hash_constraints constraints, update_info's apex_hash_*) and its output takes the value
+ * nodes[j], j the hash's number in that order; the rest is update_synth_top exactly. */
+cuzk_status update_synth_top_skip_apex(r1cs *cs, const update_circuit *c, const update_witness *w,
+                                       const fr_t *nodes, update_top_vars *top, cuzk_error *err);
 void update_top_vars_free(update_top_vars *top);
 /* Challenge i's block. p NULL: shape. */
 cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned i,
                                    const update_challenge *p, cuzk_error *err);
+/* Challenge i's block in pieces, for the parallel witness (update_synth_challenge is the head, then every level):
+ * the head is everything before the TreeD path's first level (update_info's challenge_head_*); TreeD level l
+ * (treed_level_* each, and one constraint more for the last level, the check against the apex leaf) runs in a
+ * witness-only cs from the running node's value *cur, reading the sibling and the index bit through their values,
+ * and gives the node above in *next. */
+cuzk_status update_synth_challenge_head(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned i,
+                                        const update_challenge *p, cuzk_error *err);
+cuzk_status update_synth_challenge_treed_level(r1cs *cs, const update_circuit *c, const update_top_vars *top,
+                                               unsigned i, const update_challenge *p, unsigned l, const fr_t *cur,
+                                               fr_t *next, cuzk_error *err);
 /* Top, then every challenge. w NULL: shape. */
 cuzk_status update_synthesize(r1cs *cs, const update_circuit *c, const update_witness *w, cuzk_error *err);
 
-/* The witness-only system of partition witness w, finalized: the top part once, then every challenge block in a
- * witness-only system of its own on pool (NULL: this thread) holding only the block, its values copied to their
- * place (block i's aux right after block i - 1's; blocks have no inputs). A block reads the top part's variables
- * through their values only, so the result equals update_synthesize into one witness-only system
- * (test_update_witness checks every value). CUZK_ERR_INTERNAL if a block's size differs from the count. */
+/* The witness-only system of partition witness w, finalized, synthesized in pieces on pool (NULL: this thread),
+ * each in a witness-only system that writes its values straight to their place: the top part with its apex
+ * hashes skipped and each apex hash alone, then per challenge block its head and each TreeD level alone (the
+ * nodes a piece starts from computed natively, and every circuit hash compared with its native value). Pieces read
+ * the variables of others through their values only, so the result equals update_synthesize into one
+ * witness-only system (test_update_witness checks every value). CUZK_ERR_INTERNAL if a piece's size differs from
+ * the count. */
 cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, const update_witness *w, r1cs *out,
                                       cuzk_error *err);
 /* The finalized shape (matrices, no values) without synthesizing every block: the top level and two blocks are
@@ -135,10 +153,16 @@ typedef struct update_info {
     size_t inputs;            /* including ONE */
     size_t aux;
     size_t top_constraints, top_aux, challenge_constraints, challenge_aux; /* the parts */
+    size_t apex_aux;                                   /* top aux before the apex tree's first hash */
+    size_t apex_hash_aux, apex_hash_constraints;       /* one apex-tree hash (every one has this shape) */
+    size_t challenge_head_aux, challenge_head_constraints; /* a block before its TreeD path */
+    size_t treed_level_aux, treed_level_constraints;       /* one TreeD level of a block (the last: +1 constraint) */
 } update_info;
 
 /* Counts the top once and one challenge block once and multiplies (every block has the same shape:
- * test_update_counts checks that on the small sizes against a full count). 32 GiB: 81,049,499 synthesized. */
+ * test_update_counts checks that on the small sizes against a full count). 32 GiB: 81,049,499 synthesized. The
+ * counts of a geometry are made once per process and remembered (thread-safe), since every partition's witness
+ * needs them. */
 cuzk_status update_circuit_info(const update_circuit *c, update_info *out, cuzk_error *err);
 /* The full count by synthesizing every block in a counting system. */
 cuzk_status update_circuit_count_full(const update_circuit *c, update_info *out, cuzk_error *err);
