@@ -599,8 +599,10 @@ static void *trim_main(void *arg)
         double t0 = service_now();
         int released = malloc_trim(0);
         struct mallinfo2 after = mallinfo2();
-        LOGD("malloc_trim: %zu bytes free in the arenas, %zu after (%s), %.1f ms", mi.fordblks, after.fordblks,
-             released ? "pages released" : "nothing released", (service_now() - t0) * 1e3);
+        double ms = (service_now() - t0) * 1e3;
+        /* At info level when it took long enough to delay other threads' allocations (GetStatus's among them). */
+        daemon_log(ms > 10 ? LOG_INFO : LOG_DEBUG, "malloc_trim: %zu bytes free in the arenas, %zu after (%s), %.1f ms",
+                   mi.fordblks, after.fordblks, released ? "pages released" : "nothing released", ms);
     }
 #endif
     pthread_mutex_lock(&s->mu);

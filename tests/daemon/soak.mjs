@@ -569,7 +569,7 @@ function judgeSamples(samples) {
     if (ms > (inOversized ? 250 : 100)) {
       slowStatus++;
       const ev = events.filter(([t]) => t <= start + ms && t >= start - 2000).map(([t, w]) => `${w} ${start - t} ms before`);
-      if (slowStatus <= 10) console.log(`soak: GetStatus took ${rawMs.toFixed(0)} ms (${waited.toFixed(0)} of them runnable, not running) at +${((start - tStart) / 1000).toFixed(1)} s` +
+      if (slowStatus <= 10) console.log(`soak: GetStatus took ${rawMs.toFixed(0)} ms (${waited.toFixed(0)} of them runnable, not running) at +${((start - tStart) / 1000).toFixed(1)} s (${new Date(start).toISOString()})` +
         `${ev.length ? ` (${ev.join(', ')})` : ''}`);
     }
     budgetBytes = budget;
@@ -627,7 +627,7 @@ async function main() {
   // cuzk verify on a sample of the PoRep proofs (all, up to 8).
   let verifiedByCli = 0;
   if (porepProofs.length && cuzkBin) {
-    const vk = path.join(porepArgs[0], 'porep-2k.vk');
+    const vk = path.join(paramDir, 'porep-2k.vk');
     for (const p of porepProofs.slice(0, 8)) {
       const proofPath = path.join(work, `${p.id}.proof`);
       fs.writeFileSync(proofPath, p.proof);
@@ -650,7 +650,7 @@ async function main() {
   if (cuzkBin) {
     for (const p of realProofs) {
       const v = verifyReal(p.kind, p.proof, p.id);
-      if (check(v.status === 0 && /^valid$/m.test(v.stdout), `cuzk ${p.kind.verifyArgs[0]} ${p.id}: ${v.status} ${v.stdout} ${v.stderr}`))
+      if (check(v.status === 0 && /^valid\b/m.test(v.stdout), `cuzk ${p.kind.verifyArgs[0]} ${p.id}: ${v.status} ${v.stdout} ${v.stderr}`))
         realChecked[p.kind.name] = (realChecked[p.kind.name] || 0) + 1;
     }
     for (const kind of REAL) {
@@ -701,6 +701,9 @@ async function main() {
     `(${(growth * 100).toFixed(2)} %)`);
   console.log(`  SIGKILL at job ${killAt}: ${retriedAfterKill} retries after the restart, ${retriedOk} completed`);
   console.log(`  PoRep proofs: ${porepProofs.length}, ${verifiedByCli} checked by cuzk verify`);
+  // The daemon's slow trims (over 10 ms: logged at info), to set beside slow GetStatus samples.
+  const trims = daemonLog.split('\n').filter((l) => /malloc_trim:/.test(l));
+  if (trims.length) console.log(`  malloc_trim over 10 ms: ${trims.length}\n    ${trims.slice(-10).join('\n    ')}`);
   for (const kind of REAL) {
     console.log(`  ${kind.name} proofs: ${realProofs.filter((x) => x.kind === kind).length}, ` +
       `${realChecked[kind.name] || 0} checked by cuzk ${kind.verifyArgs[0]}`);
