@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "daemon/config.h"
 #include "daemon/log.h"
@@ -45,8 +48,24 @@ static void config_warning(void *ctx, int line, const char *msg)
     else LOGW("%s: %s", path, msg);
 }
 
+/* glibc raises its mmap threshold to the size of each large block freed (up to 32 MiB) and its trim threshold
+ * to twice that, so after one WinningPoSt partition (a 12.6 MB a, b, c set, a 3 MB witness) blocks of that size
+ * come from the arenas and stay there when freed: each of the 8 x cores arenas keeps the largest such peak it
+ * saw, and the daemon's RSS grew by tens of MB (10 WinningPoSt 2 KiB proofs in a row: 84 -> 148 MB; the soak
+ * with PoSt: 119 -> 398 MiB). A fixed threshold (which also turns the adjustment off) sends every block of
+ * 1 MiB or more to mmap and back to the system when freed: the same 10 proofs 78.2 -> 79.0 MB. The engine's
+ * big buffers are reused from its own cache, so the extra mmap calls are few. MALLOC_MMAP_THRESHOLD_ in the
+ * environment still decides when set. */
+static void malloc_tune(void)
+{
+#ifdef __GLIBC__
+    if (!getenv("MALLOC_MMAP_THRESHOLD_")) mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    malloc_tune();
     const char *config_path = NULL, *log_level = NULL;
     const char *listen[DAEMON_MAX_LISTEN];
     size_t n_listen = 0;

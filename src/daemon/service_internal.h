@@ -127,6 +127,8 @@ struct daemon_service {
     int sweeping;      /* a residency sweep runs on a helper thread */
     engine_residency_stats res_stats; /* the last the server loop could take (service_residency_stats) */
     double next_sweep; /* when service_tick starts the next one */
+    int trimming;      /* malloc_trim runs on a helper thread (service_jobs.c, trim_main) */
+    double next_trim;  /* when service_tick looks at the allocator's free memory next */
 
     pthread_mutex_t reg_mu; /* sets and their circuits; held while preparing one (setup may take a while) */
     set_entry *sets;

@@ -7,6 +7,7 @@
 
 #include "daemon/log.h"
 #include "daemon/service_internal.h"
+#include "engine/mem.h"
 
 void service_on_event(void *ctx, const engine_event *ev)
 {
@@ -85,8 +86,12 @@ void service_residency_stats(daemon_service *s, engine_residency_stats *out)
 
 void service_status_reply(daemon_service *s, service_reply *reply)
 {
-    engine_stats es;
-    engine_get_stats(s->eng, &es);
+    /* The memory figures straight from the accounting (its own short lock), not engine_get_stats: that takes the
+     * engine's lock, under which a cancelled or failed job's partitions are dropped and their witness and a, b, c
+     * freed (hundreds of MB for a PoRep partition, munmap'd while the lock is held), and the server loop would
+     * wait for it. */
+    engine_mem_stats ms;
+    engine_mem_get_stats(engine_memory(s->eng), &ms);
 
     /* Parameter sets in memory. reg_mu is held while a set is being set up, which may take long; the server
      * loop must not wait for that, so then the previous listing is reported. */
@@ -196,11 +201,11 @@ void service_status_reply(daemon_service *s, service_reply *reply)
     service_residency_stats(s, &rs);
     /* With a pinned tier: its parameter sets against its budget. Without: every page-locked byte (parameters and
      * the engine's a, b, c sets), bounded only by the one budget. */
-    r.pinned_memory_bytes = rs.pinned_budget ? rs.pinned_bytes : es.mem.in_use[ENGINE_MEM_PINNED];
-    r.pinned_memory_limit_bytes = rs.pinned_budget ? rs.pinned_budget : es.mem.host_limit;
-    r.memory_budget_bytes = es.mem.host_limit;
-    r.memory_in_use_bytes = es.mem.host_in_use;
-    r.memory_peak_bytes = es.mem.host_peak;
+    r.pinned_memory_bytes = rs.pinned_budget ? rs.pinned_bytes : ms.in_use[ENGINE_MEM_PINNED];
+    r.pinned_memory_limit_bytes = rs.pinned_budget ? rs.pinned_budget : ms.host_limit;
+    r.memory_budget_bytes = ms.host_limit;
+    r.memory_in_use_bytes = ms.host_in_use;
+    r.memory_peak_bytes = ms.host_peak;
     service_reply_pack(reply, &r.base);
 }
 
