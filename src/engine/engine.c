@@ -710,12 +710,27 @@ static cuzk_status synthesize(engine *e, part *p, cuzk_error *err)
     return CUZK_OK;
 }
 
+/* With mu held: whether no partition of any job is between its synthesis start and its end (nothing the engine
+ * runs will give memory back). */
+static int nothing_in_flight(const engine *e)
+{
+    for (const job *j = e->jobs; j; j = j->next)
+        if (j->inflight) return 0;
+    return 1;
+}
+
+/* How long the best partition waits for room with nothing in flight before its job fails: long enough for the
+ * releases that run outside mu (a buffer set being freed) to land, short against a request's deadline. */
+#define STALL_FAIL_MS 2000.0
+
 static void *synth_main(void *arg)
 {
     worker_arg *wa = arg;
     engine *e = wa->e;
     int w = (int)wa->id;
     int reserved = wa->reserved;
+    uint64_t stall_job = 0; /* the job whose partition has been waiting for room with nothing in flight */
+    double stall_t0 = 0;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (e->stop) break;
@@ -767,11 +782,44 @@ static void *synth_main(void *arg)
                 pthread_mutex_unlock(&e->mu);
                 abc_free(e, victim);
                 pthread_mutex_lock(&e->mu);
+            } else if (nothing_in_flight(e)) {
+                /* What holds the budget (parameter sets of this and queued jobs) is not freed by anything the
+                 * engine runs: the job fails rather than every job waiting for ever (a budget too small for the
+                 * sets in use and one partition). */
+                double now = engine_now_ms(e);
+                if (stall_job != j->id) {
+                    stall_job = j->id;
+                    stall_t0 = now;
+                }
+                if (now - stall_t0 >= STALL_FAIL_MS) {
+                    cuzk_error why;
+                    cuzk_error_set(&why, CUZK_ERR_NOMEM,
+                                   "job %llu: a partition of %s needs %llu bytes%s, but %llu of the budget's %llu "
+                                   "stay held with no partition in flight (parameter sets in use): the budget "
+                                   "cannot hold them and one partition",
+                                   (unsigned long long)j->id, c->name, (unsigned long long)need,
+                                   headroom ? " beside the CRITICAL reserve" : "",
+                                   (unsigned long long)engine_mem_host_in_use(&e->mem),
+                                   (unsigned long long)e->mem.host_limit);
+                    stall_job = 0;
+                    job_stop(e, j, CUZK_ERR_NOMEM, &why);
+                    continue;
+                }
+                struct timespec until;
+                clock_gettime(CLOCK_REALTIME, &until);
+                until.tv_nsec += 200 * 1000000L;
+                if (until.tv_nsec >= 1000000000L) {
+                    until.tv_sec++;
+                    until.tv_nsec -= 1000000000L;
+                }
+                pthread_cond_timedwait(&e->cv_synth, &e->mu, &until);
             } else {
+                stall_job = 0;
                 pthread_cond_wait(&e->cv_synth, &e->mu);
             }
             continue;
         }
+        stall_job = 0;
         part *p = calloc(1, sizeof(*p));
         if (!p) {
             engine_mem_release(&e->mem, ENGINE_MEM_HOST, need);

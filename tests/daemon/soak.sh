@@ -87,8 +87,9 @@ args+=(--time-limit "${CUZK_SOAK_TIME_LIMIT:-$limit}")
 # set and one partition's working set (witness and a, b, c over the evaluation domain), so that every set in
 # memory at once plus the largest partition still fits: WindowPoSt + WinningPoSt 2 KiB 58.1 MiB of parameters
 # and 14.8 MiB for a WinningPoSt partition; PoRep 2 KiB 1063 MiB and ~470 MiB; SnapDeals 2 KiB 625 MiB and
-# ~245 MiB. Less than that deadlocks today: the engine's best partition waits for room that only the parameter
-# sets held by the jobs queued behind it could give (docs/DAEMON.md, Tests).
+# ~245 MiB. With less, the engine's best partition can wait for room that only the parameter sets held by the
+# jobs queued behind it could give: the engine then fails that job (CUZK_ERR_NOMEM, after 2 s with nothing in
+# flight), which the soak would count as an unexpected failure (docs/DAEMON.md, Tests).
 budget=4
 [ "$post" = 1 ] && budget=$((budget + 76))
 [ -n "$porep" ] && budget=$((budget + 1600))

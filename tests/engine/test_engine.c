@@ -1192,6 +1192,47 @@ static void test_critical_reserved_worker(void)
     pthread_mutex_destroy(&tb.mu);
 }
 
+/* A budget held by what no partition frees (here an outside reservation, as the daemon's parameter sets of queued
+ * jobs are): with nothing in flight the waiting job fails with CUZK_ERR_NOMEM and a reason within a few seconds
+ * instead of every job waiting for ever (the soak's deadlock at a 68 MiB budget); with the room back the engine
+ * proves again. */
+static void test_budget_stall_fails(void)
+{
+    cuzk_error err;
+    engine_backend be = {.name = "fixed", .prove_start = fixed_start, .prove_finish = fixed_finish,
+                         .discard = fixed_discard};
+    uint64_t part = g_circuit.witness_bytes + g_circuit.abc_bytes;
+    tl_log l;
+    tl_init(&l);
+    engine_config cfg = {.backend = &be, .partition_workers = 1, .gpu_workers = 1, .host_budget = 4 * part,
+                         .event_cb = tl_event, .event_ctx = &l};
+    engine *e;
+    CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
+    uint64_t held = 4 * part - part / 2; /* leaves half a partition */
+    CHECK(engine_mem_try_reserve(engine_memory(e), ENGINE_MEM_HOST, held));
+    payload pl = {.tag = 330, .fail_part = -1};
+    engine_request rq = {.circuit = &g_circuit, .payload = &pl, .partitions = 2, .priority = ENGINE_PRIO_NORMAL};
+    uint64_t id;
+    CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+    int ended = tl_wait(&l, ENGINE_EV_JOB_END, id, -1);
+    CHECK_MSG(ended, "a job that cannot get room with nothing in flight waited for ever");
+    if (!ended) engine_cancel(e, id);
+    engine_result res;
+    cuzk_status st = engine_wait(e, id, &res, &err);
+    CHECK_MSG(st == CUZK_ERR_NOMEM && strstr(res.error.msg, "no partition in flight") != NULL, "status %d: %s", st,
+              res.error.msg);
+    engine_result_free(&res);
+    engine_mem_release(engine_memory(e), ENGINE_MEM_HOST, held);
+    pl.tag = 331;
+    CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
+    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK && res.verified, "after the room came back: %s",
+              res.error.msg);
+    CHECK(res.proofs && verify_part(&res.proofs[0], pl.tag, 0) && verify_part(&res.proofs[1], pl.tag, 1));
+    engine_result_free(&res);
+    engine_destroy(e);
+    tl_free(&l);
+}
+
 /* Sets come from the hooks, are reused across partitions and jobs, hold stale data past num_constraints (the
  * hooks' pattern, then an earlier partition's values) without changing a proof, stay accounted while idle, and
  * are all freed by engine_destroy. The same jobs without a cache (abc_cache < 0) give the same proofs. */
@@ -1598,6 +1639,7 @@ int main(void)
     test_devices();
     test_critical_latency();
     test_critical_reserved_worker();
+    test_budget_stall_fails();
     test_residency();
     fixture_free();
     return test_finish("test_engine");
