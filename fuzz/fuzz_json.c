@@ -17,8 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     cuzk_error err;
     json_doc *doc;
-    if (json_parse(&doc, text, size, &err) == CUZK_OK) json_free(doc);
-    else if (err.msg[0] == 0) abort();
+    if (json_parse(&doc, text, size, &err) == CUZK_OK)
+        json_free(doc);
+    else if (err.msg[0] == 0)
+        abort();
     groth16_proof proof;
     (void)snarkjs_proof_parse(&proof, text, size, &err);
     fr_t *values = NULL;

@@ -18,24 +18,24 @@ extern int test_checks;
 #define TEST_COUNT_CHECK() __atomic_add_fetch(&test_checks, 1, __ATOMIC_RELAXED)
 #define TEST_COUNT_FAILURE() __atomic_add_fetch(&test_failures, 1, __ATOMIC_RELAXED)
 
-#define CHECK(cond)                                                                     \
-    do {                                                                                \
-        TEST_COUNT_CHECK();                                                             \
-        if (!(cond)) {                                                                  \
-            if (TEST_COUNT_FAILURE() <= 20) fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                               \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        TEST_COUNT_CHECK();                                                                                            \
+        if (!(cond)) {                                                                                                 \
+            if (TEST_COUNT_FAILURE() <= 20) fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                            \
-    do {                                                                                \
-        TEST_COUNT_CHECK();                                                             \
-        if (!(cond)) {                                                                  \
-            if (TEST_COUNT_FAILURE() <= 20) {                                           \
-                fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
-                fprintf(stderr, __VA_ARGS__);                                           \
-                fputc('\n', stderr);                                                    \
-            }                                                                           \
-        }                                                                               \
+#define CHECK_MSG(cond, ...)                                                                                           \
+    do {                                                                                                               \
+        TEST_COUNT_CHECK();                                                                                            \
+        if (!(cond)) {                                                                                                 \
+            if (TEST_COUNT_FAILURE() <= 20) {                                                                          \
+                fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                               \
+                fprintf(stderr, __VA_ARGS__);                                                                          \
+                fputc('\n', stderr);                                                                                   \
+            }                                                                                                          \
+        }                                                                                                              \
     } while (0)
 
 /* Seeds rng from CUZK_SEED or the OS and prints the seed so a failure can be replayed. */

@@ -15,7 +15,10 @@ static void draw_value(rng_t *rng, unsigned flags, fr_t *v)
     case 2:
     case 3: fr_set_one(v); break;
     case 4: fr_from_u64(v, (r >> 8) % 1000); break;
-    case 5: fr_set_one(v); fr_neg(v, v); break;
+    case 5:
+        fr_set_one(v);
+        fr_neg(v, v);
+        break;
     default: fr_random(v, rng); break;
     }
 }
@@ -67,8 +70,8 @@ static void lc_eval(const r1cs *cs, const r1cs_lc *lc, fr_t *out)
 }
 
 /* Fills lc with up to max_terms random terms (and, with RC_REPEATED_VARS, repeats and cancelling pairs). */
-static cuzk_status random_lc(rng_t *rng, const r1cs *cs, unsigned flags, size_t max_terms, int inputs_only,
-                             r1cs_lc *lc, cuzk_error *err)
+static cuzk_status random_lc(rng_t *rng, const r1cs *cs, unsigned flags, size_t max_terms, int inputs_only, r1cs_lc *lc,
+                             cuzk_error *err)
 {
     size_t n = (size_t)(rng_next(rng) % (max_terms + 1));
     for (size_t k = 0; k < n; k++) {
@@ -212,9 +215,7 @@ void random_circuit_shape(rng_t *rng, unsigned shape_index, size_t max_size, ran
         p->num_inputs = 0;
         p->flags = RC_REPEATED_VARS;
         break;
-    case 8: /* more aux than constraints: several forced aux per row */
-        p->num_aux = p->num_constraints * 3 + 1;
-        break;
+    case 8: /* more aux than constraints: several forced aux per row */ p->num_aux = p->num_constraints * 3 + 1; break;
     default: { /* total rows exactly a power of two */
         size_t pow = 4;
         while (pow * 2 <= max_size) pow *= 2;

@@ -17,10 +17,10 @@
 #include "util/rng.h"
 
 /* Edge shapes. */
-#define RC_EMPTY_DENSITY 1u   /* A holds inputs only and B is empty: all three density masks are zero */
-#define RC_REPEATED_VARS 2u   /* LCs repeat variables, including pairs that cancel to a zero coefficient */
-#define RC_BOOLEAN_VALUES 4u  /* witness values are 0 or 1 only (the batch-addition path of the prover) */
-#define RC_UNIT_COEFFS 8u     /* every coefficient is 1 or -1 (plus the balancing ONE term) */
+#define RC_EMPTY_DENSITY 1u  /* A holds inputs only and B is empty: all three density masks are zero */
+#define RC_REPEATED_VARS 2u  /* LCs repeat variables, including pairs that cancel to a zero coefficient */
+#define RC_BOOLEAN_VALUES 4u /* witness values are 0 or 1 only (the batch-addition path of the prover) */
+#define RC_UNIT_COEFFS 8u    /* every coefficient is 1 or -1 (plus the balancing ONE term) */
 
 typedef struct random_circuit_params {
     size_t num_inputs;      /* public inputs besides ONE (0: only ONE) */

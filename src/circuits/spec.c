@@ -52,8 +52,8 @@ static int key_is(const char *key, size_t klen, const char *name)
     return klen == strlen(name) && strncmp(key, name, klen) == 0;
 }
 
-static cuzk_status synthetic_kv(void *ctx, const char *key, size_t klen, const char *val, size_t vlen,
-                                const char *text, cuzk_error *err)
+static cuzk_status synthetic_kv(void *ctx, const char *key, size_t klen, const char *val, size_t vlen, const char *text,
+                                cuzk_error *err)
 {
     circuit_spec *s = ctx;
     uint64_t v;
@@ -97,8 +97,10 @@ static cuzk_status porep_kv(void *ctx, const char *key, size_t klen, const char 
     porep_choice *c = ctx;
     const char *const *names;
     int *slot;
-    if (key_is(key, klen, "api")) names = API_NAMES, slot = &c->api;
-    else if (key_is(key, klen, "kind")) names = KIND_NAMES, slot = &c->kind;
+    if (key_is(key, klen, "api"))
+        names = API_NAMES, slot = &c->api;
+    else if (key_is(key, klen, "kind"))
+        names = KIND_NAMES, slot = &c->kind;
     else
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "circuit spec '%s': unknown key '%.*s'", text, (int)klen, key);
     for (int i = 0; i < 3; i++)
@@ -158,15 +160,16 @@ cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *
 {
     const char *colon = strchr(text, ':');
     size_t kind_len = colon ? (size_t)(colon - text) : strlen(text);
-    if (colon && ((kind_len == 5 && strncmp(text, "wpost", 5) == 0) ||
-                  (kind_len == 7 && strncmp(text, "winning", 7) == 0)))
+    if (colon &&
+        ((kind_len == 5 && strncmp(text, "wpost", 5) == 0) || (kind_len == 7 && strncmp(text, "winning", 7) == 0)))
         return parse_post(text, colon + 1, kind_len == 5 ? POST_WINDOW : POST_WINNING, out, err);
     if (kind_len == strlen("snap") && strncmp(text, "snap", kind_len) == 0) {
         const update_geometry *g;
         if (!colon || update_geometry_parse(colon + 1, &g, err) != CUZK_OK)
             return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                                   "circuit spec '%s': expected snap:SIZE (1KiB, 2KiB, 4KiB, 8KiB, 16KiB, 32KiB, 8MiB, "
-                                  "16MiB, 512MiB, 32GiB, 64GiB)", text);
+                                  "16MiB, 512MiB, 32GiB, 64GiB)",
+                                  text);
         memset(out, 0, sizeof *out);
         out->kind = CIRCUIT_SNAP;
         out->snap = g;
@@ -179,7 +182,8 @@ cuzk_status circuit_spec_parse(const char *text, circuit_spec *out, cuzk_error *
     if (kind_len != strlen("synthetic") || strncmp(text, "synthetic", kind_len) != 0)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                               "circuit spec '%s': unknown kind (known: synthetic:k=K[,seed=S][,partitions=P], "
-                              "porep:SIZE[,api=A][,kind=K], wpost:SIZE, winning:SIZE, snap:SIZE)", text);
+                              "porep:SIZE[,api=A][,kind=K], wpost:SIZE, winning:SIZE, snap:SIZE)",
+                              text);
     circuit_spec s = {.kind = CIRCUIT_SYNTHETIC, .k = 0, .seed = 1};
     cuzk_status st = spec_each(text, colon ? colon + 1 : text + kind_len, synthetic_kv, &s, err);
     if (st) return st;

@@ -27,9 +27,9 @@ typedef enum circuit_kind { CIRCUIT_SYNTHETIC, CIRCUIT_POREP, CIRCUIT_POST, CIRC
 
 typedef struct circuit_spec {
     circuit_kind kind;
-    unsigned k;    /* synthetic */
-    uint64_t seed; /* synthetic */
-    unsigned partitions; /* synthetic: partitions=P, a request's partition count (0: not given); not part of
+    unsigned k;                    /* synthetic */
+    uint64_t seed;                 /* synthetic */
+    unsigned partitions;           /* synthetic: partitions=P, a request's partition count (0: not given); not part of
                           * the circuit, so circuit_spec_format leaves it out */
     const porep_proof_type *porep; /* porep: an entry of porep_proof_types() */
     const post_proof_type *post;   /* wpost / winning: an entry of post_proof_types() */

@@ -374,7 +374,10 @@ typedef struct build_ctx {
     int mat, wit;
 } build_ctx;
 
-static void unit_rng(rng_t *rng, uint64_t seed, size_t u) { rng_seed(rng, seed ^ (0x9e3779b97f4a7c15ULL * (u + 1))); }
+static void unit_rng(rng_t *rng, uint64_t seed, size_t u)
+{
+    rng_seed(rng, seed ^ (0x9e3779b97f4a7c15ULL * (u + 1)));
+}
 
 static void unit_task(void *ctx, size_t begin, size_t end, unsigned worker)
 {
@@ -382,8 +385,8 @@ static void unit_task(void *ctx, size_t begin, size_t end, unsigned worker)
     const build_ctx *b = ctx;
     const plan *p = b->p;
     for (size_t u = begin; u < end; u++) {
-        emit e = {.cs = b->cs, .mat = b->mat, .wit = b->wit, .k = b->k, .ni = (uint32_t)p->num_inputs,
-                  .rows_left = SIZE_MAX};
+        emit e = {
+            .cs = b->cs, .mat = b->mat, .wit = b->wit, .k = b->k, .ni = (uint32_t)p->num_inputs, .rows_left = SIZE_MAX};
         e.row = p->header_rows + u * p->unit_rows;
         for (int m = 0; m < 3; m++) e.nnz[m] = p->header_nnz[m] + u * p->unit_nnz[m];
         e.aux = p->header_aux + u * p->unit_aux;
@@ -459,8 +462,8 @@ cuzk_status synthetic_build(pool_t *pool, unsigned k, uint64_t seed, unsigned wh
         e.rows_left--;
         bool_row(&e, (unsigned)rng_next(&e.rng) & 1);
     }
-    if (e.row != p.synth_rows || e.aux != p.num_aux || (mat && (e.nnz[0] != p.nnz[0] || e.nnz[1] != p.nnz[1] ||
-                                                                e.nnz[2] != p.nnz[2]))) {
+    if (e.row != p.synth_rows || e.aux != p.num_aux ||
+        (mat && (e.nnz[0] != p.nnz[0] || e.nnz[1] != p.nnz[1] || e.nnz[2] != p.nnz[2]))) {
         r1cs_free(out);
         return cuzk_error_set(err, CUZK_ERR_INTERNAL, "synthetic_build: wrote %zu rows, %zu aux; planned %zu, %zu",
                               e.row, e.aux, p.synth_rows, p.num_aux);

@@ -44,10 +44,10 @@ typedef struct synthetic_info {
     size_t num_constraints; /* including the input constraints */
     size_t num_inputs;      /* including ONE */
     size_t num_aux;
-    size_t num_bool_aux;    /* aux whose value is 0 or 1 by construction */
-    size_t nnz[3];          /* A, B, C, including the input constraints */
-    size_t nnz_unit_coeff;  /* non-zeros whose coefficient is 1 */
-    size_t num_units;       /* full units */
+    size_t num_bool_aux;   /* aux whose value is 0 or 1 by construction */
+    size_t nnz[3];         /* A, B, C, including the input constraints */
+    size_t nnz_unit_coeff; /* non-zeros whose coefficient is 1 */
+    size_t num_units;      /* full units */
 } synthetic_info;
 
 /* The sizes of the circuit for k, without building it. CUZK_ERR_INVALID_ARG for k outside 1..27. */

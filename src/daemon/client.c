@@ -18,10 +18,11 @@ struct rpc_client {
 
 static const char *code_name(int code)
 {
-    static const char *const names[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-                                        "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-                                        "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-                                        "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+    static const char *const names[] = {
+        "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+        "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+        "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+        "DATA_LOSS", "UNAUTHENTICATED"};
     return code >= 0 && code < (int)(sizeof(names) / sizeof(names[0])) ? names[code] : "?";
 }
 
@@ -73,10 +74,9 @@ cuzk_status rpc_call(rpc_client *c, const char *method, const ProtobufCMessage *
     grpc_slice_unref(body);
 
     grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
-    gpr_timespec deadline = timeout_s > 0
-                                ? gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                                               gpr_time_from_millis((int64_t)(timeout_s * 1e3), GPR_TIMESPAN))
-                                : gpr_inf_future(GPR_CLOCK_MONOTONIC);
+    gpr_timespec deadline = timeout_s > 0 ? gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                                                         gpr_time_from_millis((int64_t)(timeout_s * 1e3), GPR_TIMESPAN))
+                                          : gpr_inf_future(GPR_CLOCK_MONOTONIC);
     grpc_slice mslice = grpc_slice_from_static_string(path);
     grpc_call *call = grpc_channel_create_call(c->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, mslice, NULL, deadline, NULL);
     grpc_metadata_array init_md, trail_md;
@@ -138,7 +138,8 @@ cuzk_status rpc_call(rpc_client *c, const char *method, const ProtobufCMessage *
     grpc_metadata_array_destroy(&trail_md);
     if (call) grpc_call_unref(call);
     grpc_completion_queue_shutdown(cq);
-    while (grpc_completion_queue_pluck(cq, NULL, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type != GRPC_QUEUE_SHUTDOWN) {
+    while (grpc_completion_queue_pluck(cq, NULL, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN) {
     }
     grpc_completion_queue_destroy(cq);
     return st;

@@ -80,9 +80,16 @@ cuzk_status daemon_parse_size(const char *text, uint64_t *out, cuzk_error *err)
     static const struct {
         const char *suffix;
         uint64_t mul;
-    } units[] = {{"", 1},           {"B", 1},
-                 {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
-                 {"KB", 1000ull},     {"MB", 1000000ull},  {"GB", 1000000000ull}, {"TB", 1000000000000ull}};
+    } units[] = {{"", 1},
+                 {"B", 1},
+                 {"KiB", 1ull << 10},
+                 {"MiB", 1ull << 20},
+                 {"GiB", 1ull << 30},
+                 {"TiB", 1ull << 40},
+                 {"KB", 1000ull},
+                 {"MB", 1000000ull},
+                 {"GB", 1000000000ull},
+                 {"TB", 1000000000000ull}};
     uint64_t v;
     const char *rest;
     if (parse_u64_prefix(text, &v, &rest) == 0) {
@@ -103,7 +110,10 @@ cuzk_status daemon_parse_duration(const char *text, uint64_t *seconds, cuzk_erro
     uint64_t v;
     const char *rest;
     if (parse_u64_prefix(text, &v, &rest) == 0) {
-        uint64_t mul = !strcmp(rest, "") || !strcmp(rest, "s") ? 1 : !strcmp(rest, "m") ? 60 : !strcmp(rest, "h") ? 3600 : 0;
+        uint64_t mul = !strcmp(rest, "") || !strcmp(rest, "s") ? 1
+                       : !strcmp(rest, "m")                    ? 60
+                       : !strcmp(rest, "h")                    ? 3600
+                                                               : 0;
         if (mul && v <= UINT64_MAX / mul) {
             *seconds = v * mul;
             return CUZK_OK;
@@ -155,8 +165,8 @@ static void warnf(reader *r, int line, const char *fmt, ...)
 
 static cuzk_status type_error(reader *r, const toml_entry *e, const char *sec, const char *key, const char *want)
 {
-    return cuzk_error_set(r->err, CUZK_ERR_INVALID_ARG, "line %d: %s.%s: expected %s, got %s", e->line, sec, key,
-                          want, toml_type_name(e->value.type));
+    return cuzk_error_set(r->err, CUZK_ERR_INVALID_ARG, "line %d: %s.%s: expected %s, got %s", e->line, sec, key, want,
+                          toml_type_name(e->value.type));
 }
 
 static cuzk_status get_string(reader *r, const char *sec, const char *key, char *buf, size_t len)
@@ -165,8 +175,8 @@ static cuzk_status get_string(reader *r, const char *sec, const char *key, char 
     if (!e) return CUZK_OK;
     if (e->value.type != TOML_STRING) return type_error(r, e, sec, key, "a string");
     if (strlen(e->value.u.s) >= len)
-        return cuzk_error_set(r->err, CUZK_ERR_INVALID_ARG, "line %d: %s.%s: longer than %zu bytes", e->line, sec,
-                              key, len - 1);
+        return cuzk_error_set(r->err, CUZK_ERR_INVALID_ARG, "line %d: %s.%s: longer than %zu bytes", e->line, sec, key,
+                              len - 1);
     memcpy(buf, e->value.u.s, strlen(e->value.u.s) + 1);
     return CUZK_OK;
 }
@@ -301,8 +311,8 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
     if (e) {
         if (e->value.type != TOML_ARRAY) return type_error(r, e, "gpus", "devices", "an array of integers");
         if (e->value.u.arr.n > DAEMON_MAX_DEVICES)
-            return cuzk_error_set(r->err, CUZK_ERR_INVALID_ARG, "line %d: gpus.devices: more than %d devices",
-                                  e->line, DAEMON_MAX_DEVICES);
+            return cuzk_error_set(r->err, CUZK_ERR_INVALID_ARG, "line %d: gpus.devices: more than %d devices", e->line,
+                                  DAEMON_MAX_DEVICES);
         for (size_t i = 0; i < e->value.u.arr.n; i++) {
             const toml_value *v = &e->value.u.arr.items[i];
             if (v->type != TOML_INT || v->u.i < 0 || v->u.i > 1023)
@@ -375,7 +385,7 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
     }
 #undef TRY
 
-    static const char *const known_sections[] = {"daemon",   "memory",    "gpus", "scheduler",
+    static const char *const known_sections[] = {"daemon",    "memory",   "gpus", "scheduler",
                                                  "synthesis", "pipeline", "srs",  "logging"};
     for (size_t i = 1; i < doc->n_sections; i++) {
         int known = 0;
@@ -389,8 +399,10 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
         int section_known = 0;
         for (size_t k = 0; k < sizeof(known_sections) / sizeof(known_sections[0]); k++)
             section_known |= !strcmp(en->section, known_sections[k]);
-        if (!en->section[0]) warnf(r, en->line, "key '%s' outside any section ignored", en->key);
-        else if (section_known) warnf(r, en->line, "unknown key %s.%s ignored", en->section, en->key);
+        if (!en->section[0])
+            warnf(r, en->line, "key '%s' outside any section ignored", en->key);
+        else if (section_known)
+            warnf(r, en->line, "unknown key %s.%s ignored", en->section, en->key);
     }
     return CUZK_OK;
 }

@@ -29,18 +29,18 @@ typedef struct daemon_config {
     /* [daemon] */
     char listen[DAEMON_MAX_LISTEN][256]; /* "unix:///path", "unix:path" or "host:port" */
     size_t n_listen;
-    char status_listen[256];             /* "host:port" of the HTTP GET /status page; "": none */
+    char status_listen[256]; /* "host:port" of the HTTP GET /status page; "": none */
     /* [memory] */
-    int budget_auto;            /* total_budget = "auto": MemTotal - safety_margin */
-    uint64_t total_budget;      /* bytes, when not auto */
-    uint64_t safety_margin;     /* bytes */
+    int budget_auto;        /* total_budget = "auto": MemTotal - safety_margin */
+    uint64_t total_budget;  /* bytes, when not auto */
+    uint64_t safety_margin; /* bytes */
     uint64_t eviction_min_idle_s;
     /* [gpus] */
     int devices[DAEMON_MAX_DEVICES];
-    size_t n_devices;           /* 0: one device, 0 */
-    unsigned gpu_threads;       /* the prover's CPU thread pool; 0: all CPUs */
+    size_t n_devices;     /* 0: one device, 0 */
+    unsigned gpu_threads; /* the prover's CPU thread pool; 0: all CPUs */
     unsigned gpu_workers_per_device;
-    uint64_t gpu_memory_limit;  /* cuzk: bytes of device memory the GPU backend may hold on each device; 0: all */
+    uint64_t gpu_memory_limit; /* cuzk: bytes of device memory the GPU backend may hold on each device; 0: all */
     /* [scheduler] */
     unsigned max_batch_size;
     uint64_t max_batch_wait_ms;
@@ -50,7 +50,7 @@ typedef struct daemon_config {
     /* [pipeline] */
     int pipeline_enabled;
     unsigned synthesis_lookahead;
-    int pinned_abc; /* a, b, c of each partition in page-locked memory when the backend offers it (the GPU) */
+    int pinned_abc;    /* a, b, c of each partition in page-locked memory when the backend offers it (the GPU) */
     int abc_on_device; /* GPU backend: a, b, c evaluated on the device from the circuit's matrices */
     unsigned synthesis_concurrency;
     unsigned max_parallel_synthesis; /* the engine's synthesis workers; 0: 18 */

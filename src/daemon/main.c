@@ -26,26 +26,27 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cuzk-daemon [--config FILE] [--listen ADDR]... [--log-level LEVEL]\n"
-            "Serves the cuzk.v1.ProvingEngine gRPC service (the protocol of the Rust cuzk daemon that Curio uses).\n"
-            "\n"
-            "  -c, --config FILE     TOML configuration (layout of cuzk.toml; see docs/cuzk.example.toml).\n"
-            "                        Without it, " DEFAULT_CONFIG " is read if it exists, else defaults apply.\n"
-            "  -l, --listen ADDR     address to serve on, replacing daemon.listen; may be given several times:\n"
-            "                        unix:///run/curio/cuzk.sock (the default), unix:relative/path, 0.0.0.0:9820\n"
-            "      --log-level L     error, warn, info (default), debug or trace; replaces logging.level\n"
-            "  -h, --help            this text\n"
-            "\n"
-            "SIGTERM or SIGINT stops it gracefully (jobs are cancelled and every caller answered); a second one\n"
-            "exits at once.\n");
+    fprintf(f, "usage: cuzk-daemon [--config FILE] [--listen ADDR]... [--log-level LEVEL]\n"
+               "Serves the cuzk.v1.ProvingEngine gRPC service (the protocol of the Rust cuzk daemon that Curio uses).\n"
+               "\n"
+               "  -c, --config FILE     TOML configuration (layout of cuzk.toml; see docs/cuzk.example.toml).\n"
+               "                        Without it, " DEFAULT_CONFIG " is read if it exists, else defaults apply.\n"
+               "  -l, --listen ADDR     address to serve on, replacing daemon.listen; may be given several times:\n"
+               "                        unix:///run/curio/cuzk.sock (the default), unix:relative/path, 0.0.0.0:9820\n"
+               "      --log-level L     error, warn, info (default), debug or trace; replaces logging.level\n"
+               "  -h, --help            this text\n"
+               "\n"
+               "SIGTERM or SIGINT stops it gracefully (jobs are cancelled and every caller answered); a second one\n"
+               "exits at once.\n");
 }
 
 static void config_warning(void *ctx, int line, const char *msg)
 {
     const char *path = ctx;
-    if (line > 0) LOGW("%s: line %d: %s", path, line, msg);
-    else LOGW("%s: %s", path, msg);
+    if (line > 0)
+        LOGW("%s: line %d: %s", path, line, msg);
+    else
+        LOGW("%s: %s", path, msg);
 }
 
 /* glibc raises its mmap threshold to the size of each large block freed (up to 32 MiB) and its trim threshold

@@ -64,8 +64,10 @@ static double now_s(void)
 
 static void ctx_free(server *sv, call_ctx *c)
 {
-    if (c->prev) c->prev->next = c->next;
-    else sv->live = c->next;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        sv->live = c->next;
     if (c->next) c->next->prev = c->prev;
     sv->n_live--;
     if (c->recv) grpc_byte_buffer_destroy(c->recv);
@@ -97,7 +99,8 @@ static void post_request(server *sv)
     if (sv->live) sv->live->prev = c;
     sv->live = c;
     sv->n_live++;
-    grpc_call_error e = grpc_server_request_call(sv->srv, &c->call, &c->details, &c->md, sv->cq, sv->cq, TAG(c, OP_NEW));
+    grpc_call_error e =
+        grpc_server_request_call(sv->srv, &c->call, &c->details, &c->md, sv->cq, sv->cq, TAG(c, OP_NEW));
     if (e != GRPC_CALL_OK) {
         LOGE("grpc_server_request_call: error %d", (int)e);
         ctx_free(sv, c);
@@ -199,8 +202,10 @@ static void on_recv(server *sv, call_ctx *c, int ok)
     c->recv = NULL;
     int now = service_handle(sv->svc, method, GRPC_SLICE_START_PTR(body), GRPC_SLICE_LENGTH(body), c, &r);
     grpc_slice_unref(body);
-    if (now) send_reply(c, &r);
-    else c->awaiting = 1;
+    if (now)
+        send_reply(c, &r);
+    else
+        c->awaiting = 1;
     ctx_maybe_free(sv, c);
 }
 
@@ -277,8 +282,8 @@ static cuzk_status prepare_unix(const char *path, cuzk_error *err)
     int live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
     close(fd);
     if (live) return cuzk_error_set(err, CUZK_ERR_IO, "another process is serving on %s", path);
-    if (unlink(path) != 0) return cuzk_error_set(err, CUZK_ERR_IO, "cannot remove the stale socket %s: %s", path,
-                                                 strerror(errno));
+    if (unlink(path) != 0)
+        return cuzk_error_set(err, CUZK_ERR_IO, "cannot remove the stale socket %s: %s", path, strerror(errno));
     LOGI("removed the stale socket %s", path);
     return CUZK_OK;
 }
@@ -318,7 +323,8 @@ cuzk_status server_run(const daemon_config *cfg, volatile sig_atomic_t *stop, cu
     if (st == CUZK_OK && cfg->status_listen[0]) st = status_http_start(&http, cfg->status_listen, cfg, sv.svc, err);
     if (st == CUZK_OK) {
         grpc_server_start(sv.srv);
-        for (size_t i = 0; i < cfg->n_listen; i++) LOGI("cuzk-daemon serving cuzk.v1.ProvingEngine on %s", cfg->listen[i]);
+        for (size_t i = 0; i < cfg->n_listen; i++)
+            LOGI("cuzk-daemon serving cuzk.v1.ProvingEngine on %s", cfg->listen[i]);
         pthread_mutex_lock(&sv.mu);
         for (int i = 0; i < REQUESTS_POSTED; i++) post_request(&sv);
         pthread_mutex_unlock(&sv.mu);
@@ -332,7 +338,8 @@ cuzk_status server_run(const daemon_config *cfg, volatile sig_atomic_t *stop, cu
     }
     double grace_end = 0;
     while (st == CUZK_OK) {
-        gpr_timespec deadline = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(LOOP_TICK_MS, GPR_TIMESPAN));
+        gpr_timespec deadline =
+            gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(LOOP_TICK_MS, GPR_TIMESPAN));
         grpc_event ev = grpc_completion_queue_next(sv.cq, deadline, NULL);
         if (ev.type == GRPC_OP_COMPLETE) {
             if (ev.tag == &shutdown_tag) {

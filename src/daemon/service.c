@@ -139,8 +139,7 @@ static void handle_cancel(daemon_service *s, const uint8_t *req, size_t len, ser
     cuzk__v1__cancel_proof_request__free_unpacked(rq, NULL);
 }
 
-static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t len, void *call,
-                      service_reply *reply)
+static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t len, void *call, service_reply *reply)
 {
     char id[160];
     if (evict) {
@@ -163,9 +162,11 @@ static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t l
     char canon[ENGINE_KIND_SET_MAX];
     const engine_kind *k = engine_kind_of_set(id, canon, sizeof(canon));
     if (!k) {
-        service_reply_error(reply, RPC_INVALID_ARGUMENT,
-                    "unknown circuit_id '%.100s' (a PoRep set such as porep-32g or porep-2k, or a circuit spec such "
-                    "as synthetic:k=8)", id);
+        service_reply_error(
+            reply, RPC_INVALID_ARGUMENT,
+            "unknown circuit_id '%.100s' (a PoRep set such as porep-32g or porep-2k, or a circuit spec such "
+            "as synthetic:k=8)",
+            id);
         return 1;
     }
     if (!engine_kind_implemented(k)) {
@@ -176,8 +177,9 @@ static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t l
             service_reply_pack(reply, &r.base);
         } else {
             service_reply_error(reply, RPC_UNIMPLEMENTED,
-                        "%s: this Filecoin parameter set is not implemented yet in cuzk (its circuit is still "
-                        "being written)", id);
+                                "%s: this Filecoin parameter set is not implemented yet in cuzk (its circuit is still "
+                                "being written)",
+                                id);
         }
         return 1;
     }
@@ -207,9 +209,10 @@ int service_handle(daemon_service *s, const char *method, const uint8_t *req, si
     }
     /* The requests without fields still must be valid messages. */
     if (!strcmp(m, "GetStatus") || !strcmp(m, "GetMetrics")) {
-        ProtobufCMessage *rq = protobuf_c_message_unpack(
-            !strcmp(m, "GetStatus") ? &cuzk__v1__get_status_request__descriptor : &cuzk__v1__get_metrics_request__descriptor,
-            NULL, len, req);
+        ProtobufCMessage *rq =
+            protobuf_c_message_unpack(!strcmp(m, "GetStatus") ? &cuzk__v1__get_status_request__descriptor
+                                                              : &cuzk__v1__get_metrics_request__descriptor,
+                                      NULL, len, req);
         if (!rq) {
             service_reply_error(reply, RPC_INVALID_ARGUMENT, "malformed %sRequest", m);
             return 1;

@@ -35,9 +35,9 @@ enum {
 };
 
 typedef struct service_reply {
-    int code;       /* RPC_OK: body holds the response message */
-    char msg[512];  /* the status message when code != RPC_OK */
-    uint8_t *body;  /* malloc'd; the receiver frees it */
+    int code;      /* RPC_OK: body holds the response message */
+    char msg[512]; /* the status message when code != RPC_OK */
+    uint8_t *body; /* malloc'd; the receiver frees it */
     size_t len;
 } service_reply;
 

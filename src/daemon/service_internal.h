@@ -21,15 +21,15 @@
 #include "engine/open.h"
 #include "engine/residency.h"
 
-#define MAX_ACTIVE_JOBS 4096    /* jobs not yet ended; beyond that SubmitProof answers RESOURCE_EXHAUSTED */
-#define MAX_FINISHED_JOBS 1024  /* ended jobs kept for AwaitProof; the oldest are forgotten first */
-#define MAX_KINDS 16            /* entries of engine_kinds() the counters have room for */
+#define MAX_ACTIVE_JOBS 4096   /* jobs not yet ended; beyond that SubmitProof answers RESOURCE_EXHAUSTED */
+#define MAX_FINISHED_JOBS 1024 /* ended jobs kept for AwaitProof; the oldest are forgotten first */
+#define MAX_KINDS 16           /* entries of engine_kinds() the counters have room for */
 #define MAX_REQUEST_ID 256
 
 /* A kind's circuit over a set, for one variant (e.g. a PoRep proof type over its size's parameters). */
 typedef struct set_circuit {
     char variant[ENGINE_KIND_VARIANT_MAX];
-    void *circuit;  /* the kind's (circuit_create) */
+    void *circuit;      /* the kind's (circuit_create) */
     uint64_t params_id; /* the load of the set it was created over (engine_params_id) */
     struct set_circuit *next;
 } set_circuit;
@@ -38,8 +38,8 @@ typedef struct set_entry {
     char id[ENGINE_KIND_SET_MAX]; /* the canonical id, the residency's key */
     const engine_kind *kind;
     set_circuit *circuits;
-    unsigned active;  /* jobs holding a residency reference */
-    uint64_t bytes;   /* of the parameters when last loaded */
+    unsigned active; /* jobs holding a residency reference */
+    uint64_t bytes;  /* of the parameters when last loaded */
     double last_load_ms;
     struct daemon_service *svc;
     struct set_entry *next;
@@ -78,9 +78,9 @@ typedef struct job {
 
 typedef struct waiter {
     void *call;
-    job *j;           /* NULL: a helper's reply (PreloadSRS/EvictSRS), which cannot be dropped */
-    double deadline;  /* seconds on the monotonic clock; 0: none */
-    int prove;        /* answer with a ProveResponse instead of an AwaitProofResponse */
+    job *j;          /* NULL: a helper's reply (PreloadSRS/EvictSRS), which cannot be dropped */
+    double deadline; /* seconds on the monotonic clock; 0: none */
+    int prove;       /* answer with a ProveResponse instead of an AwaitProofResponse */
     struct waiter *next;
 } waiter;
 
@@ -124,11 +124,11 @@ struct daemon_service {
     double duration_sum[MAX_KINDS];
     srs_snap srs[MAX_SRS_SNAP]; /* the last listing GetStatus could take */
     size_t n_srs;
-    int sweeping;      /* a residency sweep runs on a helper thread */
+    int sweeping;                     /* a residency sweep runs on a helper thread */
     engine_residency_stats res_stats; /* the last the server loop could take (service_residency_stats) */
-    double next_sweep; /* when service_tick starts the next one */
-    int trimming;      /* malloc_trim runs on a helper thread (service_jobs.c, trim_main) */
-    double next_trim;  /* when service_tick looks at the allocator's free memory next */
+    double next_sweep;                /* when service_tick starts the next one */
+    int trimming;                     /* malloc_trim runs on a helper thread (service_jobs.c, trim_main) */
+    double next_trim;                 /* when service_tick looks at the allocator's free memory next */
 
     pthread_mutex_t reg_mu; /* sets and their circuits; held while preparing one (setup may take a while) */
     set_entry *sets;
@@ -136,7 +136,7 @@ struct daemon_service {
     pthread_mutex_t tl_mu; /* the engine ids whose synthesis has started (timeline events) */
     uint64_t *started_ids;
     size_t n_started, cap_started;
-    uint64_t gpu_job[DAEMON_MAX_DEVICES]; /* engine job in prove_start per device slot (0: none) */
+    uint64_t gpu_job[DAEMON_MAX_DEVICES];  /* engine job in prove_start per device slot (0: none) */
     unsigned gpu_busy[DAEMON_MAX_DEVICES]; /* prove_starts running per device slot */
 };
 
@@ -159,7 +159,7 @@ void service_job_unlink(daemon_service *s, job *j);
 void service_reply_for(service_reply *out, const job *j, int prove);
 /* Marks j ended (under mu) and collects the replies of its waiters into *out (malloc'd, *n entries). */
 void service_job_end_locked(daemon_service *s, job *j, int status, const char *error, pending_delivery **out,
-                           size_t *n);
+                            size_t *n);
 /* Hands each reply to the delivery callback (no lock held) and frees d. */
 void service_deliver_all(daemon_service *s, pending_delivery *d, size_t n);
 /* A detached helper thread (counted in threads, under mu), and its end. */
@@ -170,7 +170,7 @@ uint32_t service_queue_position(daemon_service *s, const job *self);
 /* Creates (or finds) the job of a SubmitProofRequest. Returns the job under mu (locked on success), or
  * fills *reply with an error and returns NULL with mu unlocked. */
 job *service_submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest *rq, service_reply *reply,
-                          int *is_new);
+                           int *is_new);
 /* Answers now if j has ended, else registers a waiter (under mu). Returns 1 when reply is filled. */
 int service_await_locked(daemon_service *s, job *j, uint64_t timeout_ms, int prove, void *call, service_reply *reply);
 
@@ -192,7 +192,7 @@ void service_sets_free(daemon_service *s);
 /* Starts PreloadSRS / EvictSRS of set `id` (canonical) of kind k on a helper thread. Returns 0 (the reply comes
  * through the delivery callback) or 1 with *reply filled. */
 int service_srs_start(daemon_service *s, const engine_kind *k, const char *id, int evict, void *call,
-                     service_reply *reply);
+                      service_reply *reply);
 
 /* ---- service_status.c ---- */
 

@@ -102,8 +102,7 @@ void service_reply_for(service_reply *out, const job *j, int prove)
 }
 
 /* Marks j ended (under mu) and collects the replies of its waiters into *out (malloc'd, *n entries). */
-void service_job_end_locked(daemon_service *s, job *j, int status, const char *error, pending_delivery **out,
-                           size_t *n)
+void service_job_end_locked(daemon_service *s, job *j, int status, const char *error, pending_delivery **out, size_t *n)
 {
     j->state = JOB_DONE;
     j->status = status;
@@ -411,8 +410,7 @@ static unsigned kind_slot(const daemon_service *s, const engine_kind *k)
 
 /* Creates (or finds) the job of a SubmitProofRequest. Returns the job under mu (locked on success), or
  * fills *reply with an error and returns NULL with mu unlocked. */
-job *service_submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest *rq, service_reply *reply,
-                          int *is_new)
+job *service_submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest *rq, service_reply *reply, int *is_new)
 {
     *is_new = 0;
     const engine_kind *k = engine_kind_find((int)rq->proof_kind);
@@ -422,7 +420,7 @@ job *service_submit_locked(daemon_service *s, const Cuzk__V1__SubmitProofRequest
     }
     if (!valid_request_id(rq->request_id)) {
         service_reply_error(reply, RPC_INVALID_ARGUMENT, "request_id must be at most %d printable ASCII characters",
-                    MAX_REQUEST_ID);
+                            MAX_REQUEST_ID);
         return NULL;
     }
     engine_kind_input in;

@@ -36,8 +36,8 @@ void service_on_residency(void *ctx, engine_residency_event ev, const char *name
     else if (ev == ENGINE_RESIDENCY_UPLOADED)
         LOGI("parameters of %s preloaded onto a device in %.0f ms", name, ms);
     else if (ev == ENGINE_RESIDENCY_UPLOAD_FAILED)
-        LOGW("preloading the parameters of %s onto a device failed (the first partition there uploads them): %s",
-             name, error);
+        LOGW("preloading the parameters of %s onto a device failed (the first partition there uploads them): %s", name,
+             error);
     else
         LOGD("parameters of %s freed", name);
 }
@@ -68,7 +68,7 @@ cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char 
 /* Takes a residency reference on the job's set (*set) and gives the circuit of its variant over those parameters
  * (a set evicted and loaded again has a new id: its circuits are made again). Under reg_mu. */
 cuzk_status service_circuit_acquire(daemon_service *s, set_entry *e, const engine_kind_plan *plan, const void *kjob,
-                                   void **circuit, engine_params **set, cuzk_error *err)
+                                    void **circuit, engine_params **set, cuzk_error *err)
 {
     engine_params *h;
     cuzk_status st = engine_residency_acquire(s->res, e->id, &h, err);
@@ -158,10 +158,10 @@ static void *srs_main(void *arg)
         pthread_mutex_unlock(&s->reg_mu);
         if (st != CUZK_OK) {
             service_reply_error(&reply,
-                        st == CUZK_ERR_NOMEM ? RPC_RESOURCE_EXHAUSTED
-                        : st == CUZK_ERR_IO  ? RPC_FAILED_PRECONDITION
-                                             : RPC_INTERNAL,
-                        "%s: %s", name, err.msg);
+                                st == CUZK_ERR_NOMEM ? RPC_RESOURCE_EXHAUSTED
+                                : st == CUZK_ERR_IO  ? RPC_FAILED_PRECONDITION
+                                                     : RPC_INTERNAL,
+                                "%s: %s", name, err.msg);
         } else {
             Cuzk__V1__PreloadSrsResponse r;
             cuzk__v1__preload_srs_response__init(&r);
@@ -208,7 +208,7 @@ static void *srs_main(void *arg)
 /* Starts PreloadSRS / EvictSRS of set `id` (canonical) of kind k on a helper thread. Returns 0 (the reply comes
  * through the delivery callback) or 1 with *reply filled. */
 int service_srs_start(daemon_service *s, const engine_kind *k, const char *id, int evict, void *call,
-                     service_reply *reply)
+                      service_reply *reply)
 {
     srs_op *op = calloc(1, sizeof(*op));
     if (!op) {

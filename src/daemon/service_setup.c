@@ -39,9 +39,8 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
         /* Room only CRITICAL work (WinningPoSt) may take, so that its partition is admitted while PoRep
          * partitions hold the rest of the budget: a 32 GiB WinningPoSt partition's witness and a, b, c are
          * ~70 MB, so 256 MiB covers it with room to spare (a sixteenth of a small budget). */
-        uint64_t critical_reserve = budget ? (budget / 16 < SERVICE_CRITICAL_RESERVE ? budget / 16
-                                                                                    : SERVICE_CRITICAL_RESERVE)
-                                           : 0;
+        uint64_t critical_reserve =
+            budget ? (budget / 16 < SERVICE_CRITICAL_RESERVE ? budget / 16 : SERVICE_CRITICAL_RESERVE) : 0;
         engine_open_config oc = {
             .backend = ENGINE_BACKEND_AUTO,
             .devices = cfg->devices,
@@ -76,15 +75,15 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
             if (s->host->backend_note[0]) LOGW("%s", s->host->backend_note);
             if (s->host->pinned_note[0]) LOGW("srs.pinned_budget: %s", s->host->pinned_note);
             LOGI("engine: %s backend, %zu device(s), %u prover worker(s) per device, %u synthesis worker(s), "
-                 "budget %.1f GiB", s->backend->name, s->host->num_devices, cfg->gpu_workers_per_device,
-                 cfg->max_parallel_synthesis, (double)budget / (1 << 30));
+                 "budget %.1f GiB",
+                 s->backend->name, s->host->num_devices, cfg->gpu_workers_per_device, cfg->max_parallel_synthesis,
+                 (double)budget / (1 << 30));
             if (cfg->gpu_memory_limit && s->host->on_devices)
                 LOGI("gpus.memory_limit: the GPU backend holds at most %.2f GiB on each device",
                      (double)cfg->gpu_memory_limit / (1 << 30));
             if (cfg->idle_evict_s) LOGI("parameter sets idle for %" PRIu64 " s are freed", cfg->idle_evict_s);
             if (s->host->pinned_budget)
-                LOGI("parameter sets in use are pinned within %.1f GiB",
-                     (double)s->host->pinned_budget / (1 << 30));
+                LOGI("parameter sets in use are pinned within %.1f GiB", (double)s->host->pinned_budget / (1 << 30));
         }
     }
     if (st != CUZK_OK) {

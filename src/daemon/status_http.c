@@ -84,9 +84,12 @@ static void text_str(text *t, const char *s)
 {
     text_add(t, "\"");
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') text_add(t, "\\%c", *c);
-        else if (*c < 0x20 || *c > 0x7e) text_add(t, "\\u%04x", *c);
-        else text_add(t, "%c", *c);
+        if (*c == '"' || *c == '\\')
+            text_add(t, "\\%c", *c);
+        else if (*c < 0x20 || *c > 0x7e)
+            text_add(t, "\\u%04x", *c);
+        else
+            text_add(t, "%c", *c);
     }
     text_add(t, "\"");
 }
@@ -113,8 +116,9 @@ static void status_json(status_http *h, const Cuzk__V1__GetStatusResponse *st, c
         text_str(t, snap->jobs[i].id);
         text_add(t, ",\"proof_kind\":");
         text_str(t, snap->jobs[i].kind);
-        text_add(t, ",\"started_secs_ago\":%.3f,\"total_partitions\":%u,\"partitions_done\":0,\"partitions\":[],"
-                    "\"state\":\"%s\"}",
+        text_add(t,
+                 ",\"started_secs_ago\":%.3f,\"total_partitions\":%u,\"partitions_done\":0,\"partitions\":[],"
+                 "\"state\":\"%s\"}",
                  snap->jobs[i].age_s, snap->jobs[i].partitions, snap->jobs[i].in_progress ? "running" : "queued");
     }
     text_add(t, "],\"gpu_workers\":[");
@@ -124,10 +128,13 @@ static void status_json(status_http *h, const Cuzk__V1__GetStatusResponse *st, c
         text_add(t, "%s{\"worker_id\":%zu,\"gpu_ordinal\":%u,\"name\":", i ? "," : "", i, g->ordinal);
         text_str(t, g->name ? g->name : "");
         text_add(t, ",\"state\":\"%s\",\"current_job\":", busy ? "proving" : "idle");
-        if (busy) text_str(t, g->current_job_id);
-        else text_add(t, "null");
-        text_add(t, ",\"current_partition\":null,\"busy_secs\":null,\"vram_total_bytes\":%" PRIu64
-                    ",\"vram_free_bytes\":%" PRIu64 "}",
+        if (busy)
+            text_str(t, g->current_job_id);
+        else
+            text_add(t, "null");
+        text_add(t,
+                 ",\"current_partition\":null,\"busy_secs\":null,\"vram_total_bytes\":%" PRIu64
+                 ",\"vram_free_bytes\":%" PRIu64 "}",
                  g->vram_total_bytes, g->vram_free_bytes);
     }
     text_add(t, "],\"allocations\":{\"srs\":[");
@@ -135,13 +142,15 @@ static void status_json(status_http *h, const Cuzk__V1__GetStatusResponse *st, c
         const Cuzk__V1__SRSStatus *e = st->loaded_srs[i];
         text_add(t, "%s{\"circuit_id\":", i ? "," : "");
         text_str(t, e->circuit_id);
-        text_add(t, ",\"bytes\":%" PRIu64 ",\"last_used_secs_ago\":null,\"evictable\":%s,\"tier\":\"%s\",\"ref_count\":%u}",
-                 e->size_bytes, e->ref_count ? "false" : "true",
-                 e->tier == CUZK__V1__SRSSTATUS__TIER__HOT ? "hot" : "warm", e->ref_count);
+        text_add(
+            t, ",\"bytes\":%" PRIu64 ",\"last_used_secs_ago\":null,\"evictable\":%s,\"tier\":\"%s\",\"ref_count\":%u}",
+            e->size_bytes, e->ref_count ? "false" : "true", e->tier == CUZK__V1__SRSSTATUS__TIER__HOT ? "hot" : "warm",
+            e->ref_count);
     }
     text_add(t, "],\"pce\":[]},");
-    text_add(t, "\"counters\":{\"total_completed\":%" PRIu64 ",\"total_failed\":%" PRIu64 ",\"total_cancelled\":%" PRIu64
-                ",\"queue_depth\":%u",
+    text_add(t,
+             "\"counters\":{\"total_completed\":%" PRIu64 ",\"total_failed\":%" PRIu64 ",\"total_cancelled\":%" PRIu64
+             ",\"queue_depth\":%u",
              st->total_proofs_completed, st->total_proofs_failed, st->total_proofs_cancelled, queued);
     static const char *const which[] = {"completed_by_kind", "failed_by_kind", "cancelled_by_kind"};
     for (int w = 0; w < 3; w++) {
@@ -154,8 +163,9 @@ static void status_json(status_http *h, const Cuzk__V1__GetStatusResponse *st, c
         }
         text_add(t, "}");
     }
-    text_add(t, "},\"buffers\":{\"synth_in_flight\":%u,\"provers_in_flight\":0,\"aux_in_flight\":0,"
-                "\"shells_in_flight\":0,\"pending_handles\":%u}}\n",
+    text_add(t,
+             "},\"buffers\":{\"synth_in_flight\":%u,\"provers_in_flight\":0,\"aux_in_flight\":0,"
+             "\"shells_in_flight\":0,\"pending_handles\":%u}}\n",
              active, queued);
 }
 
@@ -270,8 +280,10 @@ cuzk_status status_http_start(status_http **out, const char *listen, const daemo
                               MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
     if (!h->mhd) {
         free(h);
-        return cuzk_error_set(err, CUZK_ERR_IO, "daemon.status_listen: cannot serve HTTP on %s (in use, or not an "
-                                                "address of this host?)", listen);
+        return cuzk_error_set(err, CUZK_ERR_IO,
+                              "daemon.status_listen: cannot serve HTTP on %s (in use, or not an "
+                              "address of this host?)",
+                              listen);
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
     LOGI("cuzk-daemon serving HTTP GET /status on %s (port %u)", listen, info ? (unsigned)info->port : 0u);

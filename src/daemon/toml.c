@@ -275,8 +275,7 @@ static cuzk_status parse_scalar_word(scanner *s, toml_value *v)
         for (const char *c = d + 2; *c; c++) {
             int h = hexval(*c);
             if (h < 0 || h >= base) return fail(s, "bad digit in an integer");
-            if (x > (uint64_t)INT64_MAX / (uint64_t)base ||
-                x * (uint64_t)base > (uint64_t)INT64_MAX - (uint64_t)h)
+            if (x > (uint64_t)INT64_MAX / (uint64_t)base || x * (uint64_t)base > (uint64_t)INT64_MAX - (uint64_t)h)
                 return fail(s, "integer out of range");
             x = x * (uint64_t)base + (uint64_t)h;
         }

@@ -10,7 +10,10 @@
  * add-2008-s, madd-2008-s (Explicit-Formulas Database), all for a = 0. */
 #include <string.h>
 
-int C(affine_is_inf)(const C_AFF *p) { return F(is_zero)(&p->x) && F(is_zero)(&p->y); }
+int C(affine_is_inf)(const C_AFF *p)
+{
+    return F(is_zero)(&p->x) && F(is_zero)(&p->y);
+}
 
 void C(affine_set_inf)(C_AFF *p)
 {
@@ -18,13 +21,18 @@ void C(affine_set_inf)(C_AFF *p)
     F(set_zero)(&p->y);
 }
 
-int C(affine_eq)(const C_AFF *a, const C_AFF *b) { return F(eq)(&a->x, &b->x) && F(eq)(&a->y, &b->y); }
+int C(affine_eq)(const C_AFF *a, const C_AFF *b)
+{
+    return F(eq)(&a->x, &b->x) && F(eq)(&a->y, &b->y);
+}
 
 void C(affine_neg)(C_AFF *r, const C_AFF *a)
 {
     r->x = a->x;
-    if (C(affine_is_inf)(a)) F(set_zero)(&r->y);
-    else F(neg)(&r->y, &a->y);
+    if (C(affine_is_inf)(a))
+        F(set_zero)(&r->y);
+    else
+        F(neg)(&r->y, &a->y);
 }
 
 static void curve_rhs(F_T *r, const F_T *x)
@@ -51,7 +59,10 @@ void C(jac_set_inf)(C_JAC *r)
     F(set_zero)(&r->z);
 }
 
-int C(jac_is_inf)(const C_JAC *p) { return F(is_zero)(&p->z); }
+int C(jac_is_inf)(const C_JAC *p)
+{
+    return F(is_zero)(&p->z);
+}
 
 /* Y^2 = X^3 + b Z^6 */
 int C(jac_is_on_curve)(const C_JAC *p)
@@ -170,8 +181,10 @@ void C(jac_add)(C_JAC *r, const C_JAC *a, const C_JAC *b)
     F(sub)(&h, &u2, &u1);
     F(sub)(&rr, &s2, &s1);
     if (F(is_zero)(&h)) {
-        if (F(is_zero)(&rr)) C(jac_dbl)(r, a);
-        else C(jac_set_inf)(r);
+        if (F(is_zero)(&rr))
+            C(jac_dbl)(r, a);
+        else
+            C(jac_set_inf)(r);
         return;
     }
     F(dbl)(&rr, &rr);
@@ -213,8 +226,10 @@ void C(jac_add_affine)(C_JAC *r, const C_JAC *a, const C_AFF *b)
     F(sub)(&h, &u2, &a->x);
     F(sub)(&rr, &s2, &a->y);
     if (F(is_zero)(&h)) {
-        if (F(is_zero)(&rr)) C(jac_dbl)(r, a);
-        else C(jac_set_inf)(r);
+        if (F(is_zero)(&rr))
+            C(jac_dbl)(r, a);
+        else
+            C(jac_set_inf)(r);
         return;
     }
     F(dbl)(&rr, &rr);
@@ -289,7 +304,8 @@ void C(jac_mul)(C_JAC *r, const C_JAC *p, const uint64_t *k, size_t nlimbs)
     for (size_t i = len; i-- > 0;) {
         C(jac_dbl)(&acc, &acc);
         int d = digits[i];
-        if (d > 0) C(jac_add)(&acc, &acc, &table[d >> 1]);
+        if (d > 0)
+            C(jac_add)(&acc, &acc, &table[d >> 1]);
         else if (d < 0) {
             C(jac_neg)(&neg, &table[(-d) >> 1]);
             C(jac_add)(&acc, &acc, &neg);
@@ -344,7 +360,10 @@ void C(xyzz_set_inf)(C_XYZZ *r)
     F(set_zero)(&r->zzz);
 }
 
-int C(xyzz_is_inf)(const C_XYZZ *p) { return F(is_zero)(&p->zz); }
+int C(xyzz_is_inf)(const C_XYZZ *p)
+{
+    return F(is_zero)(&p->zz);
+}
 
 static void curve_xyzz_dbl_affine(C_XYZZ *r, const C_AFF *a)
 {
@@ -410,8 +429,10 @@ void C(xyzz_add)(C_XYZZ *r, const C_XYZZ *a, const C_XYZZ *b)
     F(sub)(&p, &u2, &u1);
     F(sub)(&rr, &s2, &s1);
     if (F(is_zero)(&p)) {
-        if (F(is_zero)(&rr)) C(xyzz_dbl)(r, a);
-        else C(xyzz_set_inf)(r);
+        if (F(is_zero)(&rr))
+            C(xyzz_dbl)(r, a);
+        else
+            C(xyzz_set_inf)(r);
         return;
     }
     F(sqr)(&pp, &p);
@@ -450,8 +471,10 @@ void C(xyzz_add_affine)(C_XYZZ *r, const C_XYZZ *a, const C_AFF *b)
     F(mul)(&rr, &b->y, &a->zzz);
     F(sub)(&rr, &rr, &a->y);
     if (F(is_zero)(&p)) {
-        if (F(is_zero)(&rr)) curve_xyzz_dbl_affine(r, b);
-        else C(xyzz_set_inf)(r);
+        if (F(is_zero)(&rr))
+            curve_xyzz_dbl_affine(r, b);
+        else
+            C(xyzz_set_inf)(r);
         return;
     }
     F(sqr)(&pp, &p);
@@ -505,7 +528,10 @@ void C(random_on_curve)(C_AFF *r, rng_t *rng)
     r->y = y;
 }
 
-void C(clear_cofactor)(C_JAC *r, const C_JAC *p) { C(jac_mul)(r, p, curve_cofactor, CURVE_COFACTOR_LIMBS); }
+void C(clear_cofactor)(C_JAC *r, const C_JAC *p)
+{
+    C(jac_mul)(r, p, curve_cofactor, CURVE_COFACTOR_LIMBS);
+}
 
 /* ---- encodings ---- */
 
@@ -548,8 +574,7 @@ static cuzk_status curve_check_point(const C_AFF *p, int check_subgroup, cuzk_er
     if (!C(affine_is_on_curve)(p))
         return cuzk_error_set(err, CUZK_ERR_NOT_ON_CURVE, "%s point is not on the curve", CURVE_NAME);
     if (check_subgroup && !C(affine_in_subgroup)(p))
-        return cuzk_error_set(err, CUZK_ERR_NOT_IN_SUBGROUP, "%s point is not in the prime-order subgroup",
-                              CURVE_NAME);
+        return cuzk_error_set(err, CUZK_ERR_NOT_IN_SUBGROUP, "%s point is not in the prime-order subgroup", CURVE_NAME);
     return CUZK_OK;
 }
 
@@ -557,8 +582,8 @@ cuzk_status C(from_compressed)(C_AFF *r, const uint8_t in[F_BYTES], int check_su
 {
     uint8_t flags = in[0] & 0xe0;
     if (!(flags & FLAG_COMPRESSED))
-        return cuzk_error_set(err, CUZK_ERR_BAD_FLAGS, "%s compressed encoding lacks the compression flag (byte 0 = 0x%02x)",
-                              CURVE_NAME, in[0]);
+        return cuzk_error_set(err, CUZK_ERR_BAD_FLAGS,
+                              "%s compressed encoding lacks the compression flag (byte 0 = 0x%02x)", CURVE_NAME, in[0]);
     if (flags & FLAG_INFINITY) {
         if ((flags & FLAG_SIGN) || !curve_rest_is_zero(in, F_BYTES))
             return cuzk_error_set(err, CUZK_ERR_BAD_FLAGS, "%s infinity encoding has non-zero bits", CURVE_NAME);
@@ -570,7 +595,8 @@ cuzk_status C(from_compressed)(C_AFF *r, const uint8_t in[F_BYTES], int check_su
     buf[0] &= 0x1f;
     C_AFF p;
     if (F(from_bytes_be)(&p.x, buf) != 0)
-        return cuzk_error_set(err, CUZK_ERR_NOT_CANONICAL, "%s x coordinate is not below the field modulus", CURVE_NAME);
+        return cuzk_error_set(err, CUZK_ERR_NOT_CANONICAL, "%s x coordinate is not below the field modulus",
+                              CURVE_NAME);
     F_T rhs;
     curve_rhs(&rhs, &p.x);
     if (!F(sqrt)(&p.y, &rhs))
@@ -585,8 +611,8 @@ cuzk_status C(from_uncompressed)(C_AFF *r, const uint8_t in[2 * F_BYTES], int ch
 {
     uint8_t flags = in[0] & 0xe0;
     if (flags & FLAG_COMPRESSED)
-        return cuzk_error_set(err, CUZK_ERR_BAD_FLAGS, "%s uncompressed encoding has the compression flag (byte 0 = 0x%02x)",
-                              CURVE_NAME, in[0]);
+        return cuzk_error_set(err, CUZK_ERR_BAD_FLAGS,
+                              "%s uncompressed encoding has the compression flag (byte 0 = 0x%02x)", CURVE_NAME, in[0]);
     if (flags & FLAG_INFINITY) {
         if ((flags & FLAG_SIGN) || !curve_rest_is_zero(in, 2 * F_BYTES))
             return cuzk_error_set(err, CUZK_ERR_BAD_FLAGS, "%s infinity encoding has non-zero bits", CURVE_NAME);
@@ -597,9 +623,11 @@ cuzk_status C(from_uncompressed)(C_AFF *r, const uint8_t in[2 * F_BYTES], int ch
         return cuzk_error_set(err, CUZK_ERR_BAD_FLAGS, "%s uncompressed encoding has the sign flag", CURVE_NAME);
     C_AFF p;
     if (F(from_bytes_be)(&p.x, in) != 0)
-        return cuzk_error_set(err, CUZK_ERR_NOT_CANONICAL, "%s x coordinate is not below the field modulus", CURVE_NAME);
+        return cuzk_error_set(err, CUZK_ERR_NOT_CANONICAL, "%s x coordinate is not below the field modulus",
+                              CURVE_NAME);
     if (F(from_bytes_be)(&p.y, in + F_BYTES) != 0)
-        return cuzk_error_set(err, CUZK_ERR_NOT_CANONICAL, "%s y coordinate is not below the field modulus", CURVE_NAME);
+        return cuzk_error_set(err, CUZK_ERR_NOT_CANONICAL, "%s y coordinate is not below the field modulus",
+                              CURVE_NAME);
     if (C(affine_is_inf)(&p))
         return cuzk_error_set(err, CUZK_ERR_NOT_ON_CURVE, "%s point (0, 0) without the infinity flag", CURVE_NAME);
     cuzk_status st = curve_check_point(&p, check_subgroup, err);

@@ -10,11 +10,10 @@
 #define C_GENERATOR G1_GENERATOR
 #define CURVE_NAME "G1"
 
-const g1_affine_t G1_GENERATOR = {
-    {{0x5cb38790fd530c16ULL, 0x7817fc679976fff5ULL, 0x154f95c7143ba1c1ULL, 0xf0ae6acdf3d0e747ULL,
-      0xedce6ecc21dbf440ULL, 0x120177419e0bfb75ULL}},
-    {{0xbaac93d50ce72271ULL, 0x8c22631a7918fd8eULL, 0xdd595f13570725ceULL, 0x51ac582950405194ULL,
-      0x0e1c8c3fad0059c0ULL, 0x0bbc3efc5008a26aULL}}};
+const g1_affine_t G1_GENERATOR = {{{0x5cb38790fd530c16ULL, 0x7817fc679976fff5ULL, 0x154f95c7143ba1c1ULL,
+                                    0xf0ae6acdf3d0e747ULL, 0xedce6ecc21dbf440ULL, 0x120177419e0bfb75ULL}},
+                                  {{0xbaac93d50ce72271ULL, 0x8c22631a7918fd8eULL, 0xdd595f13570725ceULL,
+                                    0x51ac582950405194ULL, 0x0e1c8c3fad0059c0ULL, 0x0bbc3efc5008a26aULL}}};
 
 /* b = 4, Montgomery form */
 static const fp_t curve_b = {{0xaa270000000cfff3ULL, 0x53cc0032fc34000aULL, 0x478fe97a6b0a807fULL,

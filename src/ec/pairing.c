@@ -161,8 +161,7 @@ static void miller_shared(fp12_t *f, miller_pair_t *m, size_t n)
 
 /* Runs the pairs in chunks of MILLER_CHUNK, skipping those with a point at infinity. Exactly one of
  * q and qp is non-NULL. */
-static void miller_multi(fp12_t *r, const g1_affine_t *p, const g2_affine_t *q, g2_prepared_t *const *qp,
-                         size_t n)
+static void miller_multi(fp12_t *r, const g1_affine_t *p, const g2_affine_t *q, g2_prepared_t *const *qp, size_t n)
 {
     miller_pair_t m[MILLER_CHUNK];
     fp12_t acc, f;
@@ -287,4 +286,7 @@ cuzk_status g2_prepare(g2_prepared_t **out, const g2_affine_t *q, cuzk_error *er
     return CUZK_OK;
 }
 
-void g2_prepared_free(g2_prepared_t *q) { free(q); }
+void g2_prepared_free(g2_prepared_t *q)
+{
+    free(q);
+}

@@ -21,9 +21,9 @@ static cuzk_status cpu_prove_start(engine_backend *be, int device, unsigned work
     cpu_backend *cb = be->ctx;
     cpu_handle *h = malloc(sizeof(*h));
     if (!h) return cuzk_error_set(err, CUZK_ERR_NOMEM, "cpu backend: cannot allocate a handle");
-    cuzk_status st = groth16_prove_start_abc(cb->start_pool, p->circuit->params, p->num_constraints, p->a, p->b,
-                                             p->c, p->inputs, p->num_inputs, p->aux, p->num_aux,
-                                             &p->circuit->density, &h->pending, NULL, err);
+    cuzk_status st =
+        groth16_prove_start_abc(cb->start_pool, p->circuit->params, p->num_constraints, p->a, p->b, p->c, p->inputs,
+                                p->num_inputs, p->aux, p->num_aux, &p->circuit->density, &h->pending, NULL, err);
     if (st != CUZK_OK) {
         free(h);
         return st;
@@ -47,10 +47,12 @@ static void cpu_discard(engine_backend *be, void *handle)
     free(handle);
 }
 
-static void cpu_destroy(engine_backend *be) { free(be->ctx); }
+static void cpu_destroy(engine_backend *be)
+{
+    free(be->ctx);
+}
 
-cuzk_status engine_backend_cpu_create(pool_t *start_pool, pool_t *finish_pool, engine_backend **out,
-                                      cuzk_error *err)
+cuzk_status engine_backend_cpu_create(pool_t *start_pool, pool_t *finish_pool, engine_backend **out, cuzk_error *err)
 {
     cpu_backend *cb = calloc(1, sizeof(*cb));
     if (!cb) return cuzk_error_set(err, CUZK_ERR_NOMEM, "cpu backend: cannot allocate");
@@ -78,8 +80,10 @@ cuzk_status engine_circuit_init(engine_circuit *c, const char *name, const groth
     if (!params || !shape || !synthesize)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "engine circuit: NULL argument");
     if (!shape->finalized || shape->witness_only)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "engine circuit %s: the shape is not a finalized system "
-                              "with matrices", name ? name : "?");
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "engine circuit %s: the shape is not a finalized system "
+                              "with matrices",
+                              name ? name : "?");
     snprintf(c->name, sizeof(c->name), "%s", name ? name : "circuit");
     c->params = params;
     c->shape = shape;

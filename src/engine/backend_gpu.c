@@ -211,8 +211,7 @@ static void shapes_free_unused(gpu_backend *gb, int device)
 /* shape's matrices on device, uploaded by the first partition that needs them; *out is held (users) until
  * shape_release. Matrices of other shapes that nobody uses are freed first, so a device holds the shapes in use
  * and at most one more. */
-static cuzk_status shape_acquire(gpu_backend *gb, const r1cs *shape, int device, resident_shape **out,
-                                 cuzk_error *err)
+static cuzk_status shape_acquire(gpu_backend *gb, const r1cs *shape, int device, resident_shape **out, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     uint64_t print = shape_print(shape);
@@ -291,9 +290,8 @@ static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned work
                                        p->num_aux, &ci->density, &h->pending, NULL, NULL, err);
         } else if (st == CUZK_OK) {
             gpu_prover_on_abc_done(pv, on_abc_done, &hk);
-            st = gpu_prove_start_abc(pv, gp, gb->host_pool, ci->params, p->num_constraints, p->a, p->b, p->c,
-                                     p->inputs, p->num_inputs, p->aux, p->num_aux, &ci->density, &h->pending, NULL,
-                                     NULL, err);
+            st = gpu_prove_start_abc(pv, gp, gb->host_pool, ci->params, p->num_constraints, p->a, p->b, p->c, p->inputs,
+                                     p->num_inputs, p->aux, p->num_aux, &ci->density, &h->pending, NULL, NULL, err);
         }
         shape_release(gb, rs);
         if (urgent && pv) urgent_release(gb, device);
@@ -372,8 +370,7 @@ static void gpu_params_unpin(engine_backend *be, const groth16_params *params);
 static cuzk_status gpu_pin_probe(engine_backend *be, cuzk_error *err);
 static cuzk_status gpu_device_memory(engine_backend *be, int device, engine_device_memory *out, cuzk_error *err);
 
-cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, engine_backend **out,
-                                      cuzk_error *err)
+cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, engine_backend **out, cuzk_error *err)
 {
     if (!out) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: NULL out");
     *out = NULL;
@@ -429,8 +426,7 @@ cuzk_status engine_backend_gpu_set_abc_on_device(engine_backend *be, int on, cuz
 }
 
 /* The residency's preload: the bases go to the device now, as the first partition there would upload them. */
-static cuzk_status gpu_params_upload_hook(engine_backend *be, const groth16_params *params, int device,
-                                          cuzk_error *err)
+static cuzk_status gpu_params_upload_hook(engine_backend *be, const groth16_params *params, int device, cuzk_error *err)
 {
     const gpu_params *gp = NULL;
     return resident_params(be->ctx, params, device, &gp, err);
@@ -468,9 +464,8 @@ size_t engine_backend_gpu_resident_bytes(engine_backend *be)
 static size_t params_arrays(const groth16_params *p, void **ptr, size_t *bytes)
 {
     void *const ps[] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
-    const size_t bs[] = {p->h_len * sizeof(g1_affine_t), p->l_len * sizeof(g1_affine_t),
-                         p->a_len * sizeof(g1_affine_t), p->b_g1_len * sizeof(g1_affine_t),
-                         p->b_g2_len * sizeof(g2_affine_t)};
+    const size_t bs[] = {p->h_len * sizeof(g1_affine_t), p->l_len * sizeof(g1_affine_t), p->a_len * sizeof(g1_affine_t),
+                         p->b_g1_len * sizeof(g1_affine_t), p->b_g2_len * sizeof(g2_affine_t)};
     size_t n = 0;
     for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
         if (!ps[i] || !bs[i]) continue; /* an empty query has nothing to register */

@@ -51,9 +51,9 @@ typedef struct part {
     uint64_t wit_bytes, abc_bytes; /* still reserved (abc_bytes: for a set not yet allocated) */
     const fr_t *inputs, *aux;      /* the witness the backend reads: wit's values, or their copy in abc */
     size_t num_inputs, num_aux;
-    void *handle;                  /* between prove_start and prove_finish */
-    int reserved;                  /* synthesized by the reserved worker: its hand-off slot is the spare one */
-    int crit_pending;              /* a CRITICAL partition counted in crit_pending (synthesis to hand-off) */
+    void *handle;     /* between prove_start and prove_finish */
+    int reserved;     /* synthesized by the reserved worker: its hand-off slot is the spare one */
+    int crit_pending; /* a CRITICAL partition counted in crit_pending (synthesis to hand-off) */
     struct part *next;
 } part;
 
@@ -92,7 +92,7 @@ struct engine {
     unsigned res_synth, res_chan;
     unsigned crit_pending; /* CRITICAL partitions between synthesis start and hand-off */
     unsigned *dev_busy;    /* per device: its prover workers in prove_start */
-    part *fin_head; /* finish queue: unbounded (its entries hold only the witness, already reserved) */
+    part *fin_head;        /* finish queue: unbounded (its entries hold only the witness, already reserved) */
 
     unsigned n_synth, n_prover, n_finish; /* n_synth: the ordinary synthesis workers; one reserved one more */
     pthread_t *threads;
@@ -117,7 +117,10 @@ struct engine {
 
 /* ---- time, timeline, metrics ---- */
 
-engine_mem *engine_memory(engine *e) { return &e->mem; }
+engine_mem *engine_memory(engine *e)
+{
+    return &e->mem;
+}
 
 double engine_now_ms(const engine *e)
 {
@@ -127,8 +130,8 @@ double engine_now_ms(const engine *e)
 }
 
 static const char *const EVENT_NAME[ENGINE_EV_COUNT] = {
-    "QUEUE",       "SYNTH_START", "SYNTH_END", "HANDOFF", "GPU_PICKUP",  "GPU_START",   "GPU_END",
-    "FINISH_START", "FINISH_END", "JOB_END",   "FAIL",    "ABC_RELEASE", "ABC_FALLBACK"};
+    "QUEUE",        "SYNTH_START", "SYNTH_END", "HANDOFF", "GPU_PICKUP",  "GPU_START",   "GPU_END",
+    "FINISH_START", "FINISH_END",  "JOB_END",   "FAIL",    "ABC_RELEASE", "ABC_FALLBACK"};
 
 const char *engine_event_name(engine_event_type type)
 {
@@ -162,8 +165,8 @@ size_t engine_event_format(const engine_event *ev, char *buf, size_t size)
     case ENGINE_EV_GPU_END: n = snprintf(line + len, room, " gpu=%d gpu_ms=%.3f", ev->device, ev->ms); break;
     case ENGINE_EV_FINISH_END: n = snprintf(line + len, room, " finish_ms=%.3f", ev->ms); break;
     case ENGINE_EV_JOB_END:
-        n = snprintf(line + len, room, " status=%s verified=%d total_ms=%.3f", outcome_word(ev->status),
-                     ev->verified, ev->ms);
+        n = snprintf(line + len, room, " status=%s verified=%d total_ms=%.3f", outcome_word(ev->status), ev->verified,
+                     ev->ms);
         break;
     case ENGINE_EV_FAIL: n = snprintf(line + len, room, " status=%s", cuzk_status_name(ev->status)); break;
     case ENGINE_EV_ABC_FALLBACK:
@@ -289,34 +292,51 @@ cuzk_status engine_event_parse(const char *line, engine_event *out, cuzk_error *
     switch (out->type) {
     case ENGINE_EV_QUEUE:
         if (!st) st = rd_u64(&r, "parts", &u);
-        if (!st && u > UINT_MAX) st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: parts=%llu", (unsigned long long)u);
+        if (!st && u > UINT_MAX)
+            st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: parts=%llu", (unsigned long long)u);
         out->parts = (unsigned)u;
         if (!st) st = rd_int(&r, "prio", &out->priority);
         break;
-    case ENGINE_EV_SYNTH_START: if (!st) st = rd_u64(&r, "mem", &out->bytes); break;
-    case ENGINE_EV_SYNTH_END: if (!st) st = rd_ms(&r, "synth_ms", &out->ms); break;
-    case ENGINE_EV_HANDOFF: if (!st) st = rd_ms(&r, "wait_ms", &out->ms); break;
+    case ENGINE_EV_SYNTH_START:
+        if (!st) st = rd_u64(&r, "mem", &out->bytes);
+        break;
+    case ENGINE_EV_SYNTH_END:
+        if (!st) st = rd_ms(&r, "synth_ms", &out->ms);
+        break;
+    case ENGINE_EV_HANDOFF:
+        if (!st) st = rd_ms(&r, "wait_ms", &out->ms);
+        break;
     case ENGINE_EV_GPU_PICKUP:
-    case ENGINE_EV_GPU_START: if (!st) st = rd_int(&r, "gpu", &out->device); break;
+    case ENGINE_EV_GPU_START:
+        if (!st) st = rd_int(&r, "gpu", &out->device);
+        break;
     case ENGINE_EV_GPU_END:
         if (!st) st = rd_int(&r, "gpu", &out->device);
         if (!st) st = rd_ms(&r, "gpu_ms", &out->ms);
         break;
-    case ENGINE_EV_FINISH_END: if (!st) st = rd_ms(&r, "finish_ms", &out->ms); break;
+    case ENGINE_EV_FINISH_END:
+        if (!st) st = rd_ms(&r, "finish_ms", &out->ms);
+        break;
     case ENGINE_EV_JOB_END:
         if (!st) st = rd_word(&r, "status", w, sizeof w);
         if (!st) {
-            if (!strcmp(w, "ok")) out->status = CUZK_OK;
-            else if (!strcmp(w, "cancelled")) out->status = CUZK_ERR_CANCELLED;
-            else if (!strcmp(w, "failed")) out->status = CUZK_ERR_INTERNAL;
-            else st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: JOB_END status=%s", w);
+            if (!strcmp(w, "ok"))
+                out->status = CUZK_OK;
+            else if (!strcmp(w, "cancelled"))
+                out->status = CUZK_ERR_CANCELLED;
+            else if (!strcmp(w, "failed"))
+                out->status = CUZK_ERR_INTERNAL;
+            else
+                st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: JOB_END status=%s", w);
         }
         if (!st) st = rd_int(&r, "verified", &out->verified);
         if (!st && out->verified != 0 && out->verified != 1)
             st = cuzk_error_set(err, CUZK_ERR_FORMAT, "timeline line: verified=%d", out->verified);
         if (!st) st = rd_ms(&r, "total_ms", &out->ms);
         break;
-    case ENGINE_EV_FAIL: if (!st) st = rd_status(&r, &out->status); break;
+    case ENGINE_EV_FAIL:
+        if (!st) st = rd_status(&r, &out->status);
+        break;
     case ENGINE_EV_ABC_FALLBACK:
         if (!st) st = rd_status(&r, &out->status);
         if (!st) st = rd_u64(&r, "bytes", &out->bytes);
@@ -331,7 +351,7 @@ cuzk_status engine_event_parse(const char *line, engine_event *out, cuzk_error *
 }
 
 /* An event; its own fields as designated initializers (emit sets device -1 but for GPU_* events). */
-#define EV(t, job, part, w, ...)                                                                                  \
+#define EV(t, job, part, w, ...)                                                                                       \
     ((engine_event){.type = (t), .job_id = (job), .partition = (part), .worker = (w), __VA_ARGS__})
 
 /* Reports one event to the callback and/or as a line; its time is taken under the lock that keeps them in order. */
@@ -391,9 +411,12 @@ static void job_maybe_end(engine *e, job *j)
     if (!j->stopped && j->done < j->n) return;
     j->state = j->stopped ? (j->status == CUZK_ERR_CANCELLED ? JOB_CANCELLED : JOB_FAILED) : JOB_OK;
     j->t_end = engine_now_ms(e);
-    if (j->state == JOB_OK) e->jobs_completed++;
-    else if (j->state == JOB_CANCELLED) e->jobs_cancelled++;
-    else e->jobs_failed++;
+    if (j->state == JOB_OK)
+        e->jobs_completed++;
+    else if (j->state == JOB_CANCELLED)
+        e->jobs_cancelled++;
+    else
+        e->jobs_failed++;
     hist_add(&e->h[H_JOB], j->t_end - j->t_submit);
     emit(e, EV(ENGINE_EV_JOB_END, j->id, -1, -1, .status = j->state == JOB_OK ? CUZK_OK : j->status,
                .verified = j->state == JOB_OK && !e->cfg.no_verify, .ms = j->t_end - j->t_submit));
@@ -598,8 +621,10 @@ static void job_stop(engine *e, job *j, cuzk_status st, const cuzk_error *why)
     if (!j->stopped) {
         j->stopped = 1;
         j->status = st;
-        if (why) j->err = *why;
-        else cuzk_error_set(&j->err, st, "job %llu: %s", (unsigned long long)j->id, cuzk_status_name(st));
+        if (why)
+            j->err = *why;
+        else
+            cuzk_error_set(&j->err, st, "job %llu: %s", (unsigned long long)j->id, cuzk_status_name(st));
     }
     for (unsigned i = 0; i < e->chan_len;) {
         if (e->chan[i]->job == j) {
@@ -694,8 +719,7 @@ static cuzk_status synthesize(engine *e, part *p, cuzk_error *err)
     if (!p->abc && (st = abc_alloc(e, p, elems, err)) != CUZK_OK) return st;
     fr_t *a = p->abc->mem;
     if (e->abc_host)
-        return r1cs_eval_abc(e->cfg.synth_pool, c->shape, p->wit.inputs, p->wit.aux, a, a + c->m, a + 2 * c->m,
-                             err);
+        return r1cs_eval_abc(e->cfg.synth_pool, c->shape, p->wit.inputs, p->wit.aux, a, a + c->m, a + 2 * c->m, err);
     /* The witness moves into the set: its own arrays and their reservation go now. */
     pool_memcpy(e->cfg.synth_pool, a, p->wit.inputs, p->num_inputs * sizeof(fr_t));
     pool_memcpy(e->cfg.synth_pool, a + p->num_inputs, p->wit.aux, p->num_aux * sizeof(fr_t));
@@ -971,7 +995,7 @@ static void *prover_main(void *arg)
         pthread_mutex_lock(&e->mu);
         e->provers_active--;
         e->dev_busy[dev]--;
-        if (e->crit_pending) pthread_cond_broadcast(&e->cv_item); /* a held worker may be this device's last */
+        if (e->crit_pending) pthread_cond_broadcast(&e->cv_item);        /* a held worker may be this device's last */
         abc_set *done = p->abc && e->abc_host ? abc_return(e, p) : NULL; /* a witness set: after prove_finish */
         if (done) {
             pthread_mutex_unlock(&e->mu);
@@ -1091,12 +1115,12 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->be = cfg->backend;
     clock_gettime(CLOCK_MONOTONIC, &e->t0);
     e->next_id = 1;
-    e->chan_cap = e->cfg.synthesis_lookahead > e->cfg.partition_workers ? e->cfg.synthesis_lookahead
-                                                                         : e->cfg.partition_workers;
+    e->chan_cap =
+        e->cfg.synthesis_lookahead > e->cfg.partition_workers ? e->cfg.synthesis_lookahead : e->cfg.partition_workers;
     e->n_synth = e->cfg.partition_workers;
     e->n_prover = (unsigned)e->cfg.num_devices * e->cfg.gpu_workers;
     e->n_finish = e->cfg.finish_workers;
-    e->abc_max_idle = e->cfg.abc_cache < 0 ? 0
+    e->abc_max_idle = e->cfg.abc_cache < 0   ? 0
                       : e->cfg.abc_cache > 0 ? (unsigned)e->cfg.abc_cache
                                              : e->chan_cap + 1 + e->n_prover;
     if (cfg->host_budget && cfg->critical_reserve >= cfg->host_budget) {
@@ -1113,7 +1137,7 @@ cuzk_status engine_create(engine **out, const engine_config *cfg, cuzk_error *er
     e->abc_use_pinned = e->cfg.abc_pinned > 0 && e->be->host_alloc != NULL;
     e->abc_host = !e->be->evaluates_abc;
     e->wit_copy = !e->abc_host && e->abc_use_pinned;
-    unsigned n_synth_threads = e->n_synth + 1; /* and the reserved one */
+    unsigned n_synth_threads = e->n_synth + 1;                              /* and the reserved one */
     unsigned n_prover_threads = e->n_prover + (unsigned)e->cfg.num_devices; /* and a reserved one per device */
     unsigned total = n_synth_threads + n_prover_threads + e->n_finish;
     e->chan = calloc(e->chan_cap + 1, sizeof(*e->chan));
@@ -1263,8 +1287,8 @@ cuzk_status engine_wait(engine *e, uint64_t job_id, engine_result *out, cuzk_err
     job *j = job_find(e, job_id);
     if (!j) {
         pthread_mutex_unlock(&e->mu);
-        out->status = cuzk_error_set(&out->error, CUZK_ERR_INVALID_ARG, "wait: no job %llu",
-                                     (unsigned long long)job_id);
+        out->status =
+            cuzk_error_set(&out->error, CUZK_ERR_INVALID_ARG, "wait: no job %llu", (unsigned long long)job_id);
         if (err) *err = out->error;
         return out->status;
     }
@@ -1348,8 +1372,10 @@ void engine_metrics_write(engine *e, FILE *f)
                "# TYPE cuzk_engine_partitions_total counter\n");
     fprintf(f, "cuzk_engine_partitions_total{outcome=\"proved\"} %llu\n", (unsigned long long)s.partitions_proved);
     fprintf(f, "cuzk_engine_partitions_total{outcome=\"failed\"} %llu\n", (unsigned long long)s.partitions_failed);
-    fprintf(f, "# HELP cuzk_engine_jobs_active Jobs not yet over.\n# TYPE cuzk_engine_jobs_active gauge\n"
-               "cuzk_engine_jobs_active %u\n", s.jobs_active);
+    fprintf(f,
+            "# HELP cuzk_engine_jobs_active Jobs not yet over.\n# TYPE cuzk_engine_jobs_active gauge\n"
+            "cuzk_engine_jobs_active %u\n",
+            s.jobs_active);
     fprintf(f, "# HELP cuzk_engine_stage_partitions Partitions in each stage.\n"
                "# TYPE cuzk_engine_stage_partitions gauge\n");
     fprintf(f, "cuzk_engine_stage_partitions{stage=\"synthesis\"} %u\n", s.synth_active);
@@ -1361,16 +1387,17 @@ void engine_metrics_write(engine *e, FILE *f)
     fprintf(f, "cuzk_engine_memory_bytes{kind=\"in_use\"} %llu\n", (unsigned long long)s.mem.host_in_use);
     fprintf(f, "cuzk_engine_memory_bytes{kind=\"peak\"} %llu\n", (unsigned long long)s.mem.host_peak);
     fprintf(f, "cuzk_engine_memory_bytes{kind=\"budget\"} %llu\n", (unsigned long long)s.mem.host_limit);
-    fprintf(f, "cuzk_engine_memory_bytes{kind=\"pinned\"} %llu\n",
-            (unsigned long long)s.mem.in_use[ENGINE_MEM_PINNED]);
+    fprintf(f, "cuzk_engine_memory_bytes{kind=\"pinned\"} %llu\n", (unsigned long long)s.mem.in_use[ENGINE_MEM_PINNED]);
     fprintf(f, "# HELP cuzk_engine_abc_sets_total a, b, c buffer sets by event (reused: taken from the cache).\n"
                "# TYPE cuzk_engine_abc_sets_total counter\n");
     fprintf(f, "cuzk_engine_abc_sets_total{event=\"allocated\"} %llu\n", (unsigned long long)s.abc_allocated);
     fprintf(f, "cuzk_engine_abc_sets_total{event=\"pinned\"} %llu\n", (unsigned long long)s.abc_pinned);
     fprintf(f, "cuzk_engine_abc_sets_total{event=\"reused\"} %llu\n", (unsigned long long)s.abc_reused);
     fprintf(f, "cuzk_engine_abc_sets_total{event=\"freed\"} %llu\n", (unsigned long long)s.abc_freed);
-    fprintf(f, "# HELP cuzk_engine_abc_sets_idle a, b, c buffer sets kept for the next partition.\n"
-               "# TYPE cuzk_engine_abc_sets_idle gauge\ncuzk_engine_abc_sets_idle %u\n", s.abc_idle);
+    fprintf(f,
+            "# HELP cuzk_engine_abc_sets_idle a, b, c buffer sets kept for the next partition.\n"
+            "# TYPE cuzk_engine_abc_sets_idle gauge\ncuzk_engine_abc_sets_idle %u\n",
+            s.abc_idle);
     for (int k = 0; k < H_COUNT; k++) {
         fprintf(f, "# HELP %s %s.\n# TYPE %s histogram\n", HIST_NAME[k], HIST_HELP[k], HIST_NAME[k]);
         uint64_t cum = 0;

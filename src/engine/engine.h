@@ -164,8 +164,7 @@ struct engine_backend {
 
 /* The reference backend: groth16_prove_start_abc on start_pool, groth16_prove_finish on finish_pool (either
  * may be NULL: the calling worker's thread). Pools are borrowed. */
-cuzk_status engine_backend_cpu_create(pool_t *start_pool, pool_t *finish_pool, engine_backend **out,
-                                      cuzk_error *err);
+cuzk_status engine_backend_cpu_create(pool_t *start_pool, pool_t *finish_pool, engine_backend **out, cuzk_error *err);
 /* Calls be->destroy; NULL is allowed. */
 void engine_backend_destroy(engine_backend *be);
 
@@ -173,25 +172,25 @@ void engine_backend_destroy(engine_backend *be);
 
 /* What the engine reports of each step, in the order it happened (one lock keeps them in order). */
 typedef enum engine_event_type {
-    ENGINE_EV_QUEUE = 0,     /* submitted: parts, priority */
-    ENGINE_EV_SYNTH_START,   /* bytes: accounted host bytes after its reservation (the largest is the peak) */
-    ENGINE_EV_SYNTH_END,     /* ms: synthesis */
-    ENGINE_EV_HANDOFF,       /* ms: time blocked on a full hand-off channel */
-    ENGINE_EV_GPU_PICKUP,    /* device */
-    ENGINE_EV_GPU_START,     /* device */
-    ENGINE_EV_GPU_END,       /* device; ms: prove_start */
+    ENGINE_EV_QUEUE = 0,   /* submitted: parts, priority */
+    ENGINE_EV_SYNTH_START, /* bytes: accounted host bytes after its reservation (the largest is the peak) */
+    ENGINE_EV_SYNTH_END,   /* ms: synthesis */
+    ENGINE_EV_HANDOFF,     /* ms: time blocked on a full hand-off channel */
+    ENGINE_EV_GPU_PICKUP,  /* device */
+    ENGINE_EV_GPU_START,   /* device */
+    ENGINE_EV_GPU_END,     /* device; ms: prove_start */
     ENGINE_EV_FINISH_START,
-    ENGINE_EV_FINISH_END,    /* ms: prove_finish and verification */
-    ENGINE_EV_JOB_END,       /* status: CUZK_OK, CUZK_ERR_CANCELLED or the job's failure; verified; ms: total */
-    ENGINE_EV_FAIL,          /* a partition's failure: status */
-    ENGINE_EV_ABC_RELEASE,   /* the backend let go of a, b, c before the end of prove_start */
-    ENGINE_EV_ABC_FALLBACK,  /* the backend's host_alloc failed (status); malloc from now on; bytes: the set */
+    ENGINE_EV_FINISH_END,   /* ms: prove_finish and verification */
+    ENGINE_EV_JOB_END,      /* status: CUZK_OK, CUZK_ERR_CANCELLED or the job's failure; verified; ms: total */
+    ENGINE_EV_FAIL,         /* a partition's failure: status */
+    ENGINE_EV_ABC_RELEASE,  /* the backend let go of a, b, c before the end of prove_start */
+    ENGINE_EV_ABC_FALLBACK, /* the backend's host_alloc failed (status); malloc from now on; bytes: the set */
     ENGINE_EV_COUNT
 } engine_event_type;
 
 typedef struct engine_event {
     engine_event_type type;
-    double t_ms;        /* engine_now_ms when it happened */
+    double t_ms; /* engine_now_ms when it happened */
     uint64_t job_id;
     int partition;      /* -1: the job as a whole (QUEUE, JOB_END) */
     int worker;         /* the stage's worker: synthesis, prover (global index) or finish worker id; -1: none */
@@ -234,16 +233,16 @@ typedef int (*engine_fault_fn)(void *ctx, engine_fault_point point, uint64_t job
 #define ENGINE_ABC_PINNED_DEFAULT 1
 
 typedef struct engine_config {
-    engine_backend *backend;         /* borrowed; required */
-    const int *devices;              /* device ids; NULL: one device, id 0 */
+    engine_backend *backend; /* borrowed; required */
+    const int *devices;      /* device ids; NULL: one device, id 0 */
     size_t num_devices;
-    unsigned gpu_workers;            /* prover workers per device; 0: 2 */
-    unsigned partition_workers;      /* synthesis workers (and permits); 0: 2 */
-    unsigned synthesis_lookahead;    /* 0: 1; the hand-off holds max(this, partition_workers) partitions */
-    unsigned finish_workers;         /* 0: 1 */
-    uint64_t host_budget;            /* bytes of host + pinned memory; 0: unlimited */
-    pool_t *synth_pool;              /* for the a/b/c evaluation; NULL: the synthesis worker's thread */
-    int no_verify;                   /* skip self-verification (benchmarks only) */
+    unsigned gpu_workers;         /* prover workers per device; 0: 2 */
+    unsigned partition_workers;   /* synthesis workers (and permits); 0: 2 */
+    unsigned synthesis_lookahead; /* 0: 1; the hand-off holds max(this, partition_workers) partitions */
+    unsigned finish_workers;      /* 0: 1 */
+    uint64_t host_budget;         /* bytes of host + pinned memory; 0: unlimited */
+    pool_t *synth_pool;           /* for the a/b/c evaluation; NULL: the synthesis worker's thread */
+    int no_verify;                /* skip self-verification (benchmarks only) */
     /* a, b, c of a partition (or, for a backend that evaluates them itself, a page-locked copy of its witness)
      * live in a buffer set that the engine keeps for the next partition of the same size instead of freeing
      * it (it stays accounted while idle; idle sets are freed first when a reservation does not fit, and at
@@ -332,10 +331,10 @@ typedef struct engine_result {
     cuzk_status status; /* CUZK_OK, CUZK_ERR_CANCELLED, or the first failure of a partition */
     cuzk_error error;
     unsigned partitions;
-    groth16_proof *proofs; /* partitions entries, in order; NULL unless status is CUZK_OK */
-    int verified;          /* every proof passed self-verification (0 when it was switched off) */
-    double queue_ms;       /* submit to the first synthesis start */
-    double total_ms;       /* submit to the end */
+    groth16_proof *proofs;              /* partitions entries, in order; NULL unless status is CUZK_OK */
+    int verified;                       /* every proof passed self-verification (0 when it was switched off) */
+    double queue_ms;                    /* submit to the first synthesis start */
+    double total_ms;                    /* submit to the end */
     double synth_ms, gpu_ms, finish_ms; /* sums over partitions */
 } engine_result;
 
@@ -377,8 +376,7 @@ double engine_now_ms(const engine *e);
  * on CPU threads, blinding, assembly) on finish_pool. host_pool runs the witness classification (either pool
  * may be NULL: the calling worker's thread). CUZK_ERR_UNSUPPORTED when cuzk was built without CUDA or no
  * device is visible. */
-cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, engine_backend **out,
-                                      cuzk_error *err);
+cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, engine_backend **out, cuzk_error *err);
 /* engine_backend.evaluates_abc of a new GPU backend. */
 #define ENGINE_GPU_ABC_ON_DEVICE_DEFAULT 1
 /* on: prove_start evaluates a, b, c on the device (gpu_prove_start_shape) from the circuit's matrices, uploaded

@@ -6,11 +6,8 @@
 
 /* The table, in cuzk.v1.ProofKind order (GetStatus lists the queues in this order). */
 static const engine_kind *const KINDS[] = {
-    &engine_kind_porep_c2,
-    &engine_kind_snap_update,
-    &engine_kind_window_post,
-    &engine_kind_winning_post,
-    &engine_kind_circuit_spec,
+    &engine_kind_porep_c2,     &engine_kind_snap_update,  &engine_kind_window_post,
+    &engine_kind_winning_post, &engine_kind_circuit_spec,
 };
 
 const engine_kind *const *engine_kinds(size_t *count)
@@ -34,7 +31,10 @@ const engine_kind *engine_kind_of_set(const char *name, char *id, size_t idlen)
     return NULL;
 }
 
-int engine_kind_implemented(const engine_kind *k) { return k && k->parse != NULL; }
+int engine_kind_implemented(const engine_kind *k)
+{
+    return k && k->parse != NULL;
+}
 
 static cuzk_status bytes_copy(const engine_bytes *in, engine_bytes *out, cuzk_error *err)
 {
@@ -121,9 +121,9 @@ cuzk_status engine_kind_load_filecoin(filecoin_params_kind kind, uint64_t sector
     if (st == CUZK_OK) {
         char cache[sizeof f->params + 16];
         snprintf(cache, sizeof cache, "%s.cuzk-map", f->params);
-        st = mapped ? groth16_params_load_mapped(pool, out, f->params, cache, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, NULL,
-                                                 err)
-                    : groth16_params_read(pool, out, f->params, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
+        st = mapped
+                 ? groth16_params_load_mapped(pool, out, f->params, cache, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, NULL, err)
+                 : groth16_params_read(pool, out, f->params, GROTH16_LOAD_SKIP_SUBGROUP_CHECK, err);
         if (st != CUZK_OK) cuzk_error_prefix(err, "%s: ", f->params);
     }
     free(f);

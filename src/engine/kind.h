@@ -42,13 +42,13 @@ typedef struct engine_kind_input {
     uint64_t registered_proof;
     uint64_t sector_number, miner_id;
     uint32_t partition_index;
-    engine_bytes vanilla_proof;        /* PoRep C2: the C1 JSON (raw or the Curio envelope) */
+    engine_bytes vanilla_proof;         /* PoRep C2: the C1 JSON (raw or the Curio envelope) */
     const engine_bytes *vanilla_proofs; /* PoSt: one per sector; SnapDeals: one per partition */
     size_t n_vanilla_proofs;
-    engine_bytes randomness;                       /* PoSt: 32 bytes */
+    engine_bytes randomness;                         /* PoSt: 32 bytes */
     engine_bytes comm_r_old, comm_r_new, comm_d_new; /* SnapDeals: 32 bytes each */
-    const char *circuit;                           /* CIRCUIT_SPEC: the spec text */
-    uint32_t partitions;                           /* CIRCUIT_SPEC: 0 means 1 (or the spec's partitions=) */
+    const char *circuit;                             /* CIRCUIT_SPEC: the spec text */
+    uint32_t partitions;                             /* CIRCUIT_SPEC: 0 means 1 (or the spec's partitions=) */
 } engine_kind_input;
 
 /* Sizes of a plan's names (with the NUL). */
@@ -60,7 +60,7 @@ typedef struct engine_kind_plan {
     char set[ENGINE_KIND_SET_MAX];         /* the parameter set the job needs (its canonical id) */
     char variant[ENGINE_KIND_VARIANT_MAX]; /* the circuit over that set ("" when a set has one circuit) */
     unsigned partitions;                   /* 1..ENGINE_KIND_MAX_PARTITIONS */
-    char summary[128]; /* for the log: "WindowPoSt 32GiB, 2349 sectors, partition 0" */
+    char summary[128];                     /* for the log: "WindowPoSt 32GiB, 2349 sectors, partition 0" */
 } engine_kind_plan;
 
 /* The most partitions one request may have. */
@@ -72,8 +72,8 @@ typedef struct engine_kind_plan {
  * loaded). Such an entry has id, label, metric, what, default_priority and set_known only. Every other entry
  * has every member but check. */
 typedef struct engine_kind {
-    int id;            /* cuzk.v1.ProofKind */
-    const char *label; /* GetStatus queue name: "porep-c2", "snap-update", "window-post", "winning-post", "circuit" */
+    int id;             /* cuzk.v1.ProofKind */
+    const char *label;  /* GetStatus queue name: "porep-c2", "snap-update", "window-post", "winning-post", "circuit" */
     const char *metric; /* Prometheus label: "porep_c2", "snap_update", "window_post", "winning_post", "circuit" */
     const char *what;   /* for messages: "WindowPoSt (WINDOW_POST_PARTITION)" */
     engine_priority default_priority; /* a request's priority 0 (UNSPECIFIED) takes this */

@@ -35,7 +35,8 @@ static cuzk_status spec_of(const char *text, circuit_spec *spec, cuzk_error *err
 static cuzk_status spec_check(const engine_kind_input *in, cuzk_error *err)
 {
     if (!in->circuit || !in->circuit[0])
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "CIRCUIT_SPEC needs the circuit field, e.g. \"synthetic:k=8\"");
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "CIRCUIT_SPEC needs the circuit field, e.g. \"synthetic:k=8\"");
     circuit_spec spec;
     if (spec_of(in->circuit, &spec, err) != CUZK_OK) return cuzk_error_prefix(err, "circuit: ");
     unsigned partitions = in->partitions ? in->partitions : spec.partitions ? spec.partitions : 1;
@@ -62,7 +63,10 @@ static cuzk_status spec_parse(const engine_kind_input *in, void **job, engine_ki
     return CUZK_OK;
 }
 
-static void spec_job_free(void *job) { free(job); }
+static void spec_job_free(void *job)
+{
+    free(job);
+}
 
 static int spec_set_known(const char *name, char *id, size_t idlen)
 {
@@ -128,7 +132,10 @@ static cuzk_status spec_circuit_create(const void *job, const engine_kind_plan *
     return CUZK_OK;
 }
 
-static const engine_circuit *spec_circuit_engine(const void *circuit) { return &((const spec_circuit *)circuit)->ec; }
+static const engine_circuit *spec_circuit_engine(const void *circuit)
+{
+    return &((const spec_circuit *)circuit)->ec;
+}
 
 static cuzk_status spec_request(const void *circuit, const void *job, engine_priority prio, engine_request *out,
                                 cuzk_error *err)
@@ -137,9 +144,10 @@ static cuzk_status spec_request(const void *circuit, const void *job, engine_pri
     const spec_job *j = job;
     memset(out, 0, sizeof(*out));
     if (c->spec.k != j->spec.k || c->spec.seed != j->spec.seed)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "the request is synthetic k=%u seed=%llu, the circuit k=%u "
-                              "seed=%llu", j->spec.k, (unsigned long long)j->spec.seed, c->spec.k,
-                              (unsigned long long)c->spec.seed);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "the request is synthetic k=%u seed=%llu, the circuit k=%u "
+                              "seed=%llu",
+                              j->spec.k, (unsigned long long)j->spec.seed, c->spec.k, (unsigned long long)c->spec.seed);
     out->circuit = &c->ec;
     out->payload = j;
     out->partitions = j->partitions;

@@ -119,9 +119,15 @@ static cuzk_status porep_circuit_create(const void *job, const engine_kind_plan 
     return CUZK_OK;
 }
 
-static const engine_circuit *porep_circuit_engine(const void *circuit) { return engine_porep_circuit_get(circuit); }
+static const engine_circuit *porep_circuit_engine(const void *circuit)
+{
+    return engine_porep_circuit_get(circuit);
+}
 
-static void porep_circuit_free(void *circuit) { engine_porep_circuit_free(circuit); }
+static void porep_circuit_free(void *circuit)
+{
+    engine_porep_circuit_free(circuit);
+}
 
 static cuzk_status porep_request(const void *circuit, const void *job, engine_priority prio, engine_request *out,
                                  cuzk_error *err)

@@ -14,14 +14,20 @@
 #include "engine/post.h"
 #include "formats/post_vanilla.h"
 
-static const char *post_set_prefix(post_kind kind) { return kind == POST_WINDOW ? "wpost" : "winning"; }
+static const char *post_set_prefix(post_kind kind)
+{
+    return kind == POST_WINDOW ? "wpost" : "winning";
+}
 
 /* wpost-2k, wpost-32g, winning-512m, ... (the Rust daemon's wpost-32g and winning-32g for 32 GiB). */
 static void post_set_name(post_kind kind, uint64_t b, char *out, size_t n)
 {
-    if (b % (1ull << 30) == 0) snprintf(out, n, "%s-%" PRIu64 "g", post_set_prefix(kind), b >> 30);
-    else if (b % (1ull << 20) == 0) snprintf(out, n, "%s-%" PRIu64 "m", post_set_prefix(kind), b >> 20);
-    else snprintf(out, n, "%s-%" PRIu64 "k", post_set_prefix(kind), b >> 10);
+    if (b % (1ull << 30) == 0)
+        snprintf(out, n, "%s-%" PRIu64 "g", post_set_prefix(kind), b >> 30);
+    else if (b % (1ull << 20) == 0)
+        snprintf(out, n, "%s-%" PRIu64 "m", post_set_prefix(kind), b >> 20);
+    else
+        snprintf(out, n, "%s-%" PRIu64 "k", post_set_prefix(kind), b >> 10);
 }
 
 /* The newest proof type of a set of this kind, or NULL. */
@@ -60,8 +66,8 @@ static cuzk_status post_check_kind(post_kind kind, const engine_kind_input *in, 
                                    cuzk_error *err)
 {
     *out = NULL;
-    const post_proof_type *t = in->registered_proof <= UINT32_MAX
-                                   ? post_proof_type_by_id((unsigned)in->registered_proof) : NULL;
+    const post_proof_type *t =
+        in->registered_proof <= UINT32_MAX ? post_proof_type_by_id((unsigned)in->registered_proof) : NULL;
     if (!t || t->kind != kind)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "registered_proof %" PRIu64 " is not a registered %s proof",
                               in->registered_proof, post_kind_name(kind));
@@ -93,7 +99,10 @@ static cuzk_status winning_check(const engine_kind_input *in, cuzk_error *err)
     return post_check_kind(POST_WINNING, in, &t, err);
 }
 
-static void post_job_free(void *job) { engine_post_job_free(job); }
+static void post_job_free(void *job)
+{
+    engine_post_job_free(job);
+}
 
 static cuzk_status post_parse_kind(post_kind kind, const engine_kind_input *in, void **job, engine_kind_plan *plan,
                                    cuzk_error *err)
@@ -127,8 +136,7 @@ static cuzk_status post_parse_kind(post_kind kind, const engine_kind_input *in, 
     post_set_name(kind, t->sector_size, plan->set, sizeof plan->set);
     plan->partitions = 1;
     if (kind == POST_WINDOW)
-        snprintf(plan->summary, sizeof plan->summary, "%s, %zu sectors, partition %u", t->name, n,
-                 in->partition_index);
+        snprintf(plan->summary, sizeof plan->summary, "%s, %zu sectors, partition %u", t->name, n, in->partition_index);
     else
         snprintf(plan->summary, sizeof plan->summary, "%s, sector %" PRIu64, t->name, j->sectors[0].sector_id);
     *job = j;
@@ -168,14 +176,14 @@ static cuzk_status winning_set_load(const char *set, const char *param_cache, in
     return post_set_load_kind(POST_WINNING, set, param_cache, mapped, pool, out, err);
 }
 
-static cuzk_status post_circuit_create_kind(post_kind kind, const engine_kind_plan *plan,
-                                            const groth16_params *params, pool_t *pool, void **circuit,
-                                            cuzk_error *err)
+static cuzk_status post_circuit_create_kind(post_kind kind, const engine_kind_plan *plan, const groth16_params *params,
+                                            pool_t *pool, void **circuit, cuzk_error *err)
 {
     *circuit = NULL;
     const post_proof_type *t = post_set_type(kind, plan->set);
-    if (!t) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s is not a %s parameter set", plan->set,
-                                  post_kind_name(kind));
+    if (!t)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s is not a %s parameter set", plan->set,
+                              post_kind_name(kind));
     engine_post_circuit *pc;
     cuzk_status st = engine_post_circuit_create(t, params, pool, &pc, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "%s: ", plan->set);
@@ -190,17 +198,22 @@ static cuzk_status wpost_circuit_create(const void *job, const engine_kind_plan 
     return post_circuit_create_kind(POST_WINDOW, plan, params, pool, circuit, err);
 }
 
-static cuzk_status winning_circuit_create(const void *job, const engine_kind_plan *plan,
-                                          const groth16_params *params, pool_t *pool, void **circuit,
-                                          cuzk_error *err)
+static cuzk_status winning_circuit_create(const void *job, const engine_kind_plan *plan, const groth16_params *params,
+                                          pool_t *pool, void **circuit, cuzk_error *err)
 {
     (void)job;
     return post_circuit_create_kind(POST_WINNING, plan, params, pool, circuit, err);
 }
 
-static const engine_circuit *post_circuit_engine(const void *circuit) { return engine_post_circuit_get(circuit); }
+static const engine_circuit *post_circuit_engine(const void *circuit)
+{
+    return engine_post_circuit_get(circuit);
+}
 
-static void post_circuit_free_cb(void *circuit) { engine_post_circuit_free(circuit); }
+static void post_circuit_free_cb(void *circuit)
+{
+    engine_post_circuit_free(circuit);
+}
 
 static cuzk_status post_request(const void *circuit, const void *job, engine_priority prio, engine_request *out,
                                 cuzk_error *err)

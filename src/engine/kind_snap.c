@@ -57,8 +57,8 @@ static cuzk_status snap_geometry_of(const engine_kind_input *in, const update_ge
                               in->registered_proof);
     if (in->sector_size && from_rp && in->sector_size != from_rp)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                              "sector_size %" PRIu64 " does not match registered_proof %" PRIu64 " (%" PRIu64
-                              " bytes)", in->sector_size, in->registered_proof, from_rp);
+                              "sector_size %" PRIu64 " does not match registered_proof %" PRIu64 " (%" PRIu64 " bytes)",
+                              in->sector_size, in->registered_proof, from_rp);
     uint64_t size = in->sector_size ? in->sector_size : from_rp;
     if (!(*g = update_geometry_for_size(size)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "sector_size %" PRIu64 " has no SnapDeals circuit", size);
@@ -149,9 +149,15 @@ static cuzk_status snap_circuit_create(const void *job, const engine_kind_plan *
     return CUZK_OK;
 }
 
-static const engine_circuit *snap_circuit_engine(const void *circuit) { return engine_snap_circuit_get(circuit); }
+static const engine_circuit *snap_circuit_engine(const void *circuit)
+{
+    return engine_snap_circuit_get(circuit);
+}
 
-static void snap_circuit_free(void *circuit) { engine_snap_circuit_free(circuit); }
+static void snap_circuit_free(void *circuit)
+{
+    engine_snap_circuit_free(circuit);
+}
 
 static cuzk_status snap_request(const void *circuit, const void *job, engine_priority prio, engine_request *out,
                                 cuzk_error *err)

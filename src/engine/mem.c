@@ -12,7 +12,10 @@ cuzk_status engine_mem_init(engine_mem *m, uint64_t host_limit, uint64_t device_
     return CUZK_OK;
 }
 
-void engine_mem_destroy(engine_mem *m) { pthread_mutex_destroy(&m->mu); }
+void engine_mem_destroy(engine_mem *m)
+{
+    pthread_mutex_destroy(&m->mu);
+}
 
 static uint64_t limit_of(const engine_mem *m, engine_mem_kind kind)
 {

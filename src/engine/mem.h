@@ -30,8 +30,8 @@ typedef struct engine_mem {
     uint64_t host_limit;   /* host + pinned; 0 = unlimited */
     uint64_t device_limit; /* 0 = unlimited */
     uint64_t in_use[ENGINE_MEM_KINDS], peak[ENGINE_MEM_KINDS];
-    uint64_t host_peak;    /* peak of host + pinned together (what the budget bounds) */
-    uint64_t refused;      /* reservations that did not fit */
+    uint64_t host_peak; /* peak of host + pinned together (what the budget bounds) */
+    uint64_t refused;   /* reservations that did not fit */
 } engine_mem;
 
 cuzk_status engine_mem_init(engine_mem *m, uint64_t host_limit, uint64_t device_limit, cuzk_error *err);

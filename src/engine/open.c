@@ -87,8 +87,10 @@ static cuzk_status open_residency(const engine_open_config *cfg, engine_host *h,
         snprintf(h->pinned_note, sizeof(h->pinned_note), "no effect on the %s backend: parameters stay pageable",
                  h->backend->name);
     else if (cfg->pinned_budget && h->backend->pin_probe && h->backend->pin_probe(h->backend, &perr) != CUZK_OK)
-        snprintf(h->pinned_note, sizeof(h->pinned_note), "page-locking is refused here (%.180s): parameters stay "
-                 "pageable", perr.msg);
+        snprintf(h->pinned_note, sizeof(h->pinned_note),
+                 "page-locking is refused here (%.180s): parameters stay "
+                 "pageable",
+                 perr.msg);
     else
         ro.pinned_budget = cfg->pinned_budget;
     h->pinned_budget = ro.pinned_budget;

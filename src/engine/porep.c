@@ -71,8 +71,9 @@ cuzk_status engine_porep_circuit_create(const porep_proof_type *type, const grot
     st = engine_params_fit(params, &pc->shape, err);
     if (st == CUZK_OK) st = engine_circuit_init(&pc->ec, type->name, params, &pc->shape, porep_synth, pc, err);
     if (st != CUZK_OK) {
-        cuzk_error_prefix(err, "PoRep %s: parameters do not fit the circuit (%zu constraints, %zu inputs): ",
-                          type->name, pc->shape.num_constraints, pc->shape.num_inputs);
+        cuzk_error_prefix(err,
+                          "PoRep %s: parameters do not fit the circuit (%zu constraints, %zu inputs): ", type->name,
+                          pc->shape.num_constraints, pc->shape.num_inputs);
         engine_porep_circuit_free(pc);
         return st;
     }
@@ -80,9 +81,15 @@ cuzk_status engine_porep_circuit_create(const porep_proof_type *type, const grot
     return CUZK_OK;
 }
 
-const engine_circuit *engine_porep_circuit_get(const engine_porep_circuit *pc) { return &pc->ec; }
+const engine_circuit *engine_porep_circuit_get(const engine_porep_circuit *pc)
+{
+    return &pc->ec;
+}
 
-const porep_proof_type *engine_porep_circuit_type(const engine_porep_circuit *pc) { return &pc->type; }
+const porep_proof_type *engine_porep_circuit_type(const engine_porep_circuit *pc)
+{
+    return &pc->type;
+}
 
 void engine_porep_circuit_free(engine_porep_circuit *pc)
 {
@@ -105,8 +112,10 @@ cuzk_status engine_porep_request(const engine_porep_circuit *pc, const porep_c1 
                               "PoRep request: the C1 is of sector size %s (%s), the circuit of %s (%s)",
                               c1->geometry->name, u->name, pc->geometry->name, t->name);
     if (u->api != t->api)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "PoRep request: the C1 is of API version %s (%s), the circuit "
-                              "of %s (%s)", api_name(u->api), u->name, api_name(t->api), t->name);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "PoRep request: the C1 is of API version %s (%s), the circuit "
+                              "of %s (%s)",
+                              api_name(u->api), u->name, api_name(t->api), t->name);
     if (u->kind != t->kind)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "PoRep request: the C1 is %s PoRep (%s), the circuit %s (%s)",
                               kind_name(u->kind), u->name, kind_name(t->kind), t->name);

@@ -57,22 +57,27 @@ static cuzk_status post_check_sector(const post_check_job *cj, size_t s, cuzk_er
         post_path *p = &cs->paths[t->kind == POST_WINNING ? 0 : i];
         cs->comm_r = comm_r, cs->comm_c = comm_c, cs->comm_r_last = comm_r_last;
         if (memcmp(vs->roots[i], vs->comm_r_last, 32) != 0)
-            return cuzk_error_set(err, CUZK_ERR_INVALID_PROOF, "sector %zu (id %llu): challenge %u: root is not "
-                                  "comm_r_last", s, (unsigned long long)id, i);
+            return cuzk_error_set(err, CUZK_ERR_INVALID_PROOF,
+                                  "sector %zu (id %llu): challenge %u: root is not "
+                                  "comm_r_last",
+                                  s, (unsigned long long)id, i);
         if ((st = post_fr(&p->leaf, vs->leaves[i], s, id, "leaf", i, err))) return st;
         for (size_t k = 0; k < nsib; k++)
             if ((st = post_fr(&p->sibs[k], vs->sibs[i * nsib + k], s, id, "path sibling", i, err))) return st;
         for (unsigned l = 0; l < c->tree.levels; l++) {
             p->index[l] = *post_vanilla_index(vs, sh, i, l);
             if (p->index[l] >= c->tree.arity[l])
-                return cuzk_error_set(err, CUZK_ERR_FORMAT, "sector %zu (id %llu): challenge %u: level %u index %u >= "
-                                      "arity %u", s, (unsigned long long)id, i, l, p->index[l], c->tree.arity[l]);
+                return cuzk_error_set(err, CUZK_ERR_FORMAT,
+                                      "sector %zu (id %llu): challenge %u: level %u index %u >= "
+                                      "arity %u",
+                                      s, (unsigned long long)id, i, l, p->index[l], c->tree.arity[l]);
         }
         uint64_t leaf = post_path_leaf_index(c, p);
         if (leaf != ch[i])
-            return cuzk_error_set(err, CUZK_ERR_INVALID_PROOF, "sector %zu (id %llu): challenge %u: the path is of "
-                                  "leaf %llu, the challenge is leaf %llu", s, (unsigned long long)id, i,
-                                  (unsigned long long)leaf, (unsigned long long)ch[i]);
+            return cuzk_error_set(err, CUZK_ERR_INVALID_PROOF,
+                                  "sector %zu (id %llu): challenge %u: the path is of "
+                                  "leaf %llu, the challenge is leaf %llu",
+                                  s, (unsigned long long)id, i, (unsigned long long)leaf, (unsigned long long)ch[i]);
     }
     return CUZK_OK;
 }
@@ -118,9 +123,10 @@ cuzk_status engine_post_job_create(engine_post_job **out, const post_vanilla *v,
         for (unsigned l = 0; same && l < sh->levels; l++)
             same = sh->arity[l] == c->tree.arity[l] && sh->sib_offset[l + 1] - sh->sib_offset[l] == sh->arity[l] - 1;
         if (!same)
-            st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: the vanilla proofs' paths (%u levels) are not of the "
-                                "sector's TreeR (%u levels of arity %u..)", t->name, sh->levels, c->tree.levels,
-                                c->tree.arity[0]);
+            st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                                "%s: the vanilla proofs' paths (%u levels) are not of the "
+                                "sector's TreeR (%u levels of arity %u..)",
+                                t->name, sh->levels, c->tree.levels, c->tree.arity[0]);
     }
     if (st == CUZK_OK) st = post_witness_alloc(&j->witness, &j->circuit, err);
     if (st == CUZK_OK && !(j->sectors = calloc(v->count, sizeof *j->sectors)))
@@ -220,9 +226,15 @@ cuzk_status engine_post_circuit_create(const post_proof_type *t, const groth16_p
     return CUZK_OK;
 }
 
-const engine_circuit *engine_post_circuit_get(const engine_post_circuit *pc) { return &pc->ec; }
+const engine_circuit *engine_post_circuit_get(const engine_post_circuit *pc)
+{
+    return &pc->ec;
+}
 
-const post_proof_type *engine_post_circuit_type(const engine_post_circuit *pc) { return pc->type; }
+const post_proof_type *engine_post_circuit_type(const engine_post_circuit *pc)
+{
+    return pc->type;
+}
 
 void engine_post_circuit_free(engine_post_circuit *pc)
 {

@@ -26,9 +26,18 @@ typedef struct entry {
 /* Ids of every load in the process: a set loaded again is never taken for its earlier load. */
 static uint64_t params_next_id;
 
-const groth16_params *engine_params_get(const engine_params *p) { return &p->params; }
-uint64_t engine_params_id(const engine_params *p) { return p->id; }
-const char *engine_params_name(const engine_params *p) { return p->entry->name; }
+const groth16_params *engine_params_get(const engine_params *p)
+{
+    return &p->params;
+}
+uint64_t engine_params_id(const engine_params *p)
+{
+    return p->id;
+}
+const char *engine_params_name(const engine_params *p)
+{
+    return p->entry->name;
+}
 
 struct engine_residency {
     pthread_mutex_t mu;
@@ -38,7 +47,7 @@ struct engine_residency {
     uint64_t uses;
     uint64_t pinned_bytes;
     int devices[ENGINE_RESIDENCY_MAX_DEVICES]; /* opt.devices, copied */
-    engine_residency_stats st; /* the counters; the gauges are computed by get_stats */
+    engine_residency_stats st;                 /* the counters; the gauges are computed by get_stats */
 };
 
 uint64_t engine_params_bytes(const groth16_params *p)
@@ -312,8 +321,10 @@ static void preload_upload(engine_residency *r, entry *e)
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
         pthread_mutex_lock(&r->mu);
-        if (st == CUZK_OK) r->st.uploads++;
-        else r->st.upload_failures++;
+        if (st == CUZK_OK)
+            r->st.uploads++;
+        else
+            r->st.upload_failures++;
         notify(r, st == CUZK_OK ? ENGINE_RESIDENCY_UPLOADED : ENGINE_RESIDENCY_UPLOAD_FAILED, e, ms,
                st == CUZK_OK ? NULL : uerr.msg);
         pthread_mutex_unlock(&r->mu);
@@ -327,8 +338,7 @@ cuzk_status engine_residency_preload(engine_residency *r, const char *name, cuzk
     pthread_mutex_lock(&r->mu);
     entry *e = find(r, name);
     cuzk_status st = e ? ensure_loaded(r, e, err) : no_set(name, err);
-    if (st == CUZK_OK && r->opt.backend && r->opt.backend->params_upload && r->opt.num_devices)
-        preload_upload(r, e);
+    if (st == CUZK_OK && r->opt.backend && r->opt.backend->params_upload && r->opt.num_devices) preload_upload(r, e);
     if (st == CUZK_OK) {
         e->last_use = ++r->uses;
         if (!e->set->refs) e->idle_since = clock_now(r);
@@ -369,8 +379,8 @@ engine_residency_state engine_residency_state_of(engine_residency *r, const char
 {
     pthread_mutex_lock(&r->mu);
     entry *e = find(r, name);
-    engine_residency_state s = !e           ? ENGINE_PARAMS_UNKNOWN
-                               : !e->set    ? ENGINE_PARAMS_COLD
+    engine_residency_state s = !e             ? ENGINE_PARAMS_UNKNOWN
+                               : !e->set      ? ENGINE_PARAMS_COLD
                                : e->set->refs ? ENGINE_PARAMS_HOT
                                               : ENGINE_PARAMS_WARM;
     pthread_mutex_unlock(&r->mu);

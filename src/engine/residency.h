@@ -46,10 +46,10 @@ typedef enum engine_residency_state {
 typedef cuzk_status (*engine_params_load_fn)(void *ctx, groth16_params *out, cuzk_error *err);
 
 typedef enum engine_residency_event {
-    ENGINE_RESIDENCY_PINNED,     /* a set was pinned (bytes, ms) */
-    ENGINE_RESIDENCY_PIN_FAILED, /* pinning failed, the set stays pageable (bytes, error) */
-    ENGINE_RESIDENCY_FREED,      /* a set was freed (bytes) */
-    ENGINE_RESIDENCY_UPLOADED,   /* a preloaded set went to a device (bytes, ms) */
+    ENGINE_RESIDENCY_PINNED,       /* a set was pinned (bytes, ms) */
+    ENGINE_RESIDENCY_PIN_FAILED,   /* pinning failed, the set stays pageable (bytes, error) */
+    ENGINE_RESIDENCY_FREED,        /* a set was freed (bytes) */
+    ENGINE_RESIDENCY_UPLOADED,     /* a preloaded set went to a device (bytes, ms) */
     ENGINE_RESIDENCY_UPLOAD_FAILED /* it did not; the first partition there uploads it (bytes, error) */
 } engine_residency_event;
 /* For the owner's log: name of the set, its bytes, the time the step took, the error of a failure (else NULL). */

@@ -45,8 +45,8 @@ cuzk_status engine_snap_job_parse(engine_snap_job *job, const update_geometry *g
     update_circuit c;
     if ((st = update_circuit_init(&c, g, err))) return st;
     if (n != c.partitions) {
-        st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "SnapDeals request: %zu vanilla proofs, %s has %u partitions",
-                            n, g->name, c.partitions);
+        st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "SnapDeals request: %zu vanilla proofs, %s has %u partitions", n,
+                            g->name, c.partitions);
         goto done;
     }
     if (!(job->proofs = calloc(n, sizeof *job->proofs))) {
@@ -57,8 +57,8 @@ cuzk_status engine_snap_job_parse(engine_snap_job *job, const update_geometry *g
     for (unsigned k = 0; k < n && st == CUZK_OK; k++) {
         update_witness w;
         if ((st = snap_partition_proof_parse(&job->proofs[k], &c, k, proofs[k], lens[k], err)) == CUZK_OK &&
-            (st = snap_witness_from_proof(&w, &c, &job->proofs[k], k, job->comm_r_old, job->comm_r_new,
-                                          job->comm_d_new, err)) == CUZK_OK)
+            (st = snap_witness_from_proof(&w, &c, &job->proofs[k], k, job->comm_r_old, job->comm_r_new, job->comm_d_new,
+                                          err)) == CUZK_OK)
             update_witness_free(&w);
     }
 done:
@@ -124,8 +124,9 @@ cuzk_status engine_snap_circuit_create(const update_geometry *g, const groth16_p
     snprintf(name, sizeof name, "snap-%s", g->name);
     if (st == CUZK_OK) st = engine_circuit_init(&sc->ec, name, params, &sc->shape, snap_synth, sc, err);
     if (st != CUZK_OK) {
-        cuzk_error_prefix(err, "SnapDeals %s: parameters do not fit the circuit (%zu constraints, %zu inputs): ",
-                          g->name, sc->shape.num_constraints, sc->shape.num_inputs);
+        cuzk_error_prefix(err,
+                          "SnapDeals %s: parameters do not fit the circuit (%zu constraints, %zu inputs): ", g->name,
+                          sc->shape.num_constraints, sc->shape.num_inputs);
         engine_snap_circuit_free(sc);
         return st;
     }
@@ -133,9 +134,15 @@ cuzk_status engine_snap_circuit_create(const update_geometry *g, const groth16_p
     return CUZK_OK;
 }
 
-const engine_circuit *engine_snap_circuit_get(const engine_snap_circuit *sc) { return &sc->ec; }
+const engine_circuit *engine_snap_circuit_get(const engine_snap_circuit *sc)
+{
+    return &sc->ec;
+}
 
-const update_geometry *engine_snap_circuit_geometry(const engine_snap_circuit *sc) { return sc->g; }
+const update_geometry *engine_snap_circuit_geometry(const engine_snap_circuit *sc)
+{
+    return sc->g;
+}
 
 void engine_snap_circuit_free(engine_snap_circuit *sc)
 {

@@ -11,9 +11,18 @@ static const uint64_t mont_inv = 0x89f3fffcfffcfffdULL;
 const uint64_t FP_MONT_PM[FP_LIMBS + 1] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
                                            0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL,
                                            0x89f3fffcfffcfffdULL};
-const uint64_t FP_MONT_PZ[2 * FP_LIMBS] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL, 0x6730d2a0f6b0f624ULL,
-                                           0x64774b84f38512bfULL, 0x4b1ba7b6434bacd7ULL, 0x1a0111ea397fe69aULL,
-                                           0, 0, 0, 0, 0, 0};
+const uint64_t FP_MONT_PZ[2 * FP_LIMBS] = {0xb9feffffffffaaabULL,
+                                           0x1eabfffeb153ffffULL,
+                                           0x6730d2a0f6b0f624ULL,
+                                           0x64774b84f38512bfULL,
+                                           0x4b1ba7b6434bacd7ULL,
+                                           0x1a0111ea397fe69aULL,
+                                           0,
+                                           0,
+                                           0,
+                                           0,
+                                           0,
+                                           0};
 #define mont_pm FP_MONT_PM
 #define mont_pz FP_MONT_PZ
 

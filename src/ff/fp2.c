@@ -137,11 +137,20 @@ int fp2_sqrt(fp2_t *r, const fp2_t *a)
     return 1;
 }
 
-int fp2_is_zero(const fp2_t *a) { return fp_is_zero(&a->c0) && fp_is_zero(&a->c1); }
+int fp2_is_zero(const fp2_t *a)
+{
+    return fp_is_zero(&a->c0) && fp_is_zero(&a->c1);
+}
 
-int fp2_is_one(const fp2_t *a) { return fp_is_one(&a->c0) && fp_is_zero(&a->c1); }
+int fp2_is_one(const fp2_t *a)
+{
+    return fp_is_one(&a->c0) && fp_is_zero(&a->c1);
+}
 
-int fp2_eq(const fp2_t *a, const fp2_t *b) { return fp_eq(&a->c0, &b->c0) && fp_eq(&a->c1, &b->c1); }
+int fp2_eq(const fp2_t *a, const fp2_t *b)
+{
+    return fp_eq(&a->c0, &b->c0) && fp_eq(&a->c1, &b->c1);
+}
 
 void fp2_set_zero(fp2_t *r)
 {

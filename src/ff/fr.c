@@ -12,8 +12,8 @@ static const uint64_t mont_inv = 0xfffffffeffffffffULL;
 __attribute__((unused)) static const uint64_t mont_pm[FR_LIMBS + 1] = {
     0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL, 0xfffffffeffffffffULL};
 /* The modulus followed by as many zero limbs, for the assembly addition and subtraction. */
-static const uint64_t mont_pz[2 * FR_LIMBS] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
-                                               0x73eda753299d7d48ULL, 0, 0, 0, 0};
+static const uint64_t mont_pz[2 * FR_LIMBS] = {
+    0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL, 0, 0, 0, 0};
 
 #define MONT_N FR_LIMBS
 #define MONT_T fr_t
@@ -26,8 +26,8 @@ static const uint64_t mont_pz[2 * FR_LIMBS] = {0xffffffff00000001ULL, 0x53bda402
 void fr_root_of_unity(fr_t *r, unsigned log_n)
 {
     /* 7^((r-1)/2^32) in Montgomery form: a primitive 2^32-th root of unity. */
-    static const fr_t root = {{0xb9b58d8c5f0e466aULL, 0x5b1b4c801819d7ecULL, 0x0af53ae352a31e64ULL,
-                               0x5bf3adda19e9b27bULL}};
+    static const fr_t root = {
+        {0xb9b58d8c5f0e466aULL, 0x5b1b4c801819d7ecULL, 0x0af53ae352a31e64ULL, 0x5bf3adda19e9b27bULL}};
     fr_t w = root;
     for (unsigned i = log_n; i < FR_TWO_ADICITY; i++) fr_sqr(&w, &w);
     *r = w;

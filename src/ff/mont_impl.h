@@ -32,17 +32,17 @@ typedef unsigned __int128 mont_u128;
 #define MONT_ADDC(c, x, y, out) ((c) = _addcarry_u64((unsigned char)(c), (x), (y), (unsigned long long *)(out)))
 #define MONT_SUBB(b, x, y, out) ((b) = _subborrow_u64((unsigned char)(b), (x), (y), (unsigned long long *)(out)))
 #else
-#define MONT_ADDC(c, x, y, out)                                                                                    \
-    do {                                                                                                           \
-        mont_u128 s_ = (mont_u128)(x) + (y) + (c);                                                                 \
-        *(out) = (uint64_t)s_;                                                                                     \
-        (c) = (uint64_t)(s_ >> 64);                                                                                \
+#define MONT_ADDC(c, x, y, out)                                                                                        \
+    do {                                                                                                               \
+        mont_u128 s_ = (mont_u128)(x) + (y) + (c);                                                                     \
+        *(out) = (uint64_t)s_;                                                                                         \
+        (c) = (uint64_t)(s_ >> 64);                                                                                    \
     } while (0)
-#define MONT_SUBB(b, x, y, out)                                                                                    \
-    do {                                                                                                           \
-        mont_u128 d_ = (mont_u128)(x) - (y) - (b);                                                                 \
-        *(out) = (uint64_t)d_;                                                                                     \
-        (b) = (uint64_t)(d_ >> 64) & 1;                                                                            \
+#define MONT_SUBB(b, x, y, out)                                                                                        \
+    do {                                                                                                               \
+        mont_u128 d_ = (mont_u128)(x) - (y) - (b);                                                                     \
+        *(out) = (uint64_t)d_;                                                                                         \
+        (b) = (uint64_t)(d_ >> 64) & 1;                                                                                \
     } while (0)
 #endif
 
@@ -89,7 +89,8 @@ static inline void mont_reduce_once(uint64_t *r, const uint64_t *a)
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void mont_add_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
+static void
+mont_add_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
     uint64_t t[MONT_N], carry = 0;
     MONT_UNROLL
@@ -100,7 +101,8 @@ static void mont_add_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void mont_sub_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
+static void
+mont_sub_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
     uint64_t t[MONT_N], borrow = 0, carry = 0;
     MONT_UNROLL
@@ -121,7 +123,10 @@ void MONT_FN(add)(MONT_T *r, const MONT_T *a, const MONT_T *b)
     mont_add_portable(r, a, b);
 }
 
-void MONT_FN(dbl)(MONT_T *r, const MONT_T *a) { MONT_FN(add)(r, a, a); }
+void MONT_FN(dbl)(MONT_T *r, const MONT_T *a)
+{
+    MONT_FN(add)(r, a, a);
+}
 
 void MONT_FN(sub)(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
@@ -145,7 +150,8 @@ void MONT_FN(neg)(MONT_T *r, const MONT_T *a)
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void mont_mul_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
+static void
+mont_mul_portable(MONT_T *r, const MONT_T *a, const MONT_T *b)
 {
     uint64_t t[MONT_N] = {0};
     MONT_UNROLL
@@ -181,7 +187,10 @@ void MONT_FN(mul)(MONT_T *r, const MONT_T *a, const MONT_T *b)
     mont_mul_portable(r, a, b);
 }
 
-void MONT_FN(sqr)(MONT_T *r, const MONT_T *a) { MONT_FN(mul)(r, a, a); }
+void MONT_FN(sqr)(MONT_T *r, const MONT_T *a)
+{
+    MONT_FN(mul)(r, a, a);
+}
 
 int MONT_FN(is_zero)(const MONT_T *a)
 {
@@ -190,13 +199,25 @@ int MONT_FN(is_zero)(const MONT_T *a)
     return acc == 0;
 }
 
-int MONT_FN(is_one)(const MONT_T *a) { return memcmp(a->l, mont_one, sizeof a->l) == 0; }
+int MONT_FN(is_one)(const MONT_T *a)
+{
+    return memcmp(a->l, mont_one, sizeof a->l) == 0;
+}
 
-int MONT_FN(eq)(const MONT_T *a, const MONT_T *b) { return memcmp(a->l, b->l, sizeof a->l) == 0; }
+int MONT_FN(eq)(const MONT_T *a, const MONT_T *b)
+{
+    return memcmp(a->l, b->l, sizeof a->l) == 0;
+}
 
-void MONT_FN(set_zero)(MONT_T *r) { memset(r->l, 0, sizeof r->l); }
+void MONT_FN(set_zero)(MONT_T *r)
+{
+    memset(r->l, 0, sizeof r->l);
+}
 
-void MONT_FN(set_one)(MONT_T *r) { memcpy(r->l, mont_one, sizeof r->l); }
+void MONT_FN(set_one)(MONT_T *r)
+{
+    memcpy(r->l, mont_one, sizeof r->l);
+}
 
 void MONT_FN(from_u64)(MONT_T *r, uint64_t v)
 {
@@ -314,8 +335,10 @@ void MONT_FN(inv_vartime)(MONT_T *r, const MONT_T *a)
         }
         uint64_t *big = u_ge ? u : v, *small = u_ge ? v : u, borrow = 0;
         for (int i = 0; i < MONT_N; i++) MONT_SUBB(borrow, big[i], small[i], &big[i]);
-        if (u_ge) MONT_FN(sub)(&x1, &x1, &x2);
-        else MONT_FN(sub)(&x2, &x2, &x1);
+        if (u_ge)
+            MONT_FN(sub)(&x1, &x1, &x2);
+        else
+            MONT_FN(sub)(&x2, &x2, &x1);
     }
     MONT_T r2, r3;
     memcpy(r2.l, mont_r2, sizeof r2.l);

@@ -14,7 +14,7 @@
 #include "circuits/stacked/stacked.h"
 #include "groth16/groth16.h"
 
-static const char *const KIND_NAMES[FILECOIN_PARAMS_KINDS] = {"porep", "porep-ni", "wpost",
+static const char *const KIND_NAMES[FILECOIN_PARAMS_KINDS] = {"porep",   "porep-ni", "wpost",
                                                               "winning", "snap",     "snap-poseidon"};
 
 const char *filecoin_params_kind_name(filecoin_params_kind kind)
@@ -37,7 +37,9 @@ unsigned filecoin_window_post_sector_count(uint64_t sector_size)
 {
     /* filecoin-proofs constants.rs WINDOW_POST_SECTOR_COUNT. */
     switch (sector_size) {
-    case 2048ull: case 8ull << 20: case 512ull << 20: return 2;
+    case 2048ull:
+    case 8ull << 20:
+    case 512ull << 20: return 2;
     case 32ull << 30: return 2349;
     case 64ull << 30: return 2300;
     default: return 0;
@@ -57,8 +59,10 @@ static cuzk_status published_geometry(filecoin_params_kind kind, uint64_t sector
                               KIND_NAMES[kind], (unsigned long long)sector_size);
     /* The Poseidon-TreeD SnapDeals circuit was published for the 32 and 64 GiB sectors only (parameters.json). */
     if (kind == FILECOIN_PARAMS_SNAP_POSEIDON && sector_size < (32ull << 30))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "snap-poseidon: %s has no published parameters (only 32GiB "
-                              "and 64GiB do)", (*g)->name);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "snap-poseidon: %s has no published parameters (only 32GiB "
+                              "and 64GiB do)",
+                              (*g)->name);
     return CUZK_OK;
 }
 
@@ -112,8 +116,7 @@ cuzk_status filecoin_params_identifier(filecoin_params_kind kind, uint64_t secto
     return fits(w, n, "the parameter identifier", err);
 }
 
-cuzk_status filecoin_params_name(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n,
-                                 cuzk_error *err)
+cuzk_status filecoin_params_name(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n, cuzk_error *err)
 {
     char id[512];
     cuzk_status st = filecoin_params_identifier(kind, sector_size, id, sizeof id, err);
@@ -123,7 +126,9 @@ cuzk_status filecoin_params_name(filecoin_params_kind kind, uint64_t sector_size
     tree_name(g, tree);
     switch (kind) {
     case FILECOIN_PARAMS_POREP:
-    case FILECOIN_PARAMS_POREP_NI: snprintf(prefix, sizeof prefix, "stacked-proof-of-replication-%s-sha256_hasher", tree); break;
+    case FILECOIN_PARAMS_POREP_NI:
+        snprintf(prefix, sizeof prefix, "stacked-proof-of-replication-%s-sha256_hasher", tree);
+        break;
     case FILECOIN_PARAMS_WINDOW_POST:
     case FILECOIN_PARAMS_WINNING_POST: snprintf(prefix, sizeof prefix, "proof-of-spacetime-fallback-%s", tree); break;
     case FILECOIN_PARAMS_SNAP: snprintf(prefix, sizeof prefix, "empty-sector-update-%s", tree); break;
@@ -134,8 +139,7 @@ cuzk_status filecoin_params_name(filecoin_params_kind kind, uint64_t sector_size
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < SHA256_DIGEST_BYTES; i++) hex[2 * i] = digits[d[i] >> 4], hex[2 * i + 1] = digits[d[i] & 15];
     hex[2 * SHA256_DIGEST_BYTES] = 0;
-    return fits(snprintf(out, n, "v%d-%s-%s", FILECOIN_PARAMS_VERSION, prefix, hex), n, "the parameter file name",
-                err);
+    return fits(snprintf(out, n, "v%d-%s-%s", FILECOIN_PARAMS_VERSION, prefix, hex), n, "the parameter file name", err);
 }
 
 cuzk_status filecoin_params_own_name(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n,
@@ -148,7 +152,8 @@ cuzk_status filecoin_params_own_name(filecoin_params_kind kind, uint64_t sector_
     char size[16];
     size_t k = 0;
     for (const char *p = g->name; *p && k + 2 < sizeof size; p++) {
-        if (*p >= '0' && *p <= '9') size[k++] = *p;
+        if (*p >= '0' && *p <= '9')
+            size[k++] = *p;
         else {
             size[k++] = (char)(*p - 'A' + 'a');
             break;
@@ -190,7 +195,8 @@ cuzk_status filecoin_params_check_vk(const char *params_path, const char *vk_pat
     groth16_vk_free(&vk);
     uint8_t *a = malloc(vk_len), *b = malloc(vk_len);
     FILE *fa = fopen(params_path, "rb"), *fb = fopen(vk_path, "rb");
-    if (!a || !b) st = cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory for a %zu-byte verifying key", vk_len);
+    if (!a || !b)
+        st = cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory for a %zu-byte verifying key", vk_len);
     else if (!fa || !fb)
         st = cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", fa ? vk_path : params_path, strerror(errno));
     if (st == CUZK_OK) st = read_exact(fa, a, vk_len, params_path, "its verifying key", err);
@@ -280,7 +286,10 @@ cuzk_status filecoin_params_digest(const char *path, char out[33], cuzk_error *e
     return CUZK_OK;
 }
 
-uint64_t filecoin_params_vk_bytes(uint64_t ic) { return GROTH16_VK_FIXED_BYTES + 96 * ic; }
+uint64_t filecoin_params_vk_bytes(uint64_t ic)
+{
+    return GROTH16_VK_FIXED_BYTES + 96 * ic;
+}
 
 uint64_t filecoin_params_file_bytes(const filecoin_params_layout *lo)
 {

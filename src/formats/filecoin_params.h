@@ -29,7 +29,7 @@
 
 typedef enum filecoin_params_kind {
     FILECOIN_PARAMS_POREP = 0,
-    FILECOIN_PARAMS_POREP_NI,     /* non-interactive PoRep: the same circuit per partition, so the same name */
+    FILECOIN_PARAMS_POREP_NI, /* non-interactive PoRep: the same circuit per partition, so the same name */
     FILECOIN_PARAMS_WINDOW_POST,
     FILECOIN_PARAMS_WINNING_POST,
     FILECOIN_PARAMS_SNAP,         /* EmptySectorUpdate, SHA-256 TreeD (what Curio uses) */
@@ -52,8 +52,7 @@ cuzk_status filecoin_params_kind_parse(const char *text, filecoin_params_kind *o
 cuzk_status filecoin_params_identifier(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n,
                                        cuzk_error *err);
 /* The published file name without extension: "v28-<cache_prefix>-<sha256 hex>". */
-cuzk_status filecoin_params_name(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n,
-                                 cuzk_error *err);
+cuzk_status filecoin_params_name(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n, cuzk_error *err);
 /* cuzk's own name without extension: "<kind>-<size>", e.g. "porep-2k", "wpost-32g", "snap-64g" ("porep-2k-ni" for
  * non-interactive PoRep): the daemon's parameter-set id. */
 cuzk_status filecoin_params_own_name(filecoin_params_kind kind, uint64_t sector_size, char *out, size_t n,

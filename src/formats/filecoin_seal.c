@@ -13,7 +13,10 @@ const char *const FILECOIN_SEAL_KIND_NAMES[3] = {"interactive", "synthetic", "no
 
 static int hex_digit(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* 32 bytes: a hex string (64 digits, optional 0x) or an array of 32 integers 0..255 (the regression records). */
@@ -40,8 +43,9 @@ static cuzk_status get_bytes32(const json_value *obj, const char *key, uint8_t o
             uint64_t b;
             cuzk_status st = json_u64(v->items[i], &b, key, err);
             if (st) return st;
-            if (b > 255) return cuzk_error_set(err, CUZK_ERR_FORMAT, "\"%s\"[%d] = %llu is not a byte", key, i,
-                                               (unsigned long long)b);
+            if (b > 255)
+                return cuzk_error_set(err, CUZK_ERR_FORMAT, "\"%s\"[%d] = %llu is not a byte", key, i,
+                                      (unsigned long long)b);
             out[i] = (uint8_t)b;
         }
         return CUZK_OK;
@@ -64,8 +68,9 @@ cuzk_status filecoin_seal_parse(const json_value *root, filecoin_seal *sp, cuzk_
         const porep_proof_type *types = porep_proof_types(&n), *t = NULL;
         for (size_t i = 0; i < n; i++)
             if (types[i].id == id) t = &types[i];
-        if (!t) return cuzk_error_set(err, CUZK_ERR_FORMAT, "registered_proof %llu is not a PoRep proof type",
-                                      (unsigned long long)id);
+        if (!t)
+            return cuzk_error_set(err, CUZK_ERR_FORMAT, "registered_proof %llu is not a PoRep proof type",
+                                  (unsigned long long)id);
         sp->g = porep_geometry_for_size(t->sector_size);
         sp->api = t->api;
         sp->kind = t->kind;
@@ -79,22 +84,29 @@ cuzk_status filecoin_seal_parse(const json_value *root, filecoin_seal *sp, cuzk_
         if ((st = get_bytes32(cfg, "porep_id", sp->porep_id, err))) return st;
         const json_value *av = json_get(cfg, "api_version");
         if (!av || av->type != JSON_STRING)
-            return cuzk_error_set(err, CUZK_ERR_FORMAT, "\"api_version\" (\"1.0.0\", \"1.1.0\" or \"1.2.0\") is missing");
+            return cuzk_error_set(err, CUZK_ERR_FORMAT,
+                                  "\"api_version\" (\"1.0.0\", \"1.1.0\" or \"1.2.0\") is missing");
         const char *a = av->text[0] == 'V' ? av->text + 1 : av->text;
         int api = -1;
         static const char *const rust_names[3] = {"1_0_0", "1_1_0", "1_2_0"}; /* ApiVersion's serde names, V cut */
         for (int i = 0; i < 3; i++)
             if (strcmp(a, FILECOIN_SEAL_API_NAMES[i]) == 0 || strcmp(a, rust_names[i]) == 0) api = i;
-        if (api < 0) return cuzk_error_set(err, CUZK_ERR_FORMAT, "api_version \"%s\" is not 1.0.0, 1.1.0 or 1.2.0", av->text);
+        if (api < 0)
+            return cuzk_error_set(err, CUZK_ERR_FORMAT, "api_version \"%s\" is not 1.0.0, 1.1.0 or 1.2.0", av->text);
         sp->api = (porep_api)api;
         sp->kind = POREP_INTERACTIVE;
         const json_value *f = json_get(cfg, "api_features");
-        if (f && f->type != JSON_ARRAY) return cuzk_error_set(err, CUZK_ERR_FORMAT, "\"api_features\" must be an array");
+        if (f && f->type != JSON_ARRAY)
+            return cuzk_error_set(err, CUZK_ERR_FORMAT, "\"api_features\" must be an array");
         for (size_t i = 0; f && i < f->len; i++) {
             const char *t = f->items[i]->type == JSON_STRING ? f->items[i]->text : "";
-            if (strcmp(t, "SyntheticPoRep") == 0) sp->kind = POREP_SYNTHETIC;
-            else if (strcmp(t, "NonInteractivePoRep") == 0) sp->kind = POREP_NON_INTERACTIVE;
-            else return cuzk_error_set(err, CUZK_ERR_FORMAT, "api_features[%zu] is not SyntheticPoRep or NonInteractivePoRep", i);
+            if (strcmp(t, "SyntheticPoRep") == 0)
+                sp->kind = POREP_SYNTHETIC;
+            else if (strcmp(t, "NonInteractivePoRep") == 0)
+                sp->kind = POREP_NON_INTERACTIVE;
+            else
+                return cuzk_error_set(err, CUZK_ERR_FORMAT,
+                                      "api_features[%zu] is not SyntheticPoRep or NonInteractivePoRep", i);
         }
         if (sp->kind == POREP_SYNTHETIC && sp->api < POREP_API_1_2)
             return cuzk_error_set(err, CUZK_ERR_FORMAT, "SyntheticPoRep needs api_version 1.2.0");
@@ -106,7 +118,8 @@ cuzk_status filecoin_seal_parse(const json_value *root, filecoin_seal *sp, cuzk_
         if ((st = json_u64(pv, &p, "partitions", err))) return st;
         if (p != sp->partitions)
             return cuzk_error_set(err, CUZK_ERR_FORMAT, "partitions %llu, but %s %s PoRep has %u",
-                                  (unsigned long long)p, sp->g->name, FILECOIN_SEAL_KIND_NAMES[sp->kind], sp->partitions);
+                                  (unsigned long long)p, sp->g->name, FILECOIN_SEAL_KIND_NAMES[sp->kind],
+                                  sp->partitions);
     }
     static const char *const keys[5] = {"comm_r", "comm_d", "prover_id", "ticket", "seed"};
     uint8_t *dst[5] = {sp->comm_r, sp->comm_d, sp->prover_id, sp->ticket, sp->seed};
@@ -116,7 +129,7 @@ cuzk_status filecoin_seal_parse(const json_value *root, filecoin_seal *sp, cuzk_
 }
 
 cuzk_status filecoin_seal_verify(const filecoin_seal *sp, const groth16_pvk *pvk, const uint8_t *proof, size_t len,
-                               cuzk_error *err)
+                                 cuzk_error *err)
 {
     if (sp->kind == POREP_NON_INTERACTIVE)
         return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
@@ -126,7 +139,8 @@ cuzk_status filecoin_seal_verify(const filecoin_seal *sp, const groth16_pvk *pvk
     if (pvk->ic_len != ni + 1)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                               "the verifying key has %zu public inputs, a %s PoRep partition %zu: the key of another "
-                              "circuit", pvk->ic_len - 1, sp->g->name, ni);
+                              "circuit",
+                              pvk->ic_len - 1, sp->g->name, ni);
     if (len != (size_t)sp->partitions * GROTH16_PROOF_BYTES)
         return cuzk_error_set(err, CUZK_ERR_FORMAT, "the proof is %zu bytes; %s has %u partitions, so %zu are expected",
                               len, sp->g->name, sp->partitions, (size_t)sp->partitions * GROTH16_PROOF_BYTES);
@@ -150,4 +164,3 @@ cuzk_status filecoin_seal_verify(const filecoin_seal *sp, const groth16_pvk *pvk
     free(inputs);
     return st;
 }
-

@@ -61,7 +61,10 @@ static cuzk_status fail(parser *p, size_t at, const char *what)
     return cuzk_error_set(p->err, CUZK_ERR_FORMAT, "JSON line %zu, column %zu: %s", line, col, what);
 }
 
-static cuzk_status nomem(parser *p) { return cuzk_error_set(p->err, CUZK_ERR_NOMEM, "JSON: out of memory"); }
+static cuzk_status nomem(parser *p)
+{
+    return cuzk_error_set(p->err, CUZK_ERR_NOMEM, "JSON: out of memory");
+}
 
 static void skip_ws(parser *p)
 {
@@ -344,7 +347,10 @@ cuzk_status json_parse(json_doc **out, const char *text, size_t len, cuzk_error 
     return CUZK_OK;
 }
 
-const json_value *json_root(const json_doc *doc) { return doc ? doc->root : NULL; }
+const json_value *json_root(const json_doc *doc)
+{
+    return doc ? doc->root : NULL;
+}
 
 void json_free(json_doc *doc)
 {
@@ -395,8 +401,7 @@ cuzk_status json_expect(const json_value *v, json_type type, const char *what, c
     return CUZK_OK;
 }
 
-cuzk_status json_decimal_limbs(const json_value *v, uint64_t *limbs, size_t nlimbs, const char *what,
-                               cuzk_error *err)
+cuzk_status json_decimal_limbs(const json_value *v, uint64_t *limbs, size_t nlimbs, const char *what, cuzk_error *err)
 {
     if (!v) return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: missing", what);
     if (v->type != JSON_STRING && v->type != JSON_NUMBER)
@@ -406,8 +411,7 @@ cuzk_status json_decimal_limbs(const json_value *v, uint64_t *limbs, size_t nlim
     memset(limbs, 0, nlimbs * sizeof *limbs);
     for (size_t i = 0; i < v->len; i++) {
         char c = v->text[i];
-        if (c < '0' || c > '9')
-            return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: '%c' is not a decimal digit", what, c);
+        if (c < '0' || c > '9') return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: '%c' is not a decimal digit", what, c);
         unsigned __int128 carry = (unsigned)(c - '0');
         for (size_t k = 0; k < nlimbs; k++) {
             unsigned __int128 x = (unsigned __int128)limbs[k] * 10 + carry;

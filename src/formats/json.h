@@ -13,16 +13,24 @@
 
 #define JSON_MAX_DEPTH 256
 
-typedef enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } json_type;
+typedef enum json_type {
+    JSON_NULL,
+    JSON_FALSE,
+    JSON_TRUE,
+    JSON_NUMBER,
+    JSON_STRING,
+    JSON_ARRAY,
+    JSON_OBJECT
+} json_type;
 
 typedef struct json_value json_value;
 struct json_value {
     json_type type;
-    size_t len;          /* string/number: bytes; array/object: members */
-    const char *text;    /* string (unescaped) or number (as written) */
-    json_value **items;  /* array elements or object values */
-    const char **keys;   /* object keys, parallel to items */
-    size_t offset;       /* byte offset in the source, for error messages */
+    size_t len;         /* string/number: bytes; array/object: members */
+    const char *text;   /* string (unescaped) or number (as written) */
+    json_value **items; /* array elements or object values */
+    const char **keys;  /* object keys, parallel to items */
+    size_t offset;      /* byte offset in the source, for error messages */
 };
 
 typedef struct json_doc json_doc;
@@ -44,8 +52,7 @@ cuzk_status json_u64(const json_value *v, uint64_t *out, const char *what, cuzk_
 
 /* Decimal digits (in a string or a number) to a little-endian integer of nlimbs 64-bit limbs.
  * Fails with CUZK_ERR_FORMAT on anything but digits or on overflow. */
-cuzk_status json_decimal_limbs(const json_value *v, uint64_t *limbs, size_t nlimbs, const char *what,
-                               cuzk_error *err);
+cuzk_status json_decimal_limbs(const json_value *v, uint64_t *limbs, size_t nlimbs, const char *what, cuzk_error *err);
 
 /* Writes s as a JSON string literal (quotes and escapes) to f. */
 #endif

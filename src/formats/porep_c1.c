@@ -217,10 +217,10 @@ static cuzk_status read_null(reader *r)
     return CUZK_OK;
 }
 
-#define DUP_CHECK(bit)                                                 \
-    do {                                                               \
-        if (seen & (bit)) return rfail(r, "member \"%s\" repeated", key); \
-        seen |= (bit);                                                 \
+#define DUP_CHECK(bit)                                                                                                 \
+    do {                                                                                                               \
+        if (seen & (bit)) return rfail(r, "member \"%s\" repeated", key);                                              \
+        seen |= (bit);                                                                                                 \
     } while (0)
 
 /* InclusionPath {"path": [{"hashes": [...], "index": n}, ...]} for levels [first, first + n). */
@@ -519,8 +519,9 @@ static cuzk_status read_proof(reader *r, const proof_ctx *pc, porep_challenge_pr
         path_pop(r, s1);
         if (st) return st;
     }
-    if (seen != 31) return rfail(r, "a proof needs comm_d_proofs, comm_r_last_proof, replica_column_proofs, "
-                                    "labeling_proofs and encoding_proof");
+    if (seen != 31)
+        return rfail(r, "a proof needs comm_d_proofs, comm_r_last_proof, replica_column_proofs, "
+                        "labeling_proofs and encoding_proof");
     /* the proven node: the challenged column's index; everything else is compared with it in validate */
     p->challenge = p->c_x.node;
     for (unsigned i = 0; i < pc->lo->layers; i++)
@@ -528,8 +529,8 @@ static cuzk_status read_proof(reader *r, const proof_ctx *pc, porep_challenge_pr
             return rfail(r, "labeling_proofs[%u].node = %llu, the column is %llu", i, (unsigned long long)nodes[i],
                          (unsigned long long)p->challenge);
     if (nodes[POREP_MAX_LAYERS] != p->challenge)
-        return rfail(r, "encoding_proof.node = %llu, the column is %llu",
-                     (unsigned long long)nodes[POREP_MAX_LAYERS], (unsigned long long)p->challenge);
+        return rfail(r, "encoding_proof.node = %llu, the column is %llu", (unsigned long long)nodes[POREP_MAX_LAYERS],
+                     (unsigned long long)p->challenge);
     return CUZK_OK;
 }
 
@@ -591,7 +592,8 @@ static cuzk_status read_vanilla(reader *r, porep_c1 *c1, size_t *nalloc)
                     cap = ncap;
                 }
                 porep_challenge_proof *p = &c1->proofs[count];
-                if (porep_c1_proof_alloc(p, &lo) != 0) return cuzk_error_set(r->err, CUZK_ERR_NOMEM, "C1: out of memory");
+                if (porep_c1_proof_alloc(p, &lo) != 0)
+                    return cuzk_error_set(r->err, CUZK_ERR_NOMEM, "C1: out of memory");
                 *nalloc = count + 1;
                 if (c1->partitions == 0) c1->challenges = n + 1;
                 if ((st = read_proof(r, &pc, p))) return st;
@@ -774,14 +776,16 @@ cuzk_status porep_c1_parse(porep_c1 *c1, const char *text, size_t len, int64_t *
     }
     if (st == CUZK_OK) {
         ws(&r);
-        if (seen != 7) st = rfail(&r, "the envelope needs SectorNum, Phase1Out and SectorSize");
-        else if (r.pos != r.len) st = rfail(&r, "trailing characters after the document");
+        if (seen != 7)
+            st = rfail(&r, "the envelope needs SectorNum, Phase1Out and SectorSize");
+        else if (r.pos != r.len)
+            st = rfail(&r, "trailing characters after the document");
     }
     if (st == CUZK_OK) {
         st = parse_c1_text(c1, (const char *)inner, inner_len, 0, err);
         if (st != CUZK_OK)
-            cuzk_error_prefix(err, "Phase1Out (base64 at offset %zu, offsets below are in the decoded text): ",
-                              inner_off);
+            cuzk_error_prefix(err,
+                              "Phase1Out (base64 at offset %zu, offsets below are in the decoded text): ", inner_off);
     }
     free(inner);
     if (st != CUZK_OK) return st;

@@ -15,8 +15,7 @@ cuzk_status post_vanilla_shape_init(post_vanilla_shape *s, const porep_geometry 
     memset(s, 0, sizeof *s);
     if (!g) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "post vanilla: no sector geometry");
     if (g->top_arity && !g->sub_arity)
-        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "post vanilla: %s has a top tree without sub trees",
-                              g->name);
+        return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "post vanilla: %s has a top tree without sub trees", g->name);
     s->geometry = g;
     s->tag = g->top_arity ? POST_VANILLA_TAG_TOP : g->sub_arity ? POST_VANILLA_TAG_SUB : POST_VANILLA_TAG_SINGLE;
     s->levels = porep_tree_levels(g);
@@ -100,7 +99,7 @@ void post_vanilla_free(post_vanilla *v)
 typedef struct post_vanilla_reader {
     const uint8_t *p;
     size_t len, off;
-    size_t sector;    /* position in the request */
+    size_t sector; /* position in the request */
     uint64_t id;
     int have_id;
     /* the field being read, formatted only on failure: proof, path (0 base, 1 sub, 2 top), level, hash or -1 */
@@ -144,8 +143,8 @@ static cuzk_status post_vanilla_fail(post_vanilla_reader *r, cuzk_status code, c
     char id[40] = "", where[160];
     if (r->have_id) snprintf(id, sizeof id, " (id %" PRIu64 ")", r->id);
     post_vanilla_where(r, where, sizeof where);
-    return cuzk_error_set(r->err, code, "post vanilla: sector %zu%s: %s: %s (byte %zu of %zu)", r->sector, id,
-                          where, what, r->off, r->len);
+    return cuzk_error_set(r->err, code, "post vanilla: sector %zu%s: %s: %s (byte %zu of %zu)", r->sector, id, where,
+                          what, r->off, r->len);
 }
 
 static cuzk_status post_vanilla_need(post_vanilla_reader *r, size_t n)
@@ -212,8 +211,8 @@ static cuzk_status post_vanilla_len(post_vanilla_reader *r, uint64_t want, const
     return CUZK_OK;
 }
 
-static cuzk_status post_vanilla_read_path(post_vanilla_reader *r, const post_vanilla_shape *sh,
-                                          post_vanilla_sector *s, unsigned i, unsigned p)
+static cuzk_status post_vanilla_read_path(post_vanilla_reader *r, const post_vanilla_shape *sh, post_vanilla_sector *s,
+                                          unsigned i, unsigned p)
 {
     unsigned first, count;
     post_vanilla_path_levels(sh, p, &first, &count);
@@ -246,8 +245,8 @@ static const char *post_vanilla_tag_name(uint32_t tag)
     return tag == POST_VANILLA_TAG_SINGLE ? "Single" : tag == POST_VANILLA_TAG_SUB ? "Sub" : "Top";
 }
 
-static cuzk_status post_vanilla_read_proof(post_vanilla_reader *r, const post_vanilla_shape *sh,
-                                           post_vanilla_sector *s, unsigned i)
+static cuzk_status post_vanilla_read_proof(post_vanilla_reader *r, const post_vanilla_shape *sh, post_vanilla_sector *s,
+                                           unsigned i)
 {
     post_vanilla_at(r, (int)i, -1, -1, 0, -1, "variant tag");
     uint32_t tag;
@@ -274,8 +273,7 @@ static cuzk_status post_vanilla_read_proof(post_vanilla_reader *r, const post_va
     return post_vanilla_fe(r, s->leaves[i]);
 }
 
-static cuzk_status post_vanilla_decode_one(post_vanilla *v, size_t k, const uint8_t *bytes, size_t len,
-                                           cuzk_error *err)
+static cuzk_status post_vanilla_decode_one(post_vanilla *v, size_t k, const uint8_t *bytes, size_t len, cuzk_error *err)
 {
     post_vanilla_reader r = {.p = bytes, .len = len, .sector = k, .err = err};
     post_vanilla_sector *s = &v->sectors[k];
@@ -327,11 +325,10 @@ static cuzk_status post_vanilla_begin(post_vanilla *v, const post_proof_type *t,
     v->type = t;
     if (count == 0) return cuzk_error_set(err, CUZK_ERR_FORMAT, "post vanilla: no vanilla proofs");
     if (t->kind == POST_WINNING && count != 1)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "post vanilla: %s takes 1 vanilla proof, got %zu", t->name,
-                              count);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "post vanilla: %s takes 1 vanilla proof, got %zu", t->name, count);
     if (count > t->sector_count)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "post vanilla: %zu vanilla proofs, %s partitions hold %u",
-                              count, t->name, t->sector_count);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "post vanilla: %zu vanilla proofs, %s partitions hold %u", count,
+                              t->name, t->sector_count);
     v->sectors = calloc(count, sizeof *v->sectors);
     if (!v->sectors) return cuzk_error_set(err, CUZK_ERR_NOMEM, "post vanilla: out of memory for %zu sectors", count);
     return CUZK_OK;
@@ -519,7 +516,8 @@ cuzk_status post_vanilla_verify(const post_vanilla *v, const porep_hashers *h, c
         for (unsigned i = 0; i < s->proofs; i++) {
             if (memcmp(s->roots[i], s->comm_r_last, 32) != 0)
                 return cuzk_error_set(err, CUZK_ERR_INVALID_PROOF,
-                                      "post vanilla: sector %zu (id %" PRIu64 "): inclusion proof %u: root != comm_r_last",
+                                      "post vanilla: sector %zu (id %" PRIu64
+                                      "): inclusion proof %u: root != comm_r_last",
                                       k, s->sector_id, i);
             porep_dom cur, nodes[16];
             memcpy(cur, s->leaves[i], 32);
@@ -538,15 +536,16 @@ cuzk_status post_vanilla_verify(const post_vanilla *v, const porep_hashers *h, c
             }
             if (memcmp(cur, s->roots[i], 32) != 0)
                 return cuzk_error_set(err, CUZK_ERR_INVALID_PROOF,
-                                      "post vanilla: sector %zu (id %" PRIu64 "): inclusion proof %u: the path does not "
+                                      "post vanilla: sector %zu (id %" PRIu64
+                                      "): inclusion proof %u: the path does not "
                                       "hash to the root",
                                       k, s->sector_id, i);
             if (randomness) {
                 uint64_t want = post_challenge_leaf(v->type, randomness, s->sector_id, sector_index0 + k, i);
                 if (path_index != want)
                     return cuzk_error_set(err, CUZK_ERR_INVALID_PROOF,
-                                          "post vanilla: sector %zu (id %" PRIu64 "): inclusion proof %u: path index %"
-                                          PRIu64 ", challenge %" PRIu64,
+                                          "post vanilla: sector %zu (id %" PRIu64
+                                          "): inclusion proof %u: path index %" PRIu64 ", challenge %" PRIu64,
                                           k, s->sector_id, i, path_index, want);
             }
         }

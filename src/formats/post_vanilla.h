@@ -40,25 +40,25 @@
 /* The inclusion path shape of one sector size (TreeR). */
 typedef struct post_vanilla_shape {
     const porep_geometry *geometry;
-    uint32_t tag;           /* POST_VANILLA_TAG_* */
-    unsigned levels;        /* base_levels + (sub ? 1 : 0) + (top ? 1 : 0) */
+    uint32_t tag;                                   /* POST_VANILLA_TAG_* */
+    unsigned levels;                                /* base_levels + (sub ? 1 : 0) + (top ? 1 : 0) */
     unsigned arity[POREP_MAX_TREE_LEVELS];          /* per level, leaf side first */
     unsigned sib_offset[POREP_MAX_TREE_LEVELS + 1]; /* first sibling of level l within a proof's siblings;
                                                        sib_offset[levels] = siblings per proof */
-    size_t proof_bytes;     /* encoded size of one MerkleProof */
+    size_t proof_bytes;                             /* encoded size of one MerkleProof */
 } post_vanilla_shape;
 
 /* One sector's vanilla proof (one FallbackPoStSectorProof with its single SectorProof). */
 typedef struct post_vanilla_sector {
     uint64_t sector_id;
     porep_dom comm_r, comm_c, comm_r_last;
-    unsigned proofs;     /* inclusion proofs (the type's challenges) */
-    porep_dom *roots;    /* proofs: each MerkleProof's root */
-    porep_dom *leaves;   /* proofs: each MerkleProof's leaf (the replica node) */
-    uint8_t *index;      /* proofs x levels: the position of the running node among its arity siblings */
-    porep_dom *sibs;     /* proofs x siblings per proof; level l of proof i starts at
+    unsigned proofs;   /* inclusion proofs (the type's challenges) */
+    porep_dom *roots;  /* proofs: each MerkleProof's root */
+    porep_dom *leaves; /* proofs: each MerkleProof's leaf (the replica node) */
+    uint8_t *index;    /* proofs x levels: the position of the running node among its arity siblings */
+    porep_dom *sibs;   /* proofs x siblings per proof; level l of proof i starts at
                             sibs[i * shape.sib_offset[levels] + shape.sib_offset[l]] */
-    void *block;         /* the one allocation behind the arrays above */
+    void *block;       /* the one allocation behind the arrays above */
 } post_vanilla_sector;
 
 /* The vanilla proofs of one request. */

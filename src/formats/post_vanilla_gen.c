@@ -101,8 +101,7 @@ static int post_synth_sector(post_synth_ctx *c, size_t k)
         for (size_t j = 0; j < n[l]; j++) {
             uint64_t parent = lv[l][j].pos / a;
             if (n[l + 1] && lv[l + 1][n[l + 1] - 1].pos == parent) continue; /* sorted: groups are contiguous */
-            for (unsigned q = 0; q < a; q++)
-                memcpy(kids[q], post_synth_value(lv[l], n[l], parent * a + q, def[l]), 32);
+            for (unsigned q = 0; q < a; q++) memcpy(kids[q], post_synth_value(lv[l], n[l], parent * a + q, def[l]), 32);
             post_synth_node *o = &lv[l + 1][n[l + 1]++];
             o->pos = parent;
             if (porep_poseidon(&c->hashers, a, kids, o->val) != 0) return -1;

@@ -57,11 +57,13 @@ static cuzk_status sector_dir_get(const char *dir, const char *name, size_t want
     if (!f) return cuzk_error_set(err, CUZK_ERR_IO, "sector dir: cannot open %s: %s", path, strerror(errno));
     long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
     cuzk_status st = CUZK_OK;
-    if (n < 0 || fseek(f, 0, SEEK_SET) != 0) st = cuzk_error_set(err, CUZK_ERR_IO, "sector dir: cannot read %s", path);
+    if (n < 0 || fseek(f, 0, SEEK_SET) != 0)
+        st = cuzk_error_set(err, CUZK_ERR_IO, "sector dir: cannot read %s", path);
     else if (want && (size_t)n != want)
         st = cuzk_error_set(err, CUZK_ERR_FORMAT, "sector dir: %s has %ld bytes, expected %zu (the sector size)", path,
                             n, want);
-    else if (!want && n > 65536) st = cuzk_error_set(err, CUZK_ERR_FORMAT, "sector dir: %s is too large", path);
+    else if (!want && n > 65536)
+        st = cuzk_error_set(err, CUZK_ERR_FORMAT, "sector dir: %s is too large", path);
     if (!st && !(*out = malloc((size_t)n + 1)))
         st = cuzk_error_set(err, CUZK_ERR_NOMEM, "sector dir: out of memory for %s", path);
     if (!st && fread(*out, 1, (size_t)n, f) != (size_t)n)
@@ -109,11 +111,13 @@ cuzk_status sector_dir_read(sector_dir *d, const char *dir, int with_unsealed, c
     json_free(doc);
     free(text);
     if (!st && (id > 1000 || !(d->geometry = porep_geometry_for_size(size))))
-        st = cuzk_error_set(err, CUZK_ERR_FORMAT, "sector_size %" PRIu64 " / registered_seal_proof %" PRIu64
-                            " not known", size, id);
+        st = cuzk_error_set(err, CUZK_ERR_FORMAT,
+                            "sector_size %" PRIu64 " / registered_seal_proof %" PRIu64 " not known", size, id);
     if (!st && size > SECTOR_DIR_MAX_SIZE)
-        st = cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "sector_size %" PRIu64 ": sector directories of more than "
-                            "1 GiB are not read", size);
+        st = cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
+                            "sector_size %" PRIu64 ": sector directories of more than "
+                            "1 GiB are not read",
+                            size);
     if (st) {
         memset(d, 0, sizeof *d);
         return cuzk_error_prefix(err, "sector dir: %s/sector.json: ", dir);

@@ -33,8 +33,8 @@ cuzk_status snap_partition_proof_alloc(snap_partition_proof *p, const update_cir
 {
     memset(p, 0, sizeof *p);
     size_t rs = c->r_sibs, ds = c->challenge_bits;
-    size_t bytes = 32 * (size_t)c->apex_leaves + sizeof(snap_challenge_proof) * c->challenges +
-                   32 * (2 * rs + ds) * c->challenges;
+    size_t bytes =
+        32 * (size_t)c->apex_leaves + sizeof(snap_challenge_proof) * c->challenges + 32 * (2 * rs + ds) * c->challenges;
     uint8_t *b = calloc(1, bytes);
     if (!b) return cuzk_error_set(err, CUZK_ERR_NOMEM, "snap vanilla proof: %zu bytes", bytes);
     p->block = b;
@@ -174,8 +174,7 @@ static cuzk_status rd_merkle(rd *r, const por_tree *t, unsigned variant, const u
             return st;
         return CUZK_OK;
     }
-    if ((st = rd_path(r, t, 0, lens[0], m, &sib, "base path")) ||
-        (st = rd_path(r, t, lens[0], 1, m, &sib, "sub path")))
+    if ((st = rd_path(r, t, 0, lens[0], m, &sib, "base path")) || (st = rd_path(r, t, lens[0], 1, m, &sib, "sub path")))
         return st;
     if (variant == 2 && (st = rd_path(r, t, lens[0] + 1, 1, m, &sib, "top path"))) return st;
     if ((st = rd_fr(r, m->root, "root")) || (st = rd_fr(r, m->leaf, "leaf"))) return st;
@@ -326,8 +325,8 @@ static void merkle_from_tree(snap_merkle *m, const update_tree *t, uint64_t i)
     fr_to_bytes_le(m->root, update_tree_root(t));
 }
 
-cuzk_status snap_partition_proof_from_encoded(snap_partition_proof *p, const update_circuit *c,
-                                              const update_encoded *e, unsigned k, cuzk_error *err)
+cuzk_status snap_partition_proof_from_encoded(snap_partition_proof *p, const update_circuit *c, const update_encoded *e,
+                                              unsigned k, cuzk_error *err)
 {
     if (k >= c->partitions)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "snap vanilla proof: partition %u of %u", k, c->partitions);
@@ -380,7 +379,10 @@ cuzk_status snap_synth_encoded(update_encoded *e, const update_circuit *c, uint6
 
 /* ---- witness ---- */
 
-static void to_fr(fr_t *out, const uint8_t b[32]) { (void)fr_from_bytes_le(out, b); }
+static void to_fr(fr_t *out, const uint8_t b[32])
+{
+    (void)fr_from_bytes_le(out, b);
+}
 
 static void sha_node(const fr_t *l, const fr_t *r, fr_t *out)
 {
@@ -495,21 +497,27 @@ cuzk_status snap_witness_from_proof(update_witness *w, const update_circuit *c, 
         update_challenge *x = &w->proofs[i];
         const char *bad = NULL;
         fr_t root, at, apex_root;
-        if (!index_matches(&c->tree_r, &q->r_old, chs[i])) bad = "proof_r_old: the path is not of the challenged node";
-        else if (!index_matches(&td, &q->d_new, chs[i])) bad = "proof_d_new: the path is not of the challenged node";
+        if (!index_matches(&c->tree_r, &q->r_old, chs[i]))
+            bad = "proof_r_old: the path is not of the challenged node";
+        else if (!index_matches(&td, &q->d_new, chs[i]))
+            bad = "proof_d_new: the path is not of the challenged node";
         else if (!index_matches(&c->tree_r, &q->r_new, chs[i]))
             bad = "proof_r_new: the path is not of the challenged node";
         if (!bad) {
             to_fr(&t, q->r_old.root);
             merkle_walk(c, &c->tree_r, &q->r_old, c->r_levels, &at, &root);
-            if (!fr_eq(&t, &w->root_r_old)) bad = "proof_r_old: root differs from challenge 0's";
-            else if (!fr_eq(&root, &t)) bad = "proof_r_old: the path does not hash to its root";
+            if (!fr_eq(&t, &w->root_r_old))
+                bad = "proof_r_old: root differs from challenge 0's";
+            else if (!fr_eq(&root, &t))
+                bad = "proof_r_old: the path does not hash to its root";
         }
         if (!bad) {
             to_fr(&t, q->r_new.root);
             merkle_walk(c, &c->tree_r, &q->r_new, c->r_levels, &at, &root);
-            if (!fr_eq(&t, &w->root_r_new)) bad = "proof_r_new: root differs from challenge 0's";
-            else if (!fr_eq(&root, &t)) bad = "proof_r_new: the path does not hash to its root";
+            if (!fr_eq(&t, &w->root_r_new))
+                bad = "proof_r_new: root differs from challenge 0's";
+            else if (!fr_eq(&root, &t))
+                bad = "proof_r_new: the path does not hash to its root";
         }
         if (!bad) {
             to_fr(&t, q->d_new.root);
@@ -517,10 +525,14 @@ cuzk_status snap_witness_from_proof(update_witness *w, const update_circuit *c, 
             fr_t leaf_at;
             merkle_walk(c, &td, &q->d_new, to_apex, &leaf_at, &root);
             uint64_t sel = chs[i] >> to_apex & (c->apex_leaves - 1);
-            if (!fr_eq(&t, &cdn)) bad = "proof_d_new: root is not comm_d_new";
-            else if (!fr_eq(&root, &t)) bad = "proof_d_new: the path does not hash to its root";
-            else if (!fr_eq(&leaf_at, &w->apex_leaves[sel])) bad = "proof_d_new: the path misses its apex leaf";
-            else if (!fr_eq(&apex_root, &row[0])) bad = "apex_leafs: the apex tree's root is not on the TreeD path";
+            if (!fr_eq(&t, &cdn))
+                bad = "proof_d_new: root is not comm_d_new";
+            else if (!fr_eq(&root, &t))
+                bad = "proof_d_new: the path does not hash to its root";
+            else if (!fr_eq(&leaf_at, &w->apex_leaves[sel]))
+                bad = "proof_d_new: the path misses its apex leaf";
+            else if (!fr_eq(&apex_root, &row[0]))
+                bad = "apex_leafs: the apex tree's root is not on the TreeD path";
         }
         if (!bad) {
             to_fr(&x->leaf_r_old, q->r_old.leaf);

@@ -51,8 +51,8 @@ cuzk_status snap_partition_proof_alloc(snap_partition_proof *p, const update_cir
 
 /* The vanilla proof of partition k of an encoded sector (vanilla.rs prove): comm_c, the k-th chunk of TreeD's
  * apex-leaf row, and for each challenge the three paths. Allocates p. */
-cuzk_status snap_partition_proof_from_encoded(snap_partition_proof *p, const update_circuit *c,
-                                              const update_encoded *e, unsigned k, cuzk_error *err);
+cuzk_status snap_partition_proof_from_encoded(snap_partition_proof *p, const update_circuit *c, const update_encoded *e,
+                                              unsigned k, cuzk_error *err);
 
 /* A consistent encoded sector of any size for benchmarks (what `cuzk snap synth-vanilla` proves): the old replica
  * and the data drawn per rho region (blocks of 2^(log2(nodes) - h) nodes) from a xoshiro generator seeded with

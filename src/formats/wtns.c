@@ -14,7 +14,10 @@ static uint32_t rd32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+static uint64_t rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
 
 cuzk_status snarkjs_binfile_open(snarkjs_binfile *bf, const uint8_t *buf, size_t len, const char magic[4],
                                  uint32_t max_version, const char *what, cuzk_error *err)
@@ -28,15 +31,15 @@ cuzk_status snarkjs_binfile_open(snarkjs_binfile *bf, const uint8_t *buf, size_t
         return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: offset 0: magic is not \"%.4s\"", what, magic);
     bf->version = rd32(buf + 4);
     if (bf->version == 0 || bf->version > max_version)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: offset 4: version %u not supported (1..%u)", what,
-                              bf->version, max_version);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: offset 4: version %u not supported (1..%u)", what, bf->version,
+                              max_version);
     uint32_t n = rd32(buf + 8);
     size_t pos = 12;
     /* Each section consumes at least its 12-byte header, so this loop ends within len / 12 steps. */
     for (uint32_t i = 0; i < n; i++) {
         if (len - pos < 12)
-            return cuzk_error_set(err, CUZK_ERR_TRUNCATED, "%s: section %u of %u: header at offset %zu cut short",
-                                  what, i, n, pos);
+            return cuzk_error_set(err, CUZK_ERR_TRUNCATED, "%s: section %u of %u: header at offset %zu cut short", what,
+                                  i, n, pos);
         uint32_t type = rd32(buf + pos);
         uint64_t size = rd64(buf + pos + 4);
         pos += 12;
@@ -54,13 +57,13 @@ cuzk_status snarkjs_binfile_open(snarkjs_binfile *bf, const uint8_t *buf, size_t
         pos += (size_t)size;
     }
     if (pos != len)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: %zu trailing bytes after the last section at offset %zu",
-                              what, len - pos, pos);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: %zu trailing bytes after the last section at offset %zu", what,
+                              len - pos, pos);
     return CUZK_OK;
 }
 
-cuzk_status snarkjs_binfile_section(const snarkjs_binfile *bf, uint32_t type, const uint8_t **payload,
-                                    size_t *size, const char *what, cuzk_error *err)
+cuzk_status snarkjs_binfile_section(const snarkjs_binfile *bf, uint32_t type, const uint8_t **payload, size_t *size,
+                                    const char *what, cuzk_error *err)
 {
     if (type >= SNARKJS_MAX_SECTION_TYPE || bf->count[type] == 0)
         return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: section %u is missing", what, type);

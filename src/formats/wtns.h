@@ -38,8 +38,8 @@ typedef struct snarkjs_binfile {
 cuzk_status snarkjs_binfile_open(snarkjs_binfile *bf, const uint8_t *buf, size_t len, const char magic[4],
                                  uint32_t max_version, const char *what, cuzk_error *err);
 /* The payload of the unique section of this type: CUZK_ERR_FORMAT if it is missing or duplicated. */
-cuzk_status snarkjs_binfile_section(const snarkjs_binfile *bf, uint32_t type, const uint8_t **payload,
-                                    size_t *size, const char *what, cuzk_error *err);
+cuzk_status snarkjs_binfile_section(const snarkjs_binfile *bf, uint32_t type, const uint8_t **payload, size_t *size,
+                                    const char *what, cuzk_error *err);
 
 /* A whole file, memory-mapped read-only (an empty file gives buf NULL, len 0). CUZK_ERR_IO if it cannot be
  * opened or mapped. Release with snarkjs_unmap_file. */
@@ -49,8 +49,8 @@ void snarkjs_unmap_file(const uint8_t *buf, size_t len);
 /* ---- witness ---- */
 
 typedef struct wtns {
-    size_t n;       /* nWitness */
-    fr_t *values;   /* owned, Montgomery form */
+    size_t n;     /* nWitness */
+    fr_t *values; /* owned, Montgomery form */
 } wtns;
 
 /* Parses a .wtns image. Errors: CUZK_ERR_TRUNCATED / CUZK_ERR_FORMAT naming the section and byte offset

@@ -53,8 +53,14 @@ static cuzk_status point_checks(int inf, int on_curve, int (*in_sub)(const void 
     return CUZK_OK;
 }
 
-static int g1_sub(const void *p) { return g1_affine_in_subgroup(p); }
-static int g2_sub(const void *p) { return g2_affine_in_subgroup(p); }
+static int g1_sub(const void *p)
+{
+    return g1_affine_in_subgroup(p);
+}
+static int g2_sub(const void *p)
+{
+    return g2_affine_in_subgroup(p);
+}
 
 static cuzk_status g1_from_lem(g1_affine_t *r, const uint8_t *p, int check_sub, cuzk_error *err)
 {
@@ -106,8 +112,8 @@ typedef struct zkey_reader {
     cuzk_error *err;
 } zkey_reader;
 
-static const char *const SECTION_NAMES[] = {"",  "header", "groth16 header", "IC", "coefficients",
-                                             "A", "B1",     "B2",             "C",  "H"};
+static const char *const SECTION_NAMES[] = {"",  "header", "groth16 header", "IC", "coefficients", "A", "B1", "B2",
+                                            "C", "H"};
 
 /* The unique section `type`, which must be exactly `need` bytes. */
 static cuzk_status get_section(zkey_reader *rd, uint32_t type, uint64_t need, const uint8_t **p)
@@ -131,8 +137,9 @@ static cuzk_status read_points(zkey_reader *rd, uint32_t type, size_t n, int g2,
     if (st != CUZK_OK) return st;
     size_t esize = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
     void *dst = malloc((n ? n : 1) * esize);
-    if (!dst) return cuzk_error_set(rd->err, CUZK_ERR_NOMEM, "zkey: section %u (%s): %zu points", type,
-                                    SECTION_NAMES[type], n);
+    if (!dst)
+        return cuzk_error_set(rd->err, CUZK_ERR_NOMEM, "zkey: section %u (%s): %zu points", type, SECTION_NAMES[type],
+                              n);
     decode_job job = {.src = p, .dst = dst, .g2 = g2, .check_sub = check_sub};
     atomic_init(&job.first_bad, SIZE_MAX);
     pool_parallel_for(rd->pool, n, 256, decode_range, &job);
@@ -144,8 +151,8 @@ static cuzk_status read_points(zkey_reader *rd, uint32_t type, size_t n, int g2,
         else
             g1_from_lem((g1_affine_t *)dst + bad, p + bad * psize, check_sub, rd->err);
         free(dst);
-        return cuzk_error_prefix(rd->err, "zkey: section %u (%s): point %zu at offset %zu: ", type,
-                                 SECTION_NAMES[type], bad, (size_t)(p - rd->buf) + bad * psize);
+        return cuzk_error_prefix(rd->err, "zkey: section %u (%s): point %zu at offset %zu: ", type, SECTION_NAMES[type],
+                                 bad, (size_t)(p - rd->buf) + bad * psize);
     }
     *out = dst;
     return CUZK_OK;
@@ -210,7 +217,7 @@ static cuzk_status read_groth_header(zkey_reader *rd, zkey *z)
         const char *name;
         int g2;
         void *dst;
-    } pts[6] = {{"alpha1", 0, &z->alpha_g1}, {"beta1", 0, &z->beta_g1},  {"beta2", 1, &z->beta_g2},
+    } pts[6] = {{"alpha1", 0, &z->alpha_g1}, {"beta1", 0, &z->beta_g1},   {"beta2", 1, &z->beta_g2},
                 {"gamma2", 1, &z->gamma_g2}, {"delta1", 0, &z->delta_g1}, {"delta2", 1, &z->delta_g2}};
     for (int i = 0; i < 6; i++) {
         size_t poff = (size_t)(p - rd->buf);
@@ -284,7 +291,9 @@ cuzk_status zkey_parse(pool_t *pool, zkey *out, const uint8_t *buf, size_t len, 
         return cuzk_error_set(err, protocol == 2 || protocol == 10 ? CUZK_ERR_UNSUPPORTED : CUZK_ERR_FORMAT,
                               "zkey: header at offset %zu: protocol %u (%s); only Groth16 (1) is supported",
                               (size_t)(p - buf), protocol,
-                              protocol == 2 ? "PLONK" : protocol == 10 ? "FFLONK" : "unknown");
+                              protocol == 2    ? "PLONK"
+                              : protocol == 10 ? "FFLONK"
+                                               : "unknown");
     zkey z;
     memset(&z, 0, sizeof z);
     int sub = !(flags & ZKEY_SKIP_SUBGROUP_CHECK);
@@ -366,9 +375,8 @@ static cuzk_status witness_check(const zkey *z, const fr_t *w, size_t n_witness,
     return CUZK_OK;
 }
 
-cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r,
-                            const fr_t *s, zkey_start_fn start, void *start_ctx, groth16_proof *proof,
-                            cuzk_error *err)
+cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r, const fr_t *s,
+                            zkey_start_fn start, void *start_ctx, groth16_proof *proof, cuzk_error *err)
 {
     if (!z || !w || !proof) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "zkey_prove: NULL argument");
     cuzk_status st = witness_check(z, w, n_witness, "zkey_prove", err);
@@ -413,12 +421,15 @@ cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n
     params.a = z->a;
     params.b_g1 = z->b_g1;
     params.b_g2 = z->b_g2;
-    r1cs_density dn = {.a_aux = dens_aux, .b_input = dens_in, .b_aux = dens_aux,
-                       .a_aux_count = n_aux, .b_input_count = n_in, .b_aux_count = n_aux};
+    r1cs_density dn = {.a_aux = dens_aux,
+                       .b_input = dens_in,
+                       .b_aux = dens_aux,
+                       .a_aux_count = n_aux,
+                       .b_input_count = n_in,
+                       .b_aux_count = n_aux};
     groth16_pending pending;
     st = start ? start(start_ctx, pool, &params, m, a, b, c, w, n_in, w + n_in, n_aux, &dn, &pending, err)
-               : groth16_prove_start_abc(pool, &params, m, a, b, c, w, n_in, w + n_in, n_aux, &dn, &pending, NULL,
-                                         err);
+               : groth16_prove_start_abc(pool, &params, m, a, b, c, w, n_in, w + n_in, n_aux, &dn, &pending, NULL, err);
     if (st == CUZK_OK) st = groth16_prove_finish(pool, &pending, r, s, proof, NULL, err);
     if (st != CUZK_OK) cuzk_error_prefix(err, "zkey_prove: ");
 out:
@@ -446,8 +457,8 @@ static cuzk_status zkey_circuit_constraints(const zkey *z, size_t *nc, cuzk_erro
         if (k->matrix != 0 || k->signal != k->constraint - *nc || !fr_is_one(&k->value))
             return cuzk_error_set(err, CUZK_ERR_FORMAT,
                                   "zkey: coefficient %zu (matrix %u, constraint %u, signal %u) is not one of "
-                                  "snarkjs' input constraints A[%zu + i] = 1 * signal i", i, k->matrix,
-                                  k->constraint, k->signal, *nc);
+                                  "snarkjs' input constraints A[%zu + i] = 1 * signal i",
+                                  i, k->matrix, k->constraint, k->signal, *nc);
         rows++;
     }
     if (rows != n_in)

@@ -98,9 +98,8 @@ typedef cuzk_status (*zkey_start_fn)(void *ctx, pool_t *pool, const groth16_para
                                      cuzk_error *err);
 /* zkey_prove with prove_start done by start (NULL: groth16_prove_start_abc on pool); the same r, s give the same
  * proof bytes on every backend. */
-cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r,
-                            const fr_t *s, zkey_start_fn start, void *start_ctx, groth16_proof *proof,
-                            cuzk_error *err);
+cuzk_status zkey_prove_with(pool_t *pool, const zkey *z, const fr_t *w, size_t n_witness, const fr_t *r, const fr_t *s,
+                            zkey_start_fn start, void *start_ctx, groth16_proof *proof, cuzk_error *err);
 
 /* The zkey for the engine, whose a, b, c come from a constraint system and whose parameters have bellperson's
  * layout:

@@ -161,8 +161,7 @@ static cuzk_status query_alloc(gpu_cls_query *q, int with_full, cuzk_error *err)
         q->full = malloc((q->nbases + 1) * sizeof(fr_t));
         if (q->full) return CUZK_OK;
     }
-    return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot allocate the classification of %zu bases",
-                          q->nbases);
+    return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot allocate the classification of %zu bases", q->nbases);
 }
 
 static void decide(gpu_cls_query *q, gpu_prove_split mode)

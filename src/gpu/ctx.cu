@@ -227,8 +227,8 @@ __global__ void debug_g1_add_kernel(g1_xyzz_d *out, const g1_aff_d *a, const g1_
 
 /* Runs one elementwise kernel over host arrays: in0, in1 (elem_in bytes each) -> out (elem_out bytes). */
 template <class Launch>
-static cuzk_status debug_run(gpu_ctx *ctx, void *out, size_t elem_out, const void *in0, const void *in1,
-                             size_t elem_in, size_t n, Launch launch, cuzk_error *err)
+static cuzk_status debug_run(gpu_ctx *ctx, void *out, size_t elem_out, const void *in0, const void *in1, size_t elem_in,
+                             size_t n, Launch launch, cuzk_error *err)
 {
     cuzk_status st = gpu_ctx_enter(ctx, err);
     void *d_out = NULL, *d_a = NULL, *d_b = NULL;

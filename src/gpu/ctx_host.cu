@@ -29,8 +29,8 @@ extern "C" cuzk_status gpu_host_unregister(void *p, cuzk_error *err)
     if (e == cudaSuccess) return CUZK_OK;
     if (e == cudaErrorHostMemoryNotRegistered || e == cudaErrorInvalidValue) {
         (void)cudaGetLastError();
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_host_unregister: %p is not a registered range (%s)",
-                              p, cudaGetErrorName(e));
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_host_unregister: %p is not a registered range (%s)", p,
+                              cudaGetErrorName(e));
     }
     return gpu_fail(err, e, "cudaHostUnregister", __FILE__, __LINE__);
 }

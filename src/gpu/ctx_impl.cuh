@@ -28,13 +28,13 @@ struct gpu_buf {
  * The sticky error state is cleared where CUDA allows (cudaGetLastError). */
 cuzk_status gpu_fail(cuzk_error *err, cudaError_t e, const char *what, const char *file, int line);
 
-#define GPU_TRY(call)                                                          \
-    do {                                                                       \
-        cudaError_t gpu_e_ = (call);                                           \
-        if (gpu_e_ != cudaSuccess) {                                           \
-            st = gpu_fail(err, gpu_e_, #call, __FILE__, __LINE__);             \
-            goto done;                                                         \
-        }                                                                      \
+#define GPU_TRY(call)                                                                                                  \
+    do {                                                                                                               \
+        cudaError_t gpu_e_ = (call);                                                                                   \
+        if (gpu_e_ != cudaSuccess) {                                                                                   \
+            st = gpu_fail(err, gpu_e_, #call, __FILE__, __LINE__);                                                     \
+            goto done;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 /* After a kernel launch: launch configuration errors. */

@@ -102,8 +102,7 @@ template <class F> MONT_DEV void ec_xyzz_dbl(ec_xyzz<typename F::fe> &r, const e
 /* r += b (affine), b negated when neg. r and the result may be infinity; equal points double (mdbl: the copies
  * before this header doubled G2 through the general dbl with zz = zzz = 1, 4 products more), opposite points give
  * infinity. */
-template <class F>
-MONT_DEV void ec_xyzz_madd(ec_xyzz<typename F::fe> &r, const ec_aff<typename F::fe> &b_in, bool neg)
+template <class F> MONT_DEV void ec_xyzz_madd(ec_xyzz<typename F::fe> &r, const ec_aff<typename F::fe> &b_in, bool neg)
 {
     if (ec_aff_is_inf<F>(b_in)) return;
     ec_aff<typename F::fe> b;

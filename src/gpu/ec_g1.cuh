@@ -52,25 +52,63 @@ MONT_DEV void fp_st16(fp_d *p, const fp_d &a)
     for (int k = 0; k < 3; k++) q[k] = make_uint4(a.v[4 * k], a.v[4 * k + 1], a.v[4 * k + 2], a.v[4 * k + 3]);
 }
 
-
 /* Fp for ec.cuh's formulas; the planar loads and stores and 16-byte gathers are for the batch-affine rounds of
  * msm.cu (planar: limb k of element j at w[k * stride + j]). */
 struct fp_ops {
     typedef fp_d fe;
     static constexpr int WORDS = 12;
-    static MONT_DEV void mul(fe &r, const fe &a, const fe &b) { mont_mul<fp_cfg>(r, a, b); }
-    static MONT_DEV void sqr(fe &r, const fe &a) { mont_sqr<fp_cfg>(r, a); }
-    static MONT_DEV void mul_i(fe &r, const fe &a, const fe &b) { mont_mul<fp_cfg>(r, a, b); }
-    static MONT_DEV void sqr_i(fe &r, const fe &a) { mont_sqr<fp_cfg>(r, a); }
-    static MONT_DEV void add(fe &r, const fe &a, const fe &b) { mont_add<fp_cfg>(r, a, b); }
-    static MONT_DEV void sub(fe &r, const fe &a, const fe &b) { mont_sub<fp_cfg>(r, a, b); }
-    static MONT_DEV void dbl(fe &r, const fe &a) { mont_dbl<fp_cfg>(r, a); }
-    static MONT_DEV void cneg(fe &r, const fe &a, bool flag) { mont_cneg<fp_cfg>(r, a, flag); }
-    static MONT_DEV bool is_zero(const fe &a) { return mont_is_zero<fp_cfg>(a); }
-    static MONT_DEV bool eq(const fe &a, const fe &b) { return mont_eq<fp_cfg>(a, b); }
-    static MONT_DEV void zero(fe &r) { mont_set_zero<fp_cfg>(r); }
-    static MONT_DEV void one(fe &r) { mont_set_one<fp_cfg>(r); }
-    static MONT_DEV void ldg16(fe &r, const fe *p) { fp_ldg16(r, p); }
+    static MONT_DEV void mul(fe &r, const fe &a, const fe &b)
+    {
+        mont_mul<fp_cfg>(r, a, b);
+    }
+    static MONT_DEV void sqr(fe &r, const fe &a)
+    {
+        mont_sqr<fp_cfg>(r, a);
+    }
+    static MONT_DEV void mul_i(fe &r, const fe &a, const fe &b)
+    {
+        mont_mul<fp_cfg>(r, a, b);
+    }
+    static MONT_DEV void sqr_i(fe &r, const fe &a)
+    {
+        mont_sqr<fp_cfg>(r, a);
+    }
+    static MONT_DEV void add(fe &r, const fe &a, const fe &b)
+    {
+        mont_add<fp_cfg>(r, a, b);
+    }
+    static MONT_DEV void sub(fe &r, const fe &a, const fe &b)
+    {
+        mont_sub<fp_cfg>(r, a, b);
+    }
+    static MONT_DEV void dbl(fe &r, const fe &a)
+    {
+        mont_dbl<fp_cfg>(r, a);
+    }
+    static MONT_DEV void cneg(fe &r, const fe &a, bool flag)
+    {
+        mont_cneg<fp_cfg>(r, a, flag);
+    }
+    static MONT_DEV bool is_zero(const fe &a)
+    {
+        return mont_is_zero<fp_cfg>(a);
+    }
+    static MONT_DEV bool eq(const fe &a, const fe &b)
+    {
+        return mont_eq<fp_cfg>(a, b);
+    }
+    static MONT_DEV void zero(fe &r)
+    {
+        mont_set_zero<fp_cfg>(r);
+    }
+    static MONT_DEV void one(fe &r)
+    {
+        mont_set_one<fp_cfg>(r);
+    }
+    static MONT_DEV void ldg16(fe &r, const fe *p)
+    {
+        fp_ldg16(r, p);
+    }
     static MONT_DEV void pl_ld(fe &r, const uint32_t *__restrict__ w, size_t stride, uint32_t j)
     {
 #pragma unroll
@@ -84,14 +122,35 @@ struct fp_ops {
 };
 
 /* The G1 names of ec.cuh's operations (inlined). */
-MONT_DEV bool g1_aff_is_inf(const g1_aff_d &a) { return ec_aff_is_inf<fp_ops>(a); }
-MONT_DEV void g1_xyzz_inf(g1_xyzz_d &r) { ec_xyzz_inf<fp_ops>(r); }
-MONT_DEV bool g1_xyzz_is_inf(const g1_xyzz_d &a) { return ec_xyzz_is_inf<fp_ops>(a); }
-MONT_DEV void g1_xyzz_from_aff(g1_xyzz_d &r, const g1_aff_d &a) { ec_xyzz_from_aff<fp_ops>(r, a); }
-MONT_DEV void g1_xyzz_dbl(g1_xyzz_d &r, const g1_xyzz_d &a) { ec_xyzz_dbl<fp_ops>(r, a); }
+MONT_DEV bool g1_aff_is_inf(const g1_aff_d &a)
+{
+    return ec_aff_is_inf<fp_ops>(a);
+}
+MONT_DEV void g1_xyzz_inf(g1_xyzz_d &r)
+{
+    ec_xyzz_inf<fp_ops>(r);
+}
+MONT_DEV bool g1_xyzz_is_inf(const g1_xyzz_d &a)
+{
+    return ec_xyzz_is_inf<fp_ops>(a);
+}
+MONT_DEV void g1_xyzz_from_aff(g1_xyzz_d &r, const g1_aff_d &a)
+{
+    ec_xyzz_from_aff<fp_ops>(r, a);
+}
+MONT_DEV void g1_xyzz_dbl(g1_xyzz_d &r, const g1_xyzz_d &a)
+{
+    ec_xyzz_dbl<fp_ops>(r, a);
+}
 /* r += b (affine), b negated when neg. */
-MONT_DEV void g1_xyzz_madd(g1_xyzz_d &r, const g1_aff_d &b, bool neg) { ec_xyzz_madd<fp_ops>(r, b, neg); }
-MONT_DEV void g1_xyzz_add(g1_xyzz_d &r, const g1_xyzz_d &b) { ec_xyzz_add<fp_ops>(r, b); }
+MONT_DEV void g1_xyzz_madd(g1_xyzz_d &r, const g1_aff_d &b, bool neg)
+{
+    ec_xyzz_madd<fp_ops>(r, b, neg);
+}
+MONT_DEV void g1_xyzz_add(g1_xyzz_d &r, const g1_xyzz_d &b)
+{
+    ec_xyzz_add<fp_ops>(r, b);
+}
 
 /* r = a^-1 (a != 0) by Fermat, a^(p-2): ~570 products, paid once per batch of affine additions. */
 MONT_DEV void g1_fp_inv(fp_d &r, const fp_d &a)

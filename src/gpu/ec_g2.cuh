@@ -120,18 +120,54 @@ inline __device__ __noinline__ void fp2_inv(fp2_d &r, const fp2_d &a)
 struct fp2_ops {
     typedef fp2_d fe;
     static constexpr int WORDS = 24;
-    static MONT_DEV void mul(fe &r, const fe &a, const fe &b) { fp2_mul(r, a, b); }
-    static MONT_DEV void sqr(fe &r, const fe &a) { fp2_sqr(r, a); }
-    static MONT_DEV void mul_i(fe &r, const fe &a, const fe &b) { fp2_mul_i(r, a, b); }
-    static MONT_DEV void sqr_i(fe &r, const fe &a) { fp2_sqr_i(r, a); }
-    static MONT_DEV void add(fe &r, const fe &a, const fe &b) { fp2_add(r, a, b); }
-    static MONT_DEV void sub(fe &r, const fe &a, const fe &b) { fp2_sub(r, a, b); }
-    static MONT_DEV void dbl(fe &r, const fe &a) { fp2_dbl(r, a); }
-    static MONT_DEV void cneg(fe &r, const fe &a, bool flag) { fp2_cneg(r, a, flag); }
-    static MONT_DEV bool is_zero(const fe &a) { return fp2_is_zero(a); }
-    static MONT_DEV bool eq(const fe &a, const fe &b) { return fp2_eq(a, b); }
-    static MONT_DEV void zero(fe &r) { fp2_set_zero(r); }
-    static MONT_DEV void one(fe &r) { fp2_set_one(r); }
+    static MONT_DEV void mul(fe &r, const fe &a, const fe &b)
+    {
+        fp2_mul(r, a, b);
+    }
+    static MONT_DEV void sqr(fe &r, const fe &a)
+    {
+        fp2_sqr(r, a);
+    }
+    static MONT_DEV void mul_i(fe &r, const fe &a, const fe &b)
+    {
+        fp2_mul_i(r, a, b);
+    }
+    static MONT_DEV void sqr_i(fe &r, const fe &a)
+    {
+        fp2_sqr_i(r, a);
+    }
+    static MONT_DEV void add(fe &r, const fe &a, const fe &b)
+    {
+        fp2_add(r, a, b);
+    }
+    static MONT_DEV void sub(fe &r, const fe &a, const fe &b)
+    {
+        fp2_sub(r, a, b);
+    }
+    static MONT_DEV void dbl(fe &r, const fe &a)
+    {
+        fp2_dbl(r, a);
+    }
+    static MONT_DEV void cneg(fe &r, const fe &a, bool flag)
+    {
+        fp2_cneg(r, a, flag);
+    }
+    static MONT_DEV bool is_zero(const fe &a)
+    {
+        return fp2_is_zero(a);
+    }
+    static MONT_DEV bool eq(const fe &a, const fe &b)
+    {
+        return fp2_eq(a, b);
+    }
+    static MONT_DEV void zero(fe &r)
+    {
+        fp2_set_zero(r);
+    }
+    static MONT_DEV void one(fe &r)
+    {
+        fp2_set_one(r);
+    }
     static MONT_DEV void ldg16(fe &r, const fe *p)
     {
         fp_ldg16(r.c0, &p->c0);
@@ -154,15 +190,30 @@ struct fp2_ops {
 };
 
 /* The G2 names of ec.cuh's operations: calls, but for the two tests of infinity. */
-MONT_DEV bool g2_aff_is_inf(const g2_aff_d &a) { return ec_aff_is_inf<fp2_ops>(a); }
-MONT_DEV void g2_xyzz_inf(g2_xyzz_d &r) { ec_xyzz_inf<fp2_ops>(r); }
-MONT_DEV bool g2_xyzz_is_inf(const g2_xyzz_d &a) { return ec_xyzz_is_inf<fp2_ops>(a); }
-inline __device__ __noinline__ void g2_xyzz_dbl(g2_xyzz_d &r, const g2_xyzz_d &a) { ec_xyzz_dbl<fp2_ops>(r, a); }
+MONT_DEV bool g2_aff_is_inf(const g2_aff_d &a)
+{
+    return ec_aff_is_inf<fp2_ops>(a);
+}
+MONT_DEV void g2_xyzz_inf(g2_xyzz_d &r)
+{
+    ec_xyzz_inf<fp2_ops>(r);
+}
+MONT_DEV bool g2_xyzz_is_inf(const g2_xyzz_d &a)
+{
+    return ec_xyzz_is_inf<fp2_ops>(a);
+}
+inline __device__ __noinline__ void g2_xyzz_dbl(g2_xyzz_d &r, const g2_xyzz_d &a)
+{
+    ec_xyzz_dbl<fp2_ops>(r, a);
+}
 /* r += b (affine), b negated when neg. */
 inline __device__ __noinline__ void g2_xyzz_madd(g2_xyzz_d &r, const g2_aff_d &b, bool neg = false)
 {
     ec_xyzz_madd<fp2_ops>(r, b, neg);
 }
-inline __device__ __noinline__ void g2_xyzz_add(g2_xyzz_d &r, const g2_xyzz_d &b) { ec_xyzz_add<fp2_ops>(r, b); }
+inline __device__ __noinline__ void g2_xyzz_add(g2_xyzz_d &r, const g2_xyzz_d &b)
+{
+    ec_xyzz_add<fp2_ops>(r, b);
+}
 
 #endif

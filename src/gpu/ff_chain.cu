@@ -36,7 +36,7 @@ extern "C" cuzk_status gpu_fp_chain(gpu_ctx *ctx, fp_t *out, const fp_t *x, cons
     GPU_TRY(cudaMemcpyAsync(d_y, y, bytes, cudaMemcpyHostToDevice, ctx->stream));
     GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
     chain_kernel<<<blocks, CHAIN_THREADS, 0, ctx->stream>>>((fp_d *)d_out, (const fp_d *)d_x, (const fp_d *)d_y, n,
-                                                          iters);
+                                                            iters);
     GPU_LAUNCHED("chain_kernel");
     GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
     GPU_TRY(cudaMemcpyAsync(out, d_out, bytes, cudaMemcpyDeviceToHost, ctx->stream));

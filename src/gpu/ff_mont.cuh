@@ -32,7 +32,10 @@
 struct fp_cfg {
     static constexpr int N = 12;
     static constexpr uint32_t M0 = 0xfffcfffdu;
-    __device__ static uint32_t m0() { return M0; }
+    __device__ static uint32_t m0()
+    {
+        return M0;
+    }
     __host__ __device__ static constexpr uint32_t p(int i)
     {
         constexpr uint32_t v[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe, 0xf6b0f624, 0x6730d2a0,
@@ -85,7 +88,10 @@ template <class C> struct mont_t {
 /* Fr's M0 is all ones: when ptxas sees that constant it splits 48 of the 128 wide multiply-adds of a product into
  * two instructions (288 -> 240 SASS instructions per product with the load), so it comes from constant memory. */
 static __constant__ uint32_t mont_fr_m0 = fr_cfg::M0;
-__device__ __forceinline__ uint32_t fr_cfg::m0() { return mont_fr_m0; }
+__device__ __forceinline__ uint32_t fr_cfg::m0()
+{
+    return mont_fr_m0;
+}
 
 typedef mont_t<fp_cfg> fp_d;
 typedef mont_t<fr_cfg> fr_d;
@@ -242,8 +248,8 @@ template <int CNT> MONT_DEV void mad_pairs(uint32_t *acc, const uint32_t *x, uin
  * Carries that leave the top limb of o are zero: the odd-indexed limbs of x, one limb down, are at most x/2^32,
  * so o < (a*y + P*m)/2^32 + (old e)/2^64 + 2*2^(32(N-1)) < 2P + 2^(32(N-2)) + 2^(32N-31) < 2^(32N): true for both
  * moduli (2P < 0.91*2^(32N)). Carries that leave e are added to o's top limb explicitly. */
-template <class C> MONT_DEV void mul_row(uint32_t *e, uint32_t *o, const uint32_t *a, uint32_t y, const uint32_t *P,
-                                         bool first)
+template <class C>
+MONT_DEV void mul_row(uint32_t *e, uint32_t *o, const uint32_t *a, uint32_t y, const uint32_t *P, bool first)
 {
     constexpr int N = C::N;
     if (first) {

@@ -81,8 +81,8 @@ cuzk_status gpu_debug_mem_cost(int device, unsigned n, double *ns_seam, double *
 cuzk_status gpu_msm_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars, size_t n,
                        cuzk_error *err);
 /* gpu_msm_g1 with the window size forced to c bits (2..24; 0 chooses from n and the SM count). */
-cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
-                              size_t n, unsigned c, cuzk_error *err);
+cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars, size_t n,
+                              unsigned c, cuzk_error *err);
 /* How the bucket sums are computed: XYZZ mixed additions in fixed chunks per thread, or batch-affine rounds
  * (pairs added in affine coordinates, one inversion per batch, Montgomery's trick; ~0.75 * 96 bytes of device
  * memory per bucket entry, in groups that fit in a quarter of the free memory). AFFINE_WARP is the affine rounds
@@ -99,15 +99,15 @@ typedef enum gpu_msm_variant {
     GPU_MSM_AFFINE_WARP = 3
 } gpu_msm_variant;
 /* gpu_msm_g1_window with the bucket-sum variant chosen. */
-cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
-                               size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err);
+cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars, size_t n,
+                               unsigned c, gpu_msm_variant variant, cuzk_error *err);
 /* Bases prepared for many MSMs (resident, e.g. a parameter file's bases proving every partition): the table
  * 2^(w c) * bases[i] for each of the nwin = ceil(255/c) windows, so that all windows share one set of buckets
  * (one bucket reduction, and wider windows: fewer bucket entries). Device memory: nwin * n * 96 bytes.
  * c = 0 chooses from n (gpu_msm_prepared_window_bits); nwin * n < 2^31. */
 typedef struct gpu_msm_bases gpu_msm_bases;
-cuzk_status gpu_msm_bases_prepare(gpu_ctx *ctx, gpu_msm_bases **out, const g1_affine_t *bases, size_t n,
-                                  unsigned c, cuzk_error *err);
+cuzk_status gpu_msm_bases_prepare(gpu_ctx *ctx, gpu_msm_bases **out, const g1_affine_t *bases, size_t n, unsigned c,
+                                  cuzk_error *err);
 /* Frees the table (after ctx's queued work). NULL is allowed. */
 void gpu_msm_bases_free(gpu_msm_bases *pb);
 /* The window size pb was prepared for. */

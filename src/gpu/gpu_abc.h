@@ -40,8 +40,8 @@ size_t gpu_shape_num_aux(const gpu_shape *s);
 
 /* Where the time of one gpu_shape_eval went (milliseconds, CUDA events on ctx's stream). */
 typedef struct gpu_abc_timings {
-    double upload_ms; /* the witness host -> device */
-    double eval_ms;   /* the evaluation kernels of A, B and C */
+    double upload_ms;   /* the witness host -> device */
+    double eval_ms;     /* the evaluation kernels of A, B and C */
     double download_ms; /* a, b, c device -> host (0 when they are device memory) */
 } gpu_abc_timings;
 

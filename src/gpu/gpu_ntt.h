@@ -54,8 +54,8 @@ cuzk_status gpu_ntt(gpu_ntt_plan *plan, gpu_ntt_kind kind, const fr_t *shift, fr
  * H_FORM_BELLPERSON and POLY_ROOTS_SNARKJS for H_FORM_SNARKJS.
  * gpu_ntt_h writes the H scalars to h (host or device): m - 1 of them for H_FORM_BELLPERSON, m for
  * H_FORM_SNARKJS, exactly poly_compute_h's first m - 1 or m elements of a. */
-cuzk_status gpu_ntt_h(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
-                      fr_t *h, cuzk_error *err);
+cuzk_status gpu_ntt_h(gpu_ntt_plan *plan, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n, fr_t *h,
+                      cuzk_error *err);
 
 /* The hand-off to the H MSM: as gpu_ntt_h, but H stays on the device. On success *h_dev points at m elements
  * of device memory (the H scalars are the first m - 1 or m of them, as above), allocated stream-ordered from

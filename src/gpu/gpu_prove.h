@@ -86,16 +86,16 @@ void gpu_prover_on_abc_done(gpu_prover *pv, void (*fn)(void *ctx), void *ctx);
  * the wall clock). The query fields are indexed GPU_Q_L, GPU_Q_A, GPU_Q_B. */
 enum { GPU_Q_L = 0, GPU_Q_A = 1, GPU_Q_B = 2, GPU_Q_COUNT = 3 };
 typedef struct gpu_prove_timings {
-    double abc_upload_ms; /* a, b, c host -> device (inside the H call); gpu_prove_start_shape: the witness */
-    double abc_eval_ms;   /* gpu_prove_start_shape: device time of the a, b, c evaluation kernels (0 otherwise) */
-    double ntt_ms;        /* the 7 NTTs and pointwise steps of H on the device */
-    double msm_h_ms;      /* the H MSM (its device time; with overlap it runs beside the queries below) */
-    double classify_ms;   /* host classification, overlapped with H (its wall time, on the helper thread) */
+    double abc_upload_ms;    /* a, b, c host -> device (inside the H call); gpu_prove_start_shape: the witness */
+    double abc_eval_ms;      /* gpu_prove_start_shape: device time of the a, b, c evaluation kernels (0 otherwise) */
+    double ntt_ms;           /* the 7 NTTs and pointwise steps of H on the device */
+    double msm_h_ms;         /* the H MSM (its device time; with overlap it runs beside the queries below) */
+    double classify_ms;      /* host classification, overlapped with H (its wall time, on the helper thread) */
     double classify_wait_ms; /* how long the device path waited for the classification after H */
     double batch_add_ms[GPU_Q_COUNT]; /* device time of each query's batch addition (0 if none) */
     double tail_ms[GPU_Q_COUNT];      /* each query's tail (or full) MSM, gather and scalar copy included */
-    double b_g2_ms;       /* device time of B_G2 (batch addition + tail MSM, or one MSM; 0: left to the CPU) */
-    double total_ms;      /* wall time of the whole call */
+    double b_g2_ms;  /* device time of B_G2 (batch addition + tail MSM, or one MSM; 0: left to the CPU) */
+    double total_ms; /* wall time of the whole call */
     size_t bases[GPU_Q_COUNT], ones[GPU_Q_COUNT], tail[GPU_Q_COUNT];
     int split[GPU_Q_COUNT]; /* 1: batch addition + tail MSM; 0: one MSM over all bases */
 } gpu_prove_timings;
@@ -107,10 +107,10 @@ typedef struct gpu_prove_timings {
  * host classification. timings and gt may be NULL; timings gets h_ms (NTT, uploads included), msm_h_ms,
  * msm_l_ms, msm_a_ms and msm_b_g1_ms, like the CPU prover. */
 cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *params,
-                                size_t num_constraints, const fr_t *a, const fr_t *b, const fr_t *c,
-                                const fr_t *inputs, size_t num_inputs, const fr_t *aux, size_t num_aux,
-                                const r1cs_density *density, groth16_pending *pending, groth16_timings *timings,
-                                gpu_prove_timings *gt, cuzk_error *err);
+                                size_t num_constraints, const fr_t *a, const fr_t *b, const fr_t *c, const fr_t *inputs,
+                                size_t num_inputs, const fr_t *aux, size_t num_aux, const r1cs_density *density,
+                                groth16_pending *pending, groth16_timings *timings, gpu_prove_timings *gt,
+                                cuzk_error *err);
 
 /* gpu_prove_start_abc with a, b, c evaluated on the device from `shape` (the gpu_shape of the circuit's
  * compiled r1cs, on pv's device) and the witness (inputs, aux: host memory, pageable or page-locked), so the
@@ -118,17 +118,16 @@ cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp, pool_t *po
  * gpu_prove_start_abc with a, b, c = r1cs_eval_abc(shape, inputs, aux). The abc_done hook is not called on this
  * path (there is nothing to release). */
 cuzk_status gpu_prove_start_shape(gpu_prover *pv, const gpu_params *gp, const gpu_shape *shape, pool_t *pool,
-                                  const groth16_params *params, const fr_t *inputs, size_t num_inputs,
-                                  const fr_t *aux, size_t num_aux, const r1cs_density *density,
-                                  groth16_pending *pending, groth16_timings *timings, gpu_prove_timings *gt,
-                                  cuzk_error *err);
+                                  const groth16_params *params, const fr_t *inputs, size_t num_inputs, const fr_t *aux,
+                                  size_t num_aux, const r1cs_density *density, groth16_pending *pending,
+                                  groth16_timings *timings, gpu_prove_timings *gt, cuzk_error *err);
 
 /* One partition on `device` from scratch: uploads params' bases, runs gpu_prove_start_abc on a new prover and
  * frees both (for one-off proofs; the engine keeps bases and provers across partitions). */
 cuzk_status gpu_prove_start_once(int device, pool_t *pool, const groth16_params *params, size_t num_constraints,
                                  const fr_t *a, const fr_t *b, const fr_t *c, const fr_t *inputs, size_t num_inputs,
-                                 const fr_t *aux, size_t num_aux, const r1cs_density *density,
-                                 groth16_pending *pending, cuzk_error *err);
+                                 const fr_t *aux, size_t num_aux, const r1cs_density *density, groth16_pending *pending,
+                                 cuzk_error *err);
 
 /* Test hook: the next `count` H steps (a, b, c onto the device and the NTTs, under the device gate) of any prover
  * fail once as if the device had run out of memory after a, b, c were there, so that the step's retry runs.

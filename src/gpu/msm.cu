@@ -44,8 +44,8 @@ static_assert(sizeof(g1_xyzz_t) == sizeof(g1_xyzz_d), "device and host G1 XYZZ l
 static_assert(sizeof(g2_affine_t) == sizeof(g2_aff_d), "device and host G2 affine layouts agree");
 static_assert(sizeof(g2_xyzz_t) == sizeof(g2_xyzz_d), "device and host G2 XYZZ layouts agree");
 
-#define MSM_CHUNK 64     /* entries per thread in the segmented sum: the 2 slots per chunk cost 2/64 extra adds */
-#define REDUCE_FANIN 16  /* inputs per thread in tree reductions */
+#define MSM_CHUNK 64    /* entries per thread in the segmented sum: the 2 slots per chunk cost 2/64 extra adds */
+#define REDUCE_FANIN 16 /* inputs per thread in tree reductions */
 #define THREADS 128
 
 /* ---- The point traits ---- */
@@ -76,11 +76,26 @@ struct g1_pt {
      * the pass-through rounds cost a launch, a scan and a sync each.) */
     static constexpr size_t BATCH_AFF_MIN = (size_t)1 << 20, MSM_AFF_MIN = (size_t)16 << 20;
 
-    static MONT_DEV void madd(xyzz &r, const aff &b, bool neg) { g1_xyzz_madd(r, b, neg); }
-    static MONT_DEV void add(xyzz &r, const xyzz &b) { g1_xyzz_add(r, b); }
-    static MONT_DEV void dbl(xyzz &r, const xyzz &a) { g1_xyzz_dbl(r, a); }
-    static MONT_DEV void inf(xyzz &r) { g1_xyzz_inf(r); }
-    static MONT_DEV void ldg16(fe &r, const fe *p) { fp_ldg16(r, p); }
+    static MONT_DEV void madd(xyzz &r, const aff &b, bool neg)
+    {
+        g1_xyzz_madd(r, b, neg);
+    }
+    static MONT_DEV void add(xyzz &r, const xyzz &b)
+    {
+        g1_xyzz_add(r, b);
+    }
+    static MONT_DEV void dbl(xyzz &r, const xyzz &a)
+    {
+        g1_xyzz_dbl(r, a);
+    }
+    static MONT_DEV void inf(xyzz &r)
+    {
+        g1_xyzz_inf(r);
+    }
+    static MONT_DEV void ldg16(fe &r, const fe *p)
+    {
+        fp_ldg16(r, p);
+    }
     template <bool BY> static MONT_DEV void inv(fe &r, const fe &a)
     {
         if (BY)
@@ -90,20 +105,44 @@ struct g1_pt {
     }
 
     /* The knobs (tune.h): the G1 MSM's and batch addition's own. */
-    static unsigned tail(const gpu_tune &t) { return t.msm_tail; }
-    static bool early(const gpu_tune &t) { return t.msm_early != 0; }
-    static unsigned share(const gpu_tune &t) { return t.msm_share; }
-    static bool inv_by(const gpu_tune &t) { return t.msm_inv_by != 0; }
+    static unsigned tail(const gpu_tune &t)
+    {
+        return t.msm_tail;
+    }
+    static bool early(const gpu_tune &t)
+    {
+        return t.msm_early != 0;
+    }
+    static unsigned share(const gpu_tune &t)
+    {
+        return t.msm_share;
+    }
+    static bool inv_by(const gpu_tune &t)
+    {
+        return t.msm_inv_by != 0;
+    }
     /* -1 by size, 0 XYZZ, 1 affine. */
     static int batch_path(const gpu_tune &t)
     {
         return t.batch == GPU_TUNE_XYZZ ? 0 : t.batch == GPU_TUNE_AFFINE ? 1 : -1;
     }
 
-    static void h_set_inf(h_jac *r) { g1_jac_set_inf(r); }
-    static void h_to_jac(h_jac *r, const h_xyzz *a) { g1_xyzz_to_jac(r, a); }
-    static void h_dbl(h_jac *r) { g1_jac_dbl(r, r); }
-    static void h_add(h_jac *r, const h_jac *a) { g1_jac_add(r, r, a); }
+    static void h_set_inf(h_jac *r)
+    {
+        g1_jac_set_inf(r);
+    }
+    static void h_to_jac(h_jac *r, const h_xyzz *a)
+    {
+        g1_xyzz_to_jac(r, a);
+    }
+    static void h_dbl(h_jac *r)
+    {
+        g1_jac_dbl(r, r);
+    }
+    static void h_add(h_jac *r, const h_jac *a)
+    {
+        g1_jac_add(r, r, a);
+    }
 };
 
 struct g2_pt {
@@ -127,24 +166,69 @@ struct g2_pt {
      * (~50-100 us a round) cost more than the products it saves. */
     static constexpr size_t BATCH_AFF_MIN = (size_t)1 << 16, MSM_AFF_MIN = (size_t)1 << 20;
 
-    static MONT_DEV void madd(xyzz &r, const aff &b, bool neg) { g2_xyzz_madd(r, b, neg); }
-    static MONT_DEV void add(xyzz &r, const xyzz &b) { g2_xyzz_add(r, b); }
-    static MONT_DEV void dbl(xyzz &r, const xyzz &a) { g2_xyzz_dbl(r, a); }
-    static MONT_DEV void inf(xyzz &r) { g2_xyzz_inf(r); }
-    static MONT_DEV void ldg16(fe &r, const fe *p) { fp2_ops::ldg16(r, p); }
-    template <bool BY> static MONT_DEV void inv(fe &r, const fe &a) { fp2_inv(r, a); }
+    static MONT_DEV void madd(xyzz &r, const aff &b, bool neg)
+    {
+        g2_xyzz_madd(r, b, neg);
+    }
+    static MONT_DEV void add(xyzz &r, const xyzz &b)
+    {
+        g2_xyzz_add(r, b);
+    }
+    static MONT_DEV void dbl(xyzz &r, const xyzz &a)
+    {
+        g2_xyzz_dbl(r, a);
+    }
+    static MONT_DEV void inf(xyzz &r)
+    {
+        g2_xyzz_inf(r);
+    }
+    static MONT_DEV void ldg16(fe &r, const fe *p)
+    {
+        fp2_ops::ldg16(r, p);
+    }
+    template <bool BY> static MONT_DEV void inv(fe &r, const fe &a)
+    {
+        fp2_inv(r, a);
+    }
 
     /* G2 has two knobs (g2: the path, g2_tail); it always leaves early and shares a quarter of the memory. */
-    static unsigned tail(const gpu_tune &t) { return t.g2_tail; }
-    static bool early(const gpu_tune &) { return true; }
-    static unsigned share(const gpu_tune &) { return 4; }
-    static bool inv_by(const gpu_tune &) { return true; }
-    static int batch_path(const gpu_tune &t) { return t.g2 == GPU_TUNE_XYZZ ? 0 : t.g2 == GPU_TUNE_AFFINE ? 1 : -1; }
+    static unsigned tail(const gpu_tune &t)
+    {
+        return t.g2_tail;
+    }
+    static bool early(const gpu_tune &)
+    {
+        return true;
+    }
+    static unsigned share(const gpu_tune &)
+    {
+        return 4;
+    }
+    static bool inv_by(const gpu_tune &)
+    {
+        return true;
+    }
+    static int batch_path(const gpu_tune &t)
+    {
+        return t.g2 == GPU_TUNE_XYZZ ? 0 : t.g2 == GPU_TUNE_AFFINE ? 1 : -1;
+    }
 
-    static void h_set_inf(h_jac *r) { g2_jac_set_inf(r); }
-    static void h_to_jac(h_jac *r, const h_xyzz *a) { g2_xyzz_to_jac(r, a); }
-    static void h_dbl(h_jac *r) { g2_jac_dbl(r, r); }
-    static void h_add(h_jac *r, const h_jac *a) { g2_jac_add(r, r, a); }
+    static void h_set_inf(h_jac *r)
+    {
+        g2_jac_set_inf(r);
+    }
+    static void h_to_jac(h_jac *r, const h_xyzz *a)
+    {
+        g2_xyzz_to_jac(r, a);
+    }
+    static void h_dbl(h_jac *r)
+    {
+        g2_jac_dbl(r, r);
+    }
+    static void h_add(h_jac *r, const h_jac *a)
+    {
+        g2_jac_add(r, r, a);
+    }
 };
 
 /* ---- Digits, XYZZ bucket sums, reductions ---- */
@@ -152,8 +236,8 @@ struct g2_pt {
 /* stride = 0: key w * nb + |digit| and value (idx ? idx[i] : i) (per-window buckets); stride > 0 (prepared bases):
  * key |digit| and value w * stride + i, the row of 2^(w c) * P_i in the prepared table (one set of buckets for all
  * windows). */
-__global__ void msm_digits(const fr_d *scalars, const uint32_t *idx, size_t n, unsigned c, unsigned nwin,
-                           uint32_t nb, uint32_t stride, uint32_t *keys, uint32_t *vals)
+__global__ void msm_digits(const fr_d *scalars, const uint32_t *idx, size_t n, unsigned c, unsigned nwin, uint32_t nb,
+                           uint32_t stride, uint32_t *keys, uint32_t *vals)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -190,11 +274,10 @@ __global__ void msm_digits(const fr_d *scalars, const uint32_t *idx, size_t n, u
  * v = 0 is the zero digit, whose bucket nobody reads). Level 0 reads sorted (key, val) and gathers affine bases;
  * later levels read (key, XYZZ) slots. In final mode (one chunk) every run is complete. */
 template <class P, bool FIRST>
-__global__ void __launch_bounds__(THREADS) msm_bucket_sum(const uint32_t *keys, const uint32_t *vals,
-                                                          const typename P::aff *bases,
-                                                          const typename P::xyzz *pts, size_t len, uint32_t nb,
-                                                          bool final_level, typename P::xyzz *buckets,
-                                                          uint32_t *out_keys, typename P::xyzz *out_pts)
+__global__ void __launch_bounds__(THREADS)
+    msm_bucket_sum(const uint32_t *keys, const uint32_t *vals, const typename P::aff *bases,
+                   const typename P::xyzz *pts, size_t len, uint32_t nb, bool final_level, typename P::xyzz *buckets,
+                   uint32_t *out_keys, typename P::xyzz *out_pts)
 {
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     size_t begin = t * MSM_CHUNK;
@@ -271,8 +354,8 @@ __global__ void __launch_bounds__(THREADS) msm_bucket_reduce(const typename P::x
 
 /* out[g][j] = sum of in[g][j*F .. min(count, (j+1)*F)) for ngroups groups of count points. */
 template <class P>
-__global__ void __launch_bounds__(THREADS) xyzz_reduce(const typename P::xyzz *in, size_t count, size_t ngroups,
-                                                       typename P::xyzz *out)
+__global__ void __launch_bounds__(THREADS)
+    xyzz_reduce(const typename P::xyzz *in, size_t count, size_t ngroups, typename P::xyzz *out)
 {
     size_t outc = (count + REDUCE_FANIN - 1) / REDUCE_FANIN;
     size_t id = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -286,8 +369,8 @@ __global__ void __launch_bounds__(THREADS) xyzz_reduce(const typename P::xyzz *i
 }
 
 template <class P>
-__global__ void __launch_bounds__(THREADS) batch_add_chunks(const typename P::aff *bases, const uint64_t *mask,
-                                                            size_t n, typename P::xyzz *out)
+__global__ void __launch_bounds__(THREADS)
+    batch_add_chunks(const typename P::aff *bases, const uint64_t *mask, size_t n, typename P::xyzz *out)
 {
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     size_t begin = t * P::BATCH_CHUNK;
@@ -588,21 +671,19 @@ MONT_DEV void aff_refs(const uint32_t *__restrict__ vals, const uint32_t *__rest
  * per SM (168 registers, no spills): unbounded, ptxas gave this kernel 196 registers; bounded to four (128
  * registers, spills) round 1 took 15% longer (msm4, H200). */
 template <bool BY>
-__global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__restrict__ vals,
-                                                              const g1_aff_d *__restrict__ bases,
-                                                              const uint32_t *__restrict__ in_off,
-                                                              const uint32_t *__restrict__ in_len,
-                                                              const uint32_t *__restrict__ out_off, uint32_t nbk,
-                                                              uint32_t total_out, uint32_t per,
-                                                              uint32_t *__restrict__ out, size_t ostride)
+__global__ void __launch_bounds__(THREADS, 3)
+    msm_aff_round1w(const uint32_t *__restrict__ vals, const g1_aff_d *__restrict__ bases,
+                    const uint32_t *__restrict__ in_off, const uint32_t *__restrict__ in_len,
+                    const uint32_t *__restrict__ out_off, uint32_t nbk, uint32_t total_out, uint32_t per,
+                    uint32_t *__restrict__ out, size_t ostride)
 {
     extern __shared__ uint4 aff_dsm[];
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, w0 = (t / 32) * 32 * (size_t)per;
     uint32_t lane = (uint32_t)(t % 32);
     if (w0 >= total_out) return; /* the whole warp */
     char *wbase = reinterpret_cast<char *>(aff_dsm) + (threadIdx.x / 32) * 2 * AFF_WS_BYTES;
-#define AFF_WS(q) reinterpret_cast<uint4(*)[64]>(wbase + (q) * AFF_WS_BYTES)
-#define AFF_REFS(q) reinterpret_cast<uint32_t *>(wbase + (q) * AFF_WS_BYTES + AFF_WS_PTS)
+#define AFF_WS(q) reinterpret_cast<uint4(*)[64]>(wbase + (q)*AFF_WS_BYTES)
+#define AFF_REFS(q) reinterpret_cast<uint32_t *>(wbase + (q)*AFF_WS_BYTES + AFF_WS_PTS)
     size_t wend = w0 + 32 * (size_t)per < total_out ? w0 + 32 * (size_t)per : total_out;
     uint32_t steps = (uint32_t)((wend - w0 + 31) / 32), j0 = (uint32_t)(w0 + lane), cb = 0;
     bool live = j0 < wend, act, nact;
@@ -712,9 +793,9 @@ __global__ void __launch_bounds__(THREADS, 3) msm_aff_round1w(const uint32_t *__
  * the last rounds (few outputs per inversion, a launch, a scan and a host sync each) for 10 instead of ~6.6 products
  * per addition on few additions. */
 template <class P, bool FIRST>
-__global__ void __launch_bounds__(THREADS) msm_aff_tail(aff_in<P, FIRST> in, const uint32_t *in_off,
-                                                        const uint32_t *in_len, size_t nbk, uint32_t thr,
-                                                        typename P::xyzz *buckets)
+__global__ void __launch_bounds__(THREADS)
+    msm_aff_tail(aff_in<P, FIRST> in, const uint32_t *in_off, const uint32_t *in_len, size_t nbk, uint32_t thr,
+                 typename P::xyzz *buckets)
 {
     size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (k >= nbk) return;
@@ -969,11 +1050,11 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
         GPU_TRY(gpu_malloc_async((void **)&lens[k], (gcnt + 1) * 4, ctx->stream));
         GPU_TRY(gpu_malloc_async((void **)&offs[k], (gcnt + 1) * 4, ctx->stream));
     }
-    st = aff_reserve(ctx, &pts[0], &cap[0], (size_t)((double)total / ngroups * 0.55) + gcnt,
-                     sizeof(typename P::aff), err);
+    st = aff_reserve(ctx, &pts[0], &cap[0], (size_t)((double)total / ngroups * 0.55) + gcnt, sizeof(typename P::aff),
+                     err);
     if (st == CUZK_OK)
-        st = aff_reserve(ctx, &pts[1], &cap[1], (size_t)((double)total / ngroups * 0.3) + gcnt,
-                         sizeof(typename P::aff), err);
+        st = aff_reserve(ctx, &pts[1], &cap[1], (size_t)((double)total / ngroups * 0.3) + gcnt, sizeof(typename P::aff),
+                         err);
     if (st != CUZK_OK) goto done;
     GPU_TRY(cub::DeviceReduce::Max(NULL, tmp_bytes, len0, d_max, (int64_t)nbk, ctx->stream));
     GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, lens[0], offs[0], (int64_t)(gcnt + 1), ctx->stream));
@@ -1004,11 +1085,11 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             uint32_t total_out = 0, thr_r = r > run || early ? thr : 0;
             if (thr_r > 0) {
                 if (r == 1)
-                    msm_aff_tail<P, true><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in0, in_off, in_len, cnt,
-                                                                                        thr_r, buckets + k0);
+                    msm_aff_tail<P, true>
+                        <<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in0, in_off, in_len, cnt, thr_r, buckets + k0);
                 else
-                    msm_aff_tail<P, false><<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in, in_off, in_len, cnt,
-                                                                                         thr_r, buckets + k0);
+                    msm_aff_tail<P, false>
+                        <<<blocks_for(cnt), THREADS, 0, ctx->stream>>>(in, in_off, in_len, cnt, thr_r, buckets + k0);
                 GPU_LAUNCHED("msm_aff_tail");
                 aff_prof_mark(&ap, ctx, AFF_PROF_ROUNDS);
             }
@@ -1046,11 +1127,11 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             if (launched)
                 ;
             else if (r == 1)
-                k_round1<<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-                    in0, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
+                k_round1<<<blocks_for(threads), THREADS, 0, ctx->stream>>>(in0, in_off, in_len, offs[o], (uint32_t)cnt,
+                                                                           total_out, (uint32_t)per, pts[o], cap[o]);
             else
-                k_round<<<blocks_for(threads), THREADS, 0, ctx->stream>>>(
-                    in, in_off, in_len, offs[o], (uint32_t)cnt, total_out, (uint32_t)per, pts[o], cap[o]);
+                k_round<<<blocks_for(threads), THREADS, 0, ctx->stream>>>(in, in_off, in_len, offs[o], (uint32_t)cnt,
+                                                                          total_out, (uint32_t)per, pts[o], cap[o]);
             GPU_LAUNCHED("msm_aff_round");
             aff_prof_mark(&ap, ctx, r < AFF_PROF_ROUNDS ? r : AFF_PROF_ROUNDS - 1);
             in_off = offs[o];
@@ -1214,9 +1295,8 @@ template <class P> struct msm_src {
  * AFFINE_WARP (G1). retry: an affine run out of device memory falls back to the XYZZ bucket sums in place. *affine:
  * whether the bucket sums were affine. */
 template <class P>
-static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P> &src, const fr_t *scalars,
-                           size_t n, unsigned c, gpu_msm_variant variant, bool retry, bool *affine_out,
-                           cuzk_error *err)
+static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P> &src, const fr_t *scalars, size_t n,
+                           unsigned c, gpu_msm_variant variant, bool retry, bool *affine_out, cuzk_error *err)
 {
     typedef typename P::xyzz X;
     cuzk_status st = CUZK_OK;
@@ -1249,8 +1329,7 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     /* The affine rounds index sorted entries with 32 bits (values carry a sign bit: below 2^31). */
     if (affine && total >= ((size_t)1 << 31)) variant = GPU_MSM_XYZZ;
     /* They load bases 16 bytes at a time: device bases at an odd offset (never from cudaMalloc) take XYZZ. */
-    if (affine && !prepared && gpu_is_device_ptr(src.bases) && ((uintptr_t)src.bases & 15) != 0)
-        variant = GPU_MSM_XYZZ;
+    if (affine && !prepared && gpu_is_device_ptr(src.bases) && ((uintptr_t)src.bases & 15) != 0) variant = GPU_MSM_XYZZ;
     affine = variant != GPU_MSM_XYZZ;
     h_wins = (typename P::h_xyzz *)malloc(bw * sizeof *h_wins);
     if (h_wins == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_%s: out of host memory", P::NAME);
@@ -1280,9 +1359,9 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     GPU_TRY(gpu_malloc_async(&cub_tmp, cub_bytes, ctx->stream));
     prof_mark(&prof, ctx, "alloc+upload");
 
-    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, (const uint32_t *)d_idx, n, c,
-                                                           nwin, (uint32_t)nb, prepared ? (uint32_t)src.table_n : 0,
-                                                           keys, vals);
+    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, (const uint32_t *)d_idx, n, c, nwin,
+                                                           (uint32_t)nb, prepared ? (uint32_t)src.table_n : 0, keys,
+                                                           vals);
     GPU_LAUNCHED("msm_digits");
     prof_mark(&prof, ctx, "digits");
     GPU_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
@@ -1305,8 +1384,8 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)bw * nb * sizeof(X), ctx->stream));
     prof_mark(&prof, ctx, "sort");
     if (affine) {
-        st = msm_bucket_sums_affine<P>(ctx, skeys, svals, (const typename P::aff *)d_bases, total, (size_t)bw * nb,
-                                       nb, variant == GPU_MSM_AFFINE_WARP, buckets, err);
+        st = msm_bucket_sums_affine<P>(ctx, skeys, svals, (const typename P::aff *)d_bases, total, (size_t)bw * nb, nb,
+                                       variant == GPU_MSM_AFFINE_WARP, buckets, err);
         if (st == CUZK_ERR_NOMEM && retry) {
             /* XYZZ needs ~5 bytes per bucket entry instead of ~0.75 of a point. */
             forget_nomem(err);
@@ -1343,12 +1422,11 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     host_finish<P>(out, h_wins, bw, c);
     prof_report(&prof, P::NAME, n, c);
 
-done:
-    {
-        void *dev[] = {own_bases, own_scalars, own_idx, keys, vals, skeys, svals, buckets, segs, cub_tmp};
-        for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
-            if (dev[i]) gpu_free_async(dev[i], ctx->stream);
-    }
+done : {
+    void *dev[] = {own_bases, own_scalars, own_idx, keys, vals, skeys, svals, buckets, segs, cub_tmp};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        if (dev[i]) gpu_free_async(dev[i], ctx->stream);
+}
     if (st != CUZK_OK) {
         /* Let queued work finish before the caller reuses its inputs. */
         cudaStreamSynchronize(ctx->stream);
@@ -1407,9 +1485,8 @@ static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
                           &affine, err);
 }
 
-extern "C" cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
-                                          const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant,
-                                          cuzk_error *err)
+extern "C" cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
+                                          size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
 {
     return msm_g1_any(ctx, out, bases, NULL, scalars, n, c, variant, err);
 }
@@ -1424,8 +1501,8 @@ extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gp
     return msm_g1_any(ctx, out, NULL, pb, scalars, n, 0, variant, err);
 }
 /* Window w + 1 of the table from window w: scratch[i] = 2^c * row[i] (XYZZ). */
-__global__ void __launch_bounds__(THREADS) msm_prep_double(const g1_aff_d *row, size_t n, unsigned c,
-                                                           g1_xyzz_d *scratch)
+__global__ void __launch_bounds__(THREADS)
+    msm_prep_double(const g1_aff_d *row, size_t n, unsigned c, g1_xyzz_d *scratch)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -1437,8 +1514,8 @@ __global__ void __launch_bounds__(THREADS) msm_prep_double(const g1_aff_d *row, 
 
 /* row[i] = scratch[i] in affine, `per` points per thread with one inversion (of the products ZZ * ZZZ:
  * 1/ZZ = ZZZ / (ZZ ZZZ), 1/ZZZ = ZZ / (ZZ ZZZ)); the running products wait in row[i].x. */
-__global__ void __launch_bounds__(THREADS) msm_prep_affine(const g1_xyzz_d *scratch, size_t n, unsigned per,
-                                                           g1_aff_d *row)
+__global__ void __launch_bounds__(THREADS)
+    msm_prep_affine(const g1_xyzz_d *scratch, size_t n, unsigned per, g1_aff_d *row)
 {
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, i0 = t * per;
     if (i0 >= n) return;
@@ -1527,7 +1604,7 @@ extern "C" cuzk_status gpu_msm_bases_prepare(gpu_ctx *ctx, gpu_msm_bases **out, 
         msm_prep_double<<<blocks_for(n), THREADS, 0, ctx->stream>>>(pb->table + (size_t)(w - 1) * n, n, c, scratch);
         GPU_LAUNCHED("msm_prep_double");
         msm_prep_affine<<<blocks_for((n + per - 1) / per), THREADS, 0, ctx->stream>>>(scratch, n, per,
-                                                                                       pb->table + (size_t)w * n);
+                                                                                      pb->table + (size_t)w * n);
         GPU_LAUNCHED("msm_prep_affine");
     }
     GPU_TRY(cudaStreamSynchronize(ctx->stream));
@@ -1562,14 +1639,14 @@ extern "C" unsigned gpu_msm_bases_window(const gpu_msm_bases *pb)
     return pb ? pb->c : 0;
 }
 
-extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
-                                         const fr_t *scalars, size_t n, unsigned c, cuzk_error *err)
+extern "C" cuzk_status gpu_msm_g1_window(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
+                                         size_t n, unsigned c, cuzk_error *err)
 {
     return gpu_msm_g1_variant(ctx, out, bases, scalars, n, c, GPU_MSM_DEFAULT, err);
 }
 
-extern "C" cuzk_status gpu_msm_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
-                                  size_t n, cuzk_error *err)
+extern "C" cuzk_status gpu_msm_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars, size_t n,
+                                  cuzk_error *err)
 {
     return gpu_msm_g1_window(ctx, out, bases, scalars, n, 0, err);
 }
@@ -1697,8 +1774,8 @@ done:
  * a point per selected base), XYZZ runs instead, which needs almost none; G1 does not when the path was forced.
  * *affine: the path taken. */
 template <class P>
-static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typename P::h_aff *bases,
-                             const uint64_t *mask, size_t n, bool retry_forced, bool *affine, cuzk_error *err)
+static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typename P::h_aff *bases, const uint64_t *mask,
+                             size_t n, bool retry_forced, bool *affine, cuzk_error *err)
 {
     typedef typename P::xyzz X;
     cuzk_status st = CUZK_OK;
@@ -1745,7 +1822,7 @@ static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typenam
     }
     GPU_TRY(gpu_malloc_async((void **)&parts, chunks * sizeof(X), ctx->stream));
     batch_add_chunks<P><<<blocks_for(chunks), THREADS, 0, ctx->stream>>>((const typename P::aff *)d_bases,
-                                                                          (const uint64_t *)d_mask, n, parts);
+                                                                         (const uint64_t *)d_mask, n, parts);
     GPU_LAUNCHED("batch_add_chunks");
     st = reduce_groups<P>(ctx, parts, chunks, 1, &res, err);
     if (st != CUZK_OK) goto done;

@@ -41,8 +41,8 @@ extern "C" {
 #include "gpu/gpu_ntt.h"
 }
 
-#define NTT_KMAX 11           /* largest pass, bits */
-#define NTT_FULL_BITS 18      /* tables up to 2^18 entries are kept whole */
+#define NTT_KMAX 11      /* largest pass, bits */
+#define NTT_FULL_BITS 18 /* tables up to 2^18 entries are kept whole */
 #define NTT_MAX_PASSES 3
 #define NTT_MAX_LOG 28
 #define NTT_SCALE_CACHE 8
@@ -158,8 +158,7 @@ __device__ __forceinline__ void ntt_step(uint32_t *sm, uint32_t E, uint32_t lg, 
 
 /* The steps of a pass, top bits first: TOP is the highest mid bit not yet done, R the levels of this step. */
 template <int TOP, int R, int RB>
-__device__ __forceinline__ void ntt_steps(uint32_t *sm, uint32_t E, uint32_t lg, const fr_d *tw, uint32_t t,
-                                          uint32_t T)
+__device__ __forceinline__ void ntt_steps(uint32_t *sm, uint32_t E, uint32_t lg, const fr_d *tw, uint32_t t, uint32_t T)
 {
     if (t < T) ntt_step<TOP - RB + 1, R, RB>(sm, E, lg, tw, t);
     __syncthreads();
@@ -537,13 +536,13 @@ typedef cudaError_t (*ntt_call_fn)(unsigned kb, int setup, unsigned blocks, unsi
                                    cudaStream_t s, const ntt_pass_args *a);
 
 template <int KB, int RB, int NT, int MINB, int FUSE>
-static cudaError_t ntt_call_one(int setup, int carveout, unsigned blocks, unsigned threads, size_t smem,
-                                cudaStream_t s, const ntt_pass_args *a)
+static cudaError_t ntt_call_one(int setup, int carveout, unsigned blocks, unsigned threads, size_t smem, cudaStream_t s,
+                                const ntt_pass_args *a)
 {
     if (setup) {
-        cudaError_t e = cudaFuncSetAttribute(ntt_pass_kernel<KB, RB, NT, MINB, FUSE>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)(((size_t)NT << RB) * sizeof(fr_d)));
+        cudaError_t e =
+            cudaFuncSetAttribute(ntt_pass_kernel<KB, RB, NT, MINB, FUSE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)(((size_t)NT << RB) * sizeof(fr_d)));
         if (e == cudaSuccess && carveout)
             e = cudaFuncSetAttribute(ntt_pass_kernel<KB, RB, NT, MINB, FUSE>,
                                      cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
@@ -1053,8 +1052,8 @@ extern "C" void gpu_ntt_h_free(gpu_ctx *ctx, fr_t *h_dev)
     (void)cudaGetLastError();
 }
 
-extern "C" cuzk_status gpu_ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_t *b, const fr_t *c,
-                                 size_t n, fr_t *h, cuzk_error *err)
+extern "C" cuzk_status gpu_ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_t *b, const fr_t *c, size_t n,
+                                 fr_t *h, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     fr_d *d = NULL;

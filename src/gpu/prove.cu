@@ -57,8 +57,10 @@ static void gate_enter(int device, int exclusive)
 {
     pthread_once(&gate_once, gate_init);
     if (device < 0 || device >= GATE_DEVICES) return;
-    if (exclusive) pthread_rwlock_wrlock(&gate[device]);
-    else pthread_rwlock_rdlock(&gate[device]);
+    if (exclusive)
+        pthread_rwlock_wrlock(&gate[device]);
+    else
+        pthread_rwlock_rdlock(&gate[device]);
 }
 
 static void gate_leave(int device)
@@ -67,25 +69,25 @@ static void gate_leave(int device)
 }
 
 /* st = call, under the device's gate, retried once alone when the device ran out of memory. */
-#define GATED(device, st, call)                     \
-    do {                                            \
-        gate_enter((device), 0);                    \
-        (st) = (call);                              \
-        gate_leave(device);                         \
-        if ((st) == CUZK_ERR_NOMEM) {               \
-            gate_enter((device), 1);                \
-            (st) = (call);                          \
-            gate_leave(device);                     \
-        }                                           \
+#define GATED(device, st, call)                                                                                        \
+    do {                                                                                                               \
+        gate_enter((device), 0);                                                                                       \
+        (st) = (call);                                                                                                 \
+        gate_leave(device);                                                                                            \
+        if ((st) == CUZK_ERR_NOMEM) {                                                                                  \
+            gate_enter((device), 1);                                                                                   \
+            (st) = (call);                                                                                             \
+            gate_leave(device);                                                                                        \
+        }                                                                                                              \
     } while (0)
 
 /* ---- resident bases ---- */
 
 struct gpu_params {
     const groth16_params *params;
-    gpu_ctx *ctx; /* owns the buffers (gpu_buf_free waits on its stream) */
+    gpu_ctx *ctx;              /* owns the buffers (gpu_buf_free waits on its stream) */
     gpu_buf *h, *l, *a, *b_g1; /* NULL: streamed from the host's copy in chunks (see gpu_params_upload) */
-    gpu_buf *b_g2; /* NULL when it did not fit: B_G2 then stays wholly on the CPU, or streams (b_g2_stream) */
+    gpu_buf *b_g2;   /* NULL when it did not fit: B_G2 then stays wholly on the CPU, or streams (b_g2_stream) */
     int b_g2_stream; /* under a memory cap: B_G2's bases not resident are streamed in pieces like the G1 ones */
     void *pinned[5]; /* streamed sections that gpu_params_upload page-locked (and gpu_params_free unlocks); [4]: B_G2 */
 };
@@ -212,8 +214,7 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
     /* B_G2's bases are optional: without them the unit scalars of B_G2 are summed on the CPU as well. */
     cuzk_error ignored;
     if (!plan.b_g2_resident ||
-        gpu_buf_upload(gp->ctx, &gp->b_g2, params->b_g2, params->b_g2_len * sizeof(g2_affine_t), &ignored) !=
-            CUZK_OK)
+        gpu_buf_upload(gp->ctx, &gp->b_g2, params->b_g2, params->b_g2_len * sizeof(g2_affine_t), &ignored) != CUZK_OK)
         gp->b_g2 = NULL;
     /* Under a cap B_G2 streams rather than falling to the CPU (minutes for a 32 GiB PoRep's ~10^8 G2 points);
      * uncapped a B_G2 that does not fit stays on the CPU as before. */
@@ -245,8 +246,8 @@ extern "C" int gpu_params_device(const gpu_params *gp)
 
 struct gpu_prover {
     gpu_ctx *ctx;
-    gpu_ctx *ctx_h;     /* the H MSM's own stream, when it overlaps the other queries; created on first use */
-    int overlap;        /* 1: the H MSM runs on ctx_h (another thread) while ctx computes B_G2, L, A, B_G1 */
+    gpu_ctx *ctx_h;           /* the H MSM's own stream, when it overlaps the other queries; created on first use */
+    int overlap;              /* 1: the H MSM runs on ctx_h (another thread) while ctx computes B_G2, L, A, B_G1 */
     void (*abc_done)(void *); /* this call's: called once a, b, c are no longer read */
     void *abc_done_ctx;
     void (*next_abc_done)(void *); /* set by gpu_prover_on_abc_done for the next call */
@@ -255,10 +256,10 @@ struct gpu_prover {
     unsigned plan_log;
     poly_roots plan_roots;
     gpu_prove_split split;
-    void *stage[2];        /* pinned, STAGE_BYTES each; allocated on first use */
+    void *stage[2];          /* pinned, STAGE_BYTES each; allocated on first use */
     cudaEvent_t stage_ev[2]; /* the DMA out of stage[i] has finished */
-    int turns;             /* take the device's turn (CUZK_GPU_TURN=0: no) */
-    int in_turn;           /* this prover holds its device's turn */
+    int turns;               /* take the device's turn (CUZK_GPU_TURN=0: no) */
+    int in_turn;             /* this prover holds its device's turn */
 };
 
 static void turn_enter(gpu_prover *pv)
@@ -474,8 +475,7 @@ static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn 
 }
 
 /* out = sum_{i<n} scalars[i] * b[i] (scalars on the host or the device). */
-static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr_t *scalars, size_t n,
-                              cuzk_error *err)
+static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr_t *scalars, size_t n, cuzk_error *err)
 {
     return in_pieces(ctx, out, b, msm_piece, scalars, n, err);
 }
@@ -548,8 +548,8 @@ static cuzk_status run_query(gpu_ctx *ctx, const query *q, bases_ref bases, cons
 /* B_G2 over host bases streamed in pieces (stream_piece; a memory cap left them on the host): the same sums as
  * run_b_g2's, each piece's bases staged by the G2 calls, the tail's bases gathered on the host first; a piece that
  * runs out of device memory is done in halves (multiples of 64 points), down to SPLIT_MIN. */
-static cuzk_status run_b_g2_streamed(gpu_ctx *ctx, const query *q, const g2_affine_t *bases, g2_jac_t *out,
-                                     double *ms, cuzk_error *err)
+static cuzk_status run_b_g2_streamed(gpu_ctx *ctx, const query *q, const g2_affine_t *bases, g2_jac_t *out, double *ms,
+                                     cuzk_error *err)
 {
     size_t piece = stream_piece(ctx, sizeof(g2_affine_t));
     g2_affine_t *pts = NULL;
@@ -648,8 +648,7 @@ static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const 
     if (n_in == 0 || !fr_is_one(&inputs[0]))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: input 0 must be the constant one");
     if (n_aux >= (1ull << 31) || n_in >= (1ull << 31))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: %zu inputs / %zu aux: 2^31 or more", n_in,
-                              n_aux);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: %zu inputs / %zu aux: 2^31 or more", n_in, n_aux);
     cuzk_status st = domain_for_size(d, n, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: ");
     if (groth16_check_shapes(p, n_in, n_aux, n, dn, d, err) != CUZK_OK) return cuzk_error_prefix(err, "gpu ");
@@ -809,8 +808,7 @@ static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const ab
     if (debug_take(&debug_fail_h)) {
         st = cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: H step failed as if out of device memory");
     } else if (in_place) {
-        st = gpu_ntt_h_device_own(pv->plan, form, (fr_t *)owned[0], (fr_t *)owned[1], (fr_t *)owned[2], n, h_dev,
-                                  err);
+        st = gpu_ntt_h_device_own(pv->plan, form, (fr_t *)owned[0], (fr_t *)owned[1], (fr_t *)owned[2], n, h_dev, err);
         owned[0] = owned[1] = owned[2] = NULL; /* taken over */
     } else {
         st = gpu_ntt_h_device(pv->plan, form, dev[0], dev[1], dev[2], n, h_dev, err);
@@ -878,8 +876,8 @@ static cuzk_status plan_partition(gpu_prover *pv, const gpu_params *gp, const ab
     }
     if ((st = gpu_ctx_enter(pv->ctx, err)) != CUZK_OK) return st;
     GPU_TRY(gpu_mem_get_info(&free_b, &total_b));
-    gpu_plan_partition(total_b, tune.memory_limit, held, d->log_m, !src->shape && gp->params->h_form == H_FORM_BELLPERSON,
-                       part);
+    gpu_plan_partition(total_b, tune.memory_limit, held, d->log_m,
+                       !src->shape && gp->params->h_form == H_FORM_BELLPERSON, part);
     if (tune.profile)
         fprintf(stderr,
                 "gpu plan: partition 2^%u on device %d: H step %.2f GiB beside %.2f GiB held of %.2f GiB: %s; witness "
@@ -1106,11 +1104,11 @@ extern "C" cuzk_status gpu_prove_start_abc(gpu_prover *pv, const gpu_params *gp,
     return prove_start(pv, gp, pool, params, num_constraints, &src, density, pending, timings, gt_out, err);
 }
 
-extern "C" cuzk_status gpu_prove_start_shape(gpu_prover *pv, const gpu_params *gp, const gpu_shape *shape,
-                                             pool_t *pool, const groth16_params *params, const fr_t *inputs,
-                                             size_t num_inputs, const fr_t *aux, size_t num_aux,
-                                             const r1cs_density *density, groth16_pending *pending,
-                                             groth16_timings *timings, gpu_prove_timings *gt, cuzk_error *err)
+extern "C" cuzk_status gpu_prove_start_shape(gpu_prover *pv, const gpu_params *gp, const gpu_shape *shape, pool_t *pool,
+                                             const groth16_params *params, const fr_t *inputs, size_t num_inputs,
+                                             const fr_t *aux, size_t num_aux, const r1cs_density *density,
+                                             groth16_pending *pending, groth16_timings *timings, gpu_prove_timings *gt,
+                                             cuzk_error *err)
 {
     if (shape == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu prove: NULL shape");
     /* Nothing to release early here: the hook set for the next gpu_prove_start_abc stays for that call. */

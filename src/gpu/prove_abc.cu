@@ -221,9 +221,12 @@ static cuzk_status upload_narrowed(void *dst, size_t dst_size, const void *src, 
         size_t len = n - off < CONV_CHUNK ? n - off : CONV_CHUNK;
         for (size_t i = 0; i < len; i++) {
             uint64_t v = src64 ? ((const uint64_t *)src)[off + i] : ((const uint32_t *)src)[off + i];
-            if (dst_size == 8) ((uint64_t *)tmp)[i] = v;
-            else if (dst_size == 4) ((uint32_t *)tmp)[i] = (uint32_t)v;
-            else ((uint16_t *)tmp)[i] = (uint16_t)v;
+            if (dst_size == 8)
+                ((uint64_t *)tmp)[i] = v;
+            else if (dst_size == 4)
+                ((uint32_t *)tmp)[i] = (uint32_t)v;
+            else
+                ((uint16_t *)tmp)[i] = (uint16_t)v;
         }
         GPU_TRY(cudaMemcpy((char *)dst + off * dst_size, tmp, len * dst_size, cudaMemcpyHostToDevice));
     }
@@ -346,13 +349,13 @@ static cuzk_status check_eval(gpu_ctx *ctx, const gpu_shape *s, const char *who,
 {
     if (ctx == NULL || s == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: NULL argument", who);
     if (ctx->device != s->device)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: shape on device %d, context on device %d", who,
-                              s->device, ctx->device);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: shape on device %d, context on device %d", who, s->device,
+                              ctx->device);
     return CUZK_OK;
 }
 
-extern "C" cuzk_status gpu_shape_eval_device(gpu_ctx *ctx, const gpu_shape *s, const fr_t *w, fr_t *a, fr_t *b,
-                                             fr_t *c, double *ms, cuzk_error *err)
+extern "C" cuzk_status gpu_shape_eval_device(gpu_ctx *ctx, const gpu_shape *s, const fr_t *w, fr_t *a, fr_t *b, fr_t *c,
+                                             double *ms, cuzk_error *err)
 {
     int variant;
     cudaEvent_t ev[2] = {NULL, NULL};
@@ -425,14 +428,14 @@ extern "C" cuzk_status gpu_shape_eval(gpu_ctx *ctx, const gpu_shape *s, const fr
     for (int i = 0; i < 3; i++) GPU_TRY(cudaEventCreate(&ev[i]));
     GPU_TRY(cudaEventRecord(ev[0], ctx->stream));
     GPU_TRY(gpu_malloc_async((void **)&w, (nw ? nw : 1) * sizeof(fr_t), ctx->stream));
-    if (num_inputs)
-        GPU_TRY(cudaMemcpyAsync(w, inputs, num_inputs * sizeof(fr_t), cudaMemcpyDefault, ctx->stream));
-    if (num_aux)
-        GPU_TRY(cudaMemcpyAsync(w + num_inputs, aux, num_aux * sizeof(fr_t), cudaMemcpyDefault, ctx->stream));
+    if (num_inputs) GPU_TRY(cudaMemcpyAsync(w, inputs, num_inputs * sizeof(fr_t), cudaMemcpyDefault, ctx->stream));
+    if (num_aux) GPU_TRY(cudaMemcpyAsync(w + num_inputs, aux, num_aux * sizeof(fr_t), cudaMemcpyDefault, ctx->stream));
     GPU_TRY(cudaEventRecord(ev[1], ctx->stream));
     for (int k = 0; k < 3; k++) {
-        if (host_out) GPU_TRY(gpu_malloc_async((void **)&dev[k], (n ? n : 1) * sizeof(fr_t), ctx->stream));
-        else dev[k] = out[k];
+        if (host_out)
+            GPU_TRY(gpu_malloc_async((void **)&dev[k], (n ? n : 1) * sizeof(fr_t), ctx->stream));
+        else
+            dev[k] = out[k];
     }
     GPU_TRY(cudaEventSynchronize(ev[1]));
     tm.upload_ms = elapsed(ev[0], ev[1]);

@@ -26,31 +26,73 @@ struct g1_fb_ops {
     typedef fp_d F;
     typedef g1_aff_d A;
     typedef g1_xyzz_d X;
-    static MONT_DEV void inf(X &r) { g1_xyzz_inf(r); }
-    static MONT_DEV bool is_inf(const X &a) { return g1_xyzz_is_inf(a); }
-    static MONT_DEV void madd(X &r, const A &b) { g1_xyzz_madd(r, b, false); }
-    static MONT_DEV void one(F &r) { mont_set_one<fp_cfg>(r); }
-    static MONT_DEV void zero(F &r) { mont_set_zero<fp_cfg>(r); }
-    static MONT_DEV void mul(F &r, const F &a, const F &b) { mont_mul<fp_cfg>(r, a, b); }
-    static MONT_DEV void sqr(F &r, const F &a) { mont_sqr<fp_cfg>(r, a); }
-    static MONT_DEV void inv(F &r, const F &a) { g1_fp_inv(r, a); }
+    static MONT_DEV void inf(X &r)
+    {
+        g1_xyzz_inf(r);
+    }
+    static MONT_DEV bool is_inf(const X &a)
+    {
+        return g1_xyzz_is_inf(a);
+    }
+    static MONT_DEV void madd(X &r, const A &b)
+    {
+        g1_xyzz_madd(r, b, false);
+    }
+    static MONT_DEV void one(F &r)
+    {
+        mont_set_one<fp_cfg>(r);
+    }
+    static MONT_DEV void zero(F &r)
+    {
+        mont_set_zero<fp_cfg>(r);
+    }
+    static MONT_DEV void mul(F &r, const F &a, const F &b)
+    {
+        mont_mul<fp_cfg>(r, a, b);
+    }
+    static MONT_DEV void sqr(F &r, const F &a)
+    {
+        mont_sqr<fp_cfg>(r, a);
+    }
+    static MONT_DEV void inv(F &r, const F &a)
+    {
+        g1_fp_inv(r, a);
+    }
 };
 
 struct g2_fb_ops {
     typedef fp2_d F;
     typedef g2_aff_d A;
     typedef g2_xyzz_d X;
-    static MONT_DEV void inf(X &r) { g2_xyzz_inf(r); }
-    static MONT_DEV bool is_inf(const X &a) { return g2_xyzz_is_inf(a); }
-    static MONT_DEV void madd(X &r, const A &b) { g2_xyzz_madd(r, b); }
-    static MONT_DEV void one(F &r) { fp2_set_one(r); }
+    static MONT_DEV void inf(X &r)
+    {
+        g2_xyzz_inf(r);
+    }
+    static MONT_DEV bool is_inf(const X &a)
+    {
+        return g2_xyzz_is_inf(a);
+    }
+    static MONT_DEV void madd(X &r, const A &b)
+    {
+        g2_xyzz_madd(r, b);
+    }
+    static MONT_DEV void one(F &r)
+    {
+        fp2_set_one(r);
+    }
     static MONT_DEV void zero(F &r)
     {
         mont_set_zero<fp_cfg>(r.c0);
         mont_set_zero<fp_cfg>(r.c1);
     }
-    static MONT_DEV void mul(F &r, const F &a, const F &b) { fp2_mul(r, a, b); }
-    static MONT_DEV void sqr(F &r, const F &a) { fp2_sqr(r, a); }
+    static MONT_DEV void mul(F &r, const F &a, const F &b)
+    {
+        fp2_mul(r, a, b);
+    }
+    static MONT_DEV void sqr(F &r, const F &a)
+    {
+        fp2_sqr(r, a);
+    }
     /* 1/(c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2). */
     static MONT_DEV void inv(F &r, const F &a)
     {
@@ -66,8 +108,8 @@ struct g2_fb_ops {
 };
 
 template <class G>
-__global__ void __launch_bounds__(FB_THREADS) fb_accumulate(const typename G::A *table, unsigned w, unsigned nwin,
-                                                              const fr_d *s, size_t n, typename G::X *acc)
+__global__ void __launch_bounds__(FB_THREADS)
+    fb_accumulate(const typename G::A *table, unsigned w, unsigned nwin, const fr_d *s, size_t n, typename G::X *acc)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -89,8 +131,8 @@ __global__ void __launch_bounds__(FB_THREADS) fb_accumulate(const typename G::A 
 /* Thread t converts points t, t + T, t + 2T, ... (T threads in all) with one inversion. pre[i] holds the
  * product of the ZZZ of this thread's earlier finite points. */
 template <class G>
-__global__ void __launch_bounds__(FB_THREADS) fb_to_affine(const typename G::X *acc, typename G::F *pre, size_t n,
-                                                             typename G::A *out)
+__global__ void __launch_bounds__(FB_THREADS)
+    fb_to_affine(const typename G::X *acc, typename G::F *pre, size_t n, typename G::A *out)
 {
     typedef typename G::F F;
     size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, T = (size_t)gridDim.x * blockDim.x;
@@ -152,8 +194,8 @@ extern "C" void gpu_fixed_base_destroy(gpu_fixed_base *fb)
 }
 
 template <class G, class HostA>
-static cuzk_status fixed_base(gpu_fixed_base *fb, pool_t *pool, const HostA *table, unsigned w, const fr_t *s,
-                              size_t n, HostA *out, const char *name, cuzk_error *err)
+static cuzk_status fixed_base(gpu_fixed_base *fb, pool_t *pool, const HostA *table, unsigned w, const fr_t *s, size_t n,
+                              HostA *out, const char *name, cuzk_error *err)
 {
     typedef typename G::A A;
     typedef typename G::X X;

@@ -89,10 +89,10 @@ int gpu_tune_parse_size(const char *text, size_t *out)
     static const struct {
         const char *suffix;
         unsigned long long mul;
-    } units[] = {{"", 1ull},          {"B", 1ull},          {"K", 1ull << 10},    {"M", 1ull << 20},
-                 {"G", 1ull << 30},   {"T", 1ull << 40},    {"KiB", 1ull << 10},  {"MiB", 1ull << 20},
-                 {"GiB", 1ull << 30}, {"TiB", 1ull << 40},  {"KB", 1000ull},      {"MB", 1000000ull},
-                 {"GB", 1000000000ull}, {"TB", 1000000000000ull}};
+    } units[] = {
+        {"", 1ull},        {"B", 1ull},         {"K", 1ull << 10},     {"M", 1ull << 20},       {"G", 1ull << 30},
+        {"T", 1ull << 40}, {"KiB", 1ull << 10}, {"MiB", 1ull << 20},   {"GiB", 1ull << 30},     {"TiB", 1ull << 40},
+        {"KB", 1000ull},   {"MB", 1000000ull},  {"GB", 1000000000ull}, {"TB", 1000000000000ull}};
     const char *s = text;
     unsigned long long v = 0;
     if (s == NULL || out == NULL) return -1;

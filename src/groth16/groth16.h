@@ -78,8 +78,7 @@ cuzk_status groth16_params_parse(pool_t *pool, groth16_params *out, const uint8_
 cuzk_status groth16_vk_parse(groth16_vk *out, const uint8_t *buf, size_t len, cuzk_error *err);
 
 /* The same from a file, memory-mapped for the duration of the call. CUZK_ERR_IO if it cannot be opened. */
-cuzk_status groth16_params_read(pool_t *pool, groth16_params *out, const char *path, unsigned flags,
-                                cuzk_error *err);
+cuzk_status groth16_params_read(pool_t *pool, groth16_params *out, const char *path, unsigned flags, cuzk_error *err);
 cuzk_status groth16_vk_read(groth16_vk *out, const char *path, cuzk_error *err);
 
 /* ---- cuzk's own layout, memory-mapped (the warm tier of parameter residency) ----
@@ -90,8 +89,7 @@ cuzk_status groth16_vk_read(groth16_vk *out, const char *path, cuzk_error *err);
  * CUZK_ERR_FORMAT / CUZK_ERR_TRUNCATED for a damaged file. groth16_params_load_mapped: source's parameters
  * through the cache file: mapped when the cache matches source's stamp, otherwise read from source (flags as for
  * groth16_params_read), written to cache and mapped (*remade = 1; remade may be NULL). */
-cuzk_status groth16_params_native_write(const groth16_params *p, const char *source, const char *path,
-                                        cuzk_error *err);
+cuzk_status groth16_params_native_write(const groth16_params *p, const char *source, const char *path, cuzk_error *err);
 cuzk_status groth16_params_map(groth16_params *out, const char *path, cuzk_error *err);
 /* groth16_params_map's checks on a cache image in memory: *out's arrays point into buf (only out->vk needs
  * freeing: groth16_vk_free, not groth16_params_free). source may be NULL for groth16_params_native_write (no
@@ -208,15 +206,15 @@ cuzk_status groth16_prove_finish(pool_t *pool, const groth16_pending *pending, c
                                  groth16_proof *proof, groth16_timings *timings, cuzk_error *err);
 /* Both, with the density computed from cs. Uses cs's own witness when inputs and aux are NULL. */
 cuzk_status groth16_prove(pool_t *pool, const groth16_params *params, const r1cs *cs, const fr_t *inputs,
-                          const fr_t *aux, const fr_t *r, const fr_t *s, groth16_proof *proof,
-                          groth16_timings *timings, cuzk_error *err);
+                          const fr_t *aux, const fr_t *r, const fr_t *s, groth16_proof *proof, groth16_timings *timings,
+                          cuzk_error *err);
 
 /* ---- verifier ---- */
 
 typedef struct groth16_pvk {
-    fp12_t alpha_beta;                       /* e(alpha_g1, beta_g2) */
-    g2_prepared_t *neg_gamma, *neg_delta;    /* -gamma_g2, -delta_g2 */
-    g2_prepared_t *beta;                     /* beta_g2, for batch verification */
+    fp12_t alpha_beta;                    /* e(alpha_g1, beta_g2) */
+    g2_prepared_t *neg_gamma, *neg_delta; /* -gamma_g2, -delta_g2 */
+    g2_prepared_t *beta;                  /* beta_g2, for batch verification */
     g1_affine_t alpha_g1;
     size_t ic_len;
     g1_affine_t *ic; /* owned copy */
@@ -233,8 +231,8 @@ cuzk_status groth16_verify(pool_t *pool, const groth16_pvk *pvk, const groth16_p
 /* All proofs at once by a random linear combination (128-bit coefficients from os_random) and one
  * multi-pairing. inputs: n_proofs rows of num_inputs values, row i at inputs + i * num_inputs.
  * CUZK_OK iff every proof is valid (with overwhelming probability). */
-cuzk_status groth16_verify_batch(pool_t *pool, const groth16_pvk *pvk, const groth16_proof *proofs,
-                                 size_t n_proofs, const fr_t *inputs, size_t num_inputs, cuzk_error *err);
+cuzk_status groth16_verify_batch(pool_t *pool, const groth16_pvk *pvk, const groth16_proof *proofs, size_t n_proofs,
+                                 const fr_t *inputs, size_t num_inputs, cuzk_error *err);
 
 /* ---- proof encoding: A compressed (48) ‖ B compressed (96) ‖ C compressed (48) ---- */
 

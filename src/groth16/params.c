@@ -87,8 +87,8 @@ static cuzk_status read_g2_point(reader *r, g2_affine_t *p, const char *name, cu
 
 /* A section: u32 length, then len points of point_bytes each. Checks that the whole section lies within
  * the data (naming the first missing element) and returns its length and the offset of element 0. */
-static cuzk_status read_section_header(reader *r, const char *name, size_t point_bytes, size_t *count,
-                                       size_t *start, cuzk_error *err)
+static cuzk_status read_section_header(reader *r, const char *name, size_t point_bytes, size_t *count, size_t *start,
+                                       cuzk_error *err)
 {
     char what[64];
     snprintf(what, sizeof(what), "%s length", name);
@@ -310,8 +310,7 @@ static cuzk_status vk_parse_cb(void *ctx, const uint8_t *buf, size_t len, cuzk_e
     return groth16_vk_parse(ctx, buf, len, err);
 }
 
-cuzk_status groth16_params_read(pool_t *pool, groth16_params *out, const char *path, unsigned flags,
-                                cuzk_error *err)
+cuzk_status groth16_params_read(pool_t *pool, groth16_params *out, const char *path, unsigned flags, cuzk_error *err)
 {
     memset(out, 0, sizeof(*out));
     params_read_ctx c = {pool, out, flags};
@@ -334,8 +333,7 @@ size_t groth16_vk_file_size(const groth16_vk *vk)
 size_t groth16_params_file_size(const groth16_params *p)
 {
     return groth16_vk_file_size(&p->vk) + 5 * 4 +
-           (p->h_len + p->l_len + p->a_len + p->b_g1_len) * G1_UNCOMPRESSED_BYTES +
-           p->b_g2_len * G2_UNCOMPRESSED_BYTES;
+           (p->h_len + p->l_len + p->a_len + p->b_g1_len) * G1_UNCOMPRESSED_BYTES + p->b_g2_len * G2_UNCOMPRESSED_BYTES;
 }
 
 typedef struct writer {
@@ -372,8 +370,7 @@ static void encode_chunk(void *ctx, size_t begin, size_t end, unsigned worker)
     }
 }
 
-static cuzk_status put_section(writer *w, const char *name, const void *points, size_t n, int is_g2,
-                               cuzk_error *err)
+static cuzk_status put_section(writer *w, const char *name, const void *points, size_t n, int is_g2, cuzk_error *err)
 {
     if (n > UINT32_MAX)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: section %s has %zu points, more than a u32 holds",

@@ -55,8 +55,7 @@ static uint64_t align_up(uint64_t x)
 static cuzk_status source_stamp(const char *source, uint64_t *size, int64_t *mtime_ns, cuzk_error *err)
 {
     struct stat sb;
-    if (stat(source, &sb) != 0)
-        return cuzk_error_set(err, CUZK_ERR_IO, "%s: cannot stat: %s", source, strerror(errno));
+    if (stat(source, &sb) != 0) return cuzk_error_set(err, CUZK_ERR_IO, "%s: cannot stat: %s", source, strerror(errno));
     *size = (uint64_t)sb.st_size;
     *mtime_ns = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
     return CUZK_OK;
@@ -75,8 +74,7 @@ static cuzk_status write_all(int fd, const void *buf, uint64_t len, const char *
     return CUZK_OK;
 }
 
-cuzk_status groth16_params_native_write(const groth16_params *p, const char *source, const char *path,
-                                        cuzk_error *err)
+cuzk_status groth16_params_native_write(const groth16_params *p, const char *source, const char *path, cuzk_error *err)
 {
     native_header hd;
     memset(&hd, 0, sizeof hd);
@@ -137,9 +135,8 @@ static cuzk_status header_check(const native_header *hd, uint64_t file_len, cuzk
     if (memcmp(hd->magic, NATIVE_MAGIC, 8) != 0)
         return cuzk_error_set(err, CUZK_ERR_FORMAT, "parameter cache: not a cuzk parameter cache (magic)");
     if (hd->version != NATIVE_VERSION || hd->byte_order != NATIVE_BYTE_ORDER)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT,
-                              "parameter cache: version %u / byte order %08x, expected %u / %08x", hd->version,
-                              hd->byte_order, NATIVE_VERSION, NATIVE_BYTE_ORDER);
+        return cuzk_error_set(err, CUZK_ERR_FORMAT, "parameter cache: version %u / byte order %08x, expected %u / %08x",
+                              hd->version, hd->byte_order, NATIVE_VERSION, NATIVE_BYTE_ORDER);
     if (hd->h_form != H_FORM_BELLPERSON && hd->h_form != H_FORM_SNARKJS)
         return cuzk_error_set(err, CUZK_ERR_FORMAT, "parameter cache: unknown H form %u", hd->h_form);
     if (hd->file_len != file_len)
@@ -155,8 +152,7 @@ static cuzk_status header_check(const native_header *hd, uint64_t file_len, cuzk
     }
     if (end != file_len || hd->len[ARR_IC] == 0)
         return cuzk_error_set(err, CUZK_ERR_FORMAT, "parameter cache: arrays end at %llu of %llu bytes%s",
-                              (unsigned long long)end, (unsigned long long)file_len,
-                              hd->len[ARR_IC] ? "" : " (no ic)");
+                              (unsigned long long)end, (unsigned long long)file_len, hd->len[ARR_IC] ? "" : " (no ic)");
     const g1_affine_t *g1[3] = {&hd->alpha_g1, &hd->beta_g1, &hd->delta_g1};
     const g2_affine_t *g2[3] = {&hd->beta_g2, &hd->gamma_g2, &hd->delta_g2};
     for (int i = 0; i < 3; i++)

@@ -20,8 +20,7 @@ cuzk_status groth16_proof_read(groth16_proof *proof, const uint8_t in[GROTH16_PR
     if ((st = g2_from_compressed(&proof->b, pb, 1, &e)) != CUZK_OK)
         return cuzk_error_set(err, st, "proof: B at offset %d: %s", G1_COMPRESSED_BYTES, e.msg);
     if ((st = g1_from_compressed(&proof->c, pc, 1, &e)) != CUZK_OK)
-        return cuzk_error_set(err, st, "proof: C at offset %d: %s", G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES,
-                              e.msg);
+        return cuzk_error_set(err, st, "proof: C at offset %d: %s", G1_COMPRESSED_BYTES + G2_COMPRESSED_BYTES, e.msg);
     /* bellperson's Proof::read refuses the identity in any of the three points. */
     if (g1_affine_is_inf(&proof->a)) return cuzk_error_set(err, CUZK_ERR_FORMAT, "proof: A is the point at infinity");
     if (g2_affine_is_inf(&proof->b)) return cuzk_error_set(err, CUZK_ERR_FORMAT, "proof: B is the point at infinity");

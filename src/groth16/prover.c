@@ -6,7 +6,7 @@
 #include "msm/msm.h"
 
 cuzk_status groth16_check_shapes(const groth16_params *p, size_t n_in, size_t n_aux, size_t n, const r1cs_density *dn,
-                                const domain_t *d, cuzk_error *err)
+                                 const domain_t *d, cuzk_error *err)
 {
     if (p->vk.ic_len != n_in)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: vk has %zu ic points, circuit has %zu inputs",
@@ -52,8 +52,8 @@ cuzk_status groth16_prove_start_abc(pool_t *pool, const groth16_params *params, 
 {
     domain_t d;
     if (!a || !b || !c) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: NULL a, b or c");
-    cuzk_status st = check_start_args(params, num_constraints, inputs, num_inputs, aux, num_aux, density, pending, &d,
-                                      err);
+    cuzk_status st =
+        check_start_args(params, num_constraints, inputs, num_inputs, aux, num_aux, density, pending, &d, err);
     if (st != CUZK_OK) return st;
 
     double t0 = groth16_now_ms();
@@ -102,8 +102,8 @@ cuzk_status groth16_prove_start(pool_t *pool, const groth16_params *params, cons
     if (!cs->finalized || cs->witness_only)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: the r1cs is not a finalized shape");
     domain_t d;
-    cuzk_status st = check_start_args(params, cs->num_constraints, inputs, cs->num_inputs, aux, cs->num_aux,
-                                      density, pending, &d, err);
+    cuzk_status st = check_start_args(params, cs->num_constraints, inputs, cs->num_inputs, aux, cs->num_aux, density,
+                                      pending, &d, err);
     if (st != CUZK_OK) return st;
 
     size_t m = d.m;
@@ -208,8 +208,8 @@ cuzk_status groth16_prove_finish(pool_t *pool, const groth16_pending *pending, c
 }
 
 cuzk_status groth16_prove(pool_t *pool, const groth16_params *params, const r1cs *cs, const fr_t *inputs,
-                          const fr_t *aux, const fr_t *r, const fr_t *s, groth16_proof *proof,
-                          groth16_timings *timings, cuzk_error *err)
+                          const fr_t *aux, const fr_t *r, const fr_t *s, groth16_proof *proof, groth16_timings *timings,
+                          cuzk_error *err)
 {
     if (!params || !cs || !proof) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "prove: NULL argument");
     if (!inputs) {

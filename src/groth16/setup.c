@@ -22,173 +22,171 @@ cuzk_status groth16_random_fr(fr_t *r, cuzk_error *err)
 /* Scalars per batch of affine additions: larger blocks amortise the inversion further. */
 #define FB_BLOCK 1024
 
-#define DEFINE_FIXED_BASE(G, F)                                                                                      \
-    typedef struct G##_fb {                                                                                       \
-        unsigned w, nwin;                                                                                         \
-        size_t per; /* 2^w - 1 entries per window */                                                             \
-        G##_affine_t *t;                                                                                          \
-        G##_jac_t *tmp; /* only while building */                                                                 \
-        const G##_jac_t *bases;                                                                                   \
-    } G##_fb;                                                                                                     \
-                                                                                                                  \
-    static void G##_fb_fill(void *ctx, size_t begin, size_t end, unsigned worker)                                 \
-    {                                                                                                             \
-        (void)worker;                                                                                             \
-        G##_fb *fb = ctx;                                                                                         \
-        for (size_t j = begin; j < end; j++) {                                                                    \
-            G##_jac_t *row = fb->tmp + j * fb->per;                                                               \
-            row[0] = fb->bases[j];                                                                                \
-            for (size_t d = 1; d < fb->per; d++) G##_jac_add(&row[d], &row[d - 1], &fb->bases[j]);               \
-            G##_batch_to_affine(fb->t + j * fb->per, row, fb->per);                                               \
-        }                                                                                                         \
-    }                                                                                                             \
-                                                                                                                  \
-    static cuzk_status G##_fb_init(pool_t *pool, G##_fb *fb, const G##_affine_t *gen, unsigned w,                 \
-                                   cuzk_error *err)                                                               \
-    {                                                                                                             \
-        memset(fb, 0, sizeof(*fb));                                                                               \
-        if (w < 1 || w > 20) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "setup: window of %u bits", w);     \
-        fb->w = w;                                                                                                \
-        fb->nwin = (255 + fb->w - 1) / fb->w;                                                                     \
-        fb->per = ((size_t)1 << fb->w) - 1;                                                                       \
-        size_t total = fb->nwin * fb->per;                                                                        \
-        fb->t = malloc(total * sizeof(G##_affine_t));                                                             \
-        fb->tmp = malloc(total * sizeof(G##_jac_t));                                                              \
-        G##_jac_t *bases = malloc(fb->nwin * sizeof(G##_jac_t));                                                  \
-        if (!fb->t || !fb->tmp || !bases) {                                                                       \
-            free(fb->t);                                                                                          \
-            free(fb->tmp);                                                                                        \
-            free(bases);                                                                                          \
-            return cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate a fixed-base table of %zu points", \
-                                  total);                                                                         \
-        }                                                                                                         \
-        G##_jac_from_affine(&bases[0], gen);                                                                      \
-        for (unsigned j = 1; j < fb->nwin; j++) {                                                                 \
-            bases[j] = bases[j - 1];                                                                              \
-            for (unsigned k = 0; k < fb->w; k++) G##_jac_dbl(&bases[j], &bases[j]);                               \
-        }                                                                                                         \
-        fb->bases = bases;                                                                                        \
-        pool_parallel_for(pool, fb->nwin, 1, G##_fb_fill, fb);                                                    \
-        free(bases);                                                                                              \
-        free(fb->tmp);                                                                                            \
-        fb->tmp = NULL;                                                                                           \
-        fb->bases = NULL;                                                                                         \
-        return CUZK_OK;                                                                                           \
-    }                                                                                                             \
-                                                                                                                  \
+#define DEFINE_FIXED_BASE(G, F)                                                                                        \
+    typedef struct G##_fb {                                                                                            \
+        unsigned w, nwin;                                                                                              \
+        size_t per; /* 2^w - 1 entries per window */                                                                   \
+        G##_affine_t *t;                                                                                               \
+        G##_jac_t *tmp; /* only while building */                                                                      \
+        const G##_jac_t *bases;                                                                                        \
+    } G##_fb;                                                                                                          \
+                                                                                                                       \
+    static void G##_fb_fill(void *ctx, size_t begin, size_t end, unsigned worker)                                      \
+    {                                                                                                                  \
+        (void)worker;                                                                                                  \
+        G##_fb *fb = ctx;                                                                                              \
+        for (size_t j = begin; j < end; j++) {                                                                         \
+            G##_jac_t *row = fb->tmp + j * fb->per;                                                                    \
+            row[0] = fb->bases[j];                                                                                     \
+            for (size_t d = 1; d < fb->per; d++) G##_jac_add(&row[d], &row[d - 1], &fb->bases[j]);                     \
+            G##_batch_to_affine(fb->t + j * fb->per, row, fb->per);                                                    \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    static cuzk_status G##_fb_init(pool_t *pool, G##_fb *fb, const G##_affine_t *gen, unsigned w, cuzk_error *err)     \
+    {                                                                                                                  \
+        memset(fb, 0, sizeof(*fb));                                                                                    \
+        if (w < 1 || w > 20) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "setup: window of %u bits", w);          \
+        fb->w = w;                                                                                                     \
+        fb->nwin = (255 + fb->w - 1) / fb->w;                                                                          \
+        fb->per = ((size_t)1 << fb->w) - 1;                                                                            \
+        size_t total = fb->nwin * fb->per;                                                                             \
+        fb->t = malloc(total * sizeof(G##_affine_t));                                                                  \
+        fb->tmp = malloc(total * sizeof(G##_jac_t));                                                                   \
+        G##_jac_t *bases = malloc(fb->nwin * sizeof(G##_jac_t));                                                       \
+        if (!fb->t || !fb->tmp || !bases) {                                                                            \
+            free(fb->t);                                                                                               \
+            free(fb->tmp);                                                                                             \
+            free(bases);                                                                                               \
+            return cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate a fixed-base table of %zu points",      \
+                                  total);                                                                              \
+        }                                                                                                              \
+        G##_jac_from_affine(&bases[0], gen);                                                                           \
+        for (unsigned j = 1; j < fb->nwin; j++) {                                                                      \
+            bases[j] = bases[j - 1];                                                                                   \
+            for (unsigned k = 0; k < fb->w; k++) G##_jac_dbl(&bases[j], &bases[j]);                                    \
+        }                                                                                                              \
+        fb->bases = bases;                                                                                             \
+        pool_parallel_for(pool, fb->nwin, 1, G##_fb_fill, fb);                                                         \
+        free(bases);                                                                                                   \
+        free(fb->tmp);                                                                                                 \
+        fb->tmp = NULL;                                                                                                \
+        fb->bases = NULL;                                                                                              \
+        return CUZK_OK;                                                                                                \
+    }                                                                                                                  \
+                                                                                                                       \
     /* out[i] = s[i] * G for a block of n <= FB_BLOCK scalars, window by window: every accumulator of the    \
      * block takes its table entry by an affine addition, and one inversion serves the whole block. The     \
      * additions never meet equal or opposite x: after window j an accumulator holds (k mod 2^(w j)) G and   \
-     * the entry is d 2^(w j) G with k mod 2^(w j) + d 2^(w j) <= k < r. */                                  \
-    typedef struct G##_fb_scratch {                                                                           \
-        uint64_t (*k)[FR_LIMBS];                                                                              \
-        int *inf;                                                                                             \
-        size_t *idx;                                                                                          \
-        const G##_affine_t **add;                                                                             \
-        F##_t *dx, *pre;                                                                                      \
-    } G##_fb_scratch;                                                                                         \
-                                                                                                              \
-    static void G##_fb_block(const G##_fb *fb, G##_fb_scratch *sc, const fr_t *s, size_t n, G##_affine_t *out) \
-    {                                                                                                         \
-        uint64_t(*k)[FR_LIMBS] = sc->k;                                                                       \
-        int *inf = sc->inf;                                                                                   \
-        size_t *idx = sc->idx;                                                                                \
-        const G##_affine_t **add = sc->add;                                                                   \
-        F##_t *dx = sc->dx, *pre = sc->pre;                                                                   \
-        for (size_t i = 0; i < n; i++) {                                                                      \
-            fr_from_mont(k[i], &s[i]);                                                                        \
-            inf[i] = 1;                                                                                       \
-        }                                                                                                     \
-        for (unsigned j = 0; j < fb->nwin; j++) {                                                             \
-            unsigned bit = j * fb->w, limb = bit / 64, sh = bit % 64;                                         \
-            size_t cnt = 0;                                                                                   \
-            for (size_t i = 0; i < n; i++) {                                                                  \
-                uint64_t d = k[i][limb] >> sh;                                                                \
-                if (sh + fb->w > 64 && limb + 1 < FR_LIMBS) d |= k[i][limb + 1] << (64 - sh);                 \
-                d &= fb->per;                                                                                 \
-                if (!d) continue;                                                                             \
-                const G##_affine_t *e = &fb->t[j * fb->per + d - 1];                                          \
-                if (inf[i]) {                                                                                 \
-                    out[i] = *e;                                                                              \
-                    inf[i] = 0;                                                                               \
-                    continue;                                                                                 \
-                }                                                                                             \
-                F##_sub(&dx[cnt], &e->x, &out[i].x);                                                          \
-                pre[cnt] = cnt ? pre[cnt - 1] : dx[cnt];                                                      \
-                if (cnt) F##_mul(&pre[cnt], &pre[cnt], &dx[cnt]);                                             \
-                idx[cnt] = i;                                                                                 \
-                add[cnt] = e;                                                                                 \
-                cnt++;                                                                                        \
-            }                                                                                                 \
-            if (!cnt) continue;                                                                               \
-            F##_t inv, lam, t, x3;                                                                            \
-            F##_inv(&inv, &pre[cnt - 1]);                                                                     \
-            for (size_t c = cnt; c-- > 0;) {                                                                  \
-                G##_affine_t *a = &out[idx[c]];                                                               \
-                if (c) {                                                                                      \
-                    F##_mul(&t, &inv, &pre[c - 1]);                                                           \
-                    F##_mul(&inv, &inv, &dx[c]);                                                              \
-                } else {                                                                                      \
-                    t = inv;                                                                                  \
-                }                                                                                             \
-                F##_sub(&lam, &add[c]->y, &a->y);                                                             \
-                F##_mul(&lam, &lam, &t);                                                                      \
-                F##_sqr(&x3, &lam);                                                                           \
-                F##_sub(&x3, &x3, &a->x);                                                                     \
-                F##_sub(&x3, &x3, &add[c]->x);                                                                \
-                F##_sub(&t, &a->x, &x3);                                                                      \
-                F##_mul(&t, &t, &lam);                                                                        \
-                F##_sub(&a->y, &t, &a->y);                                                                    \
-                a->x = x3;                                                                                    \
-            }                                                                                                 \
-        }                                                                                                     \
-        for (size_t i = 0; i < n; i++)                                                                        \
-            if (inf[i]) G##_affine_set_inf(&out[i]);                                                          \
-    }                                                                                                         \
-                                                                                                              \
-    typedef struct G##_fb_job {                                                                               \
-        const G##_fb *fb;                                                                                     \
-        G##_fb_scratch *scratch; /* one per worker */                                                         \
-        const fr_t *s;                                                                                        \
-        G##_affine_t *out;                                                                                    \
-    } G##_fb_job;                                                                                             \
-                                                                                                              \
-    static void G##_fb_job_run(void *ctx, size_t begin, size_t end, unsigned worker)                          \
-    {                                                                                                         \
-        G##_fb_job *job = ctx;                                                                                \
-        for (size_t i = begin; i < end; i += FB_BLOCK)                                                        \
-            G##_fb_block(job->fb, &job->scratch[worker], job->s + i, end - i < FB_BLOCK ? end - i : FB_BLOCK, \
-                         job->out + i);                                                                       \
-    }                                                                                                         \
-                                                                                                              \
-    /* out[i] = s[i] * G for i < n, in parallel. */                                                           \
-    static cuzk_status G##_fb_mul_many(pool_t *pool, const G##_fb *fb, const fr_t *s, size_t n,               \
-                                       G##_affine_t *out, cuzk_error *err)                                    \
-    {                                                                                                         \
-        unsigned nw = pool ? pool_size(pool) : 1;                                                             \
-        G##_fb_scratch *sc = calloc(nw, sizeof(*sc));                                                         \
-        int ok = sc != NULL;                                                                                  \
-        for (unsigned w = 0; ok && w < nw; w++) {                                                             \
-            sc[w].k = malloc(FB_BLOCK * sizeof(*sc[w].k));                                                    \
-            sc[w].inf = malloc(FB_BLOCK * sizeof(int));                                                       \
-            sc[w].idx = malloc(FB_BLOCK * sizeof(size_t));                                                    \
-            sc[w].add = malloc(FB_BLOCK * sizeof(*sc[w].add));                                                \
-            sc[w].dx = malloc(FB_BLOCK * sizeof(F##_t));                                                      \
-            sc[w].pre = malloc(FB_BLOCK * sizeof(F##_t));                                                     \
-            ok = sc[w].k && sc[w].inf && sc[w].idx && sc[w].add && sc[w].dx && sc[w].pre;                     \
-        }                                                                                                     \
-        if (ok) {                                                                                             \
-            G##_fb_job job = {fb, sc, s, out};                                                                \
-            pool_parallel_for(pool, n, FB_BLOCK, G##_fb_job_run, &job);                                       \
-        }                                                                                                     \
-        for (unsigned w = 0; sc && w < nw; w++) {                                                             \
-            /* the scalars derive from the trapdoors */                                                       \
-            if (sc[w].k) explicit_bzero(sc[w].k, FB_BLOCK * sizeof(*sc[w].k));                                \
-            free(sc[w].k), free(sc[w].inf), free(sc[w].idx), free(sc[w].add), free(sc[w].dx), free(sc[w].pre); \
-        }                                                                                                     \
-        free(sc);                                                                                             \
-        return ok ? CUZK_OK                                                                                   \
-                  : cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate fixed-base scratch");         \
+     * the entry is d 2^(w j) G with k mod 2^(w j) + d 2^(w j) <= k < r. */         \
+    typedef struct G##_fb_scratch {                                                                                    \
+        uint64_t (*k)[FR_LIMBS];                                                                                       \
+        int *inf;                                                                                                      \
+        size_t *idx;                                                                                                   \
+        const G##_affine_t **add;                                                                                      \
+        F##_t *dx, *pre;                                                                                               \
+    } G##_fb_scratch;                                                                                                  \
+                                                                                                                       \
+    static void G##_fb_block(const G##_fb *fb, G##_fb_scratch *sc, const fr_t *s, size_t n, G##_affine_t *out)         \
+    {                                                                                                                  \
+        uint64_t(*k)[FR_LIMBS] = sc->k;                                                                                \
+        int *inf = sc->inf;                                                                                            \
+        size_t *idx = sc->idx;                                                                                         \
+        const G##_affine_t **add = sc->add;                                                                            \
+        F##_t *dx = sc->dx, *pre = sc->pre;                                                                            \
+        for (size_t i = 0; i < n; i++) {                                                                               \
+            fr_from_mont(k[i], &s[i]);                                                                                 \
+            inf[i] = 1;                                                                                                \
+        }                                                                                                              \
+        for (unsigned j = 0; j < fb->nwin; j++) {                                                                      \
+            unsigned bit = j * fb->w, limb = bit / 64, sh = bit % 64;                                                  \
+            size_t cnt = 0;                                                                                            \
+            for (size_t i = 0; i < n; i++) {                                                                           \
+                uint64_t d = k[i][limb] >> sh;                                                                         \
+                if (sh + fb->w > 64 && limb + 1 < FR_LIMBS) d |= k[i][limb + 1] << (64 - sh);                          \
+                d &= fb->per;                                                                                          \
+                if (!d) continue;                                                                                      \
+                const G##_affine_t *e = &fb->t[j * fb->per + d - 1];                                                   \
+                if (inf[i]) {                                                                                          \
+                    out[i] = *e;                                                                                       \
+                    inf[i] = 0;                                                                                        \
+                    continue;                                                                                          \
+                }                                                                                                      \
+                F##_sub(&dx[cnt], &e->x, &out[i].x);                                                                   \
+                pre[cnt] = cnt ? pre[cnt - 1] : dx[cnt];                                                               \
+                if (cnt) F##_mul(&pre[cnt], &pre[cnt], &dx[cnt]);                                                      \
+                idx[cnt] = i;                                                                                          \
+                add[cnt] = e;                                                                                          \
+                cnt++;                                                                                                 \
+            }                                                                                                          \
+            if (!cnt) continue;                                                                                        \
+            F##_t inv, lam, t, x3;                                                                                     \
+            F##_inv(&inv, &pre[cnt - 1]);                                                                              \
+            for (size_t c = cnt; c-- > 0;) {                                                                           \
+                G##_affine_t *a = &out[idx[c]];                                                                        \
+                if (c) {                                                                                               \
+                    F##_mul(&t, &inv, &pre[c - 1]);                                                                    \
+                    F##_mul(&inv, &inv, &dx[c]);                                                                       \
+                } else {                                                                                               \
+                    t = inv;                                                                                           \
+                }                                                                                                      \
+                F##_sub(&lam, &add[c]->y, &a->y);                                                                      \
+                F##_mul(&lam, &lam, &t);                                                                               \
+                F##_sqr(&x3, &lam);                                                                                    \
+                F##_sub(&x3, &x3, &a->x);                                                                              \
+                F##_sub(&x3, &x3, &add[c]->x);                                                                         \
+                F##_sub(&t, &a->x, &x3);                                                                               \
+                F##_mul(&t, &t, &lam);                                                                                 \
+                F##_sub(&a->y, &t, &a->y);                                                                             \
+                a->x = x3;                                                                                             \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (size_t i = 0; i < n; i++)                                                                                 \
+            if (inf[i]) G##_affine_set_inf(&out[i]);                                                                   \
+    }                                                                                                                  \
+                                                                                                                       \
+    typedef struct G##_fb_job {                                                                                        \
+        const G##_fb *fb;                                                                                              \
+        G##_fb_scratch *scratch; /* one per worker */                                                                  \
+        const fr_t *s;                                                                                                 \
+        G##_affine_t *out;                                                                                             \
+    } G##_fb_job;                                                                                                      \
+                                                                                                                       \
+    static void G##_fb_job_run(void *ctx, size_t begin, size_t end, unsigned worker)                                   \
+    {                                                                                                                  \
+        G##_fb_job *job = ctx;                                                                                         \
+        for (size_t i = begin; i < end; i += FB_BLOCK)                                                                 \
+            G##_fb_block(job->fb, &job->scratch[worker], job->s + i, end - i < FB_BLOCK ? end - i : FB_BLOCK,          \
+                         job->out + i);                                                                                \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* out[i] = s[i] * G for i < n, in parallel. */                                                                    \
+    static cuzk_status G##_fb_mul_many(pool_t *pool, const G##_fb *fb, const fr_t *s, size_t n, G##_affine_t *out,     \
+                                       cuzk_error *err)                                                                \
+    {                                                                                                                  \
+        unsigned nw = pool ? pool_size(pool) : 1;                                                                      \
+        G##_fb_scratch *sc = calloc(nw, sizeof(*sc));                                                                  \
+        int ok = sc != NULL;                                                                                           \
+        for (unsigned w = 0; ok && w < nw; w++) {                                                                      \
+            sc[w].k = malloc(FB_BLOCK * sizeof(*sc[w].k));                                                             \
+            sc[w].inf = malloc(FB_BLOCK * sizeof(int));                                                                \
+            sc[w].idx = malloc(FB_BLOCK * sizeof(size_t));                                                             \
+            sc[w].add = malloc(FB_BLOCK * sizeof(*sc[w].add));                                                         \
+            sc[w].dx = malloc(FB_BLOCK * sizeof(F##_t));                                                               \
+            sc[w].pre = malloc(FB_BLOCK * sizeof(F##_t));                                                              \
+            ok = sc[w].k && sc[w].inf && sc[w].idx && sc[w].add && sc[w].dx && sc[w].pre;                              \
+        }                                                                                                              \
+        if (ok) {                                                                                                      \
+            G##_fb_job job = {fb, sc, s, out};                                                                         \
+            pool_parallel_for(pool, n, FB_BLOCK, G##_fb_job_run, &job);                                                \
+        }                                                                                                              \
+        for (unsigned w = 0; sc && w < nw; w++) {                                                                      \
+            /* the scalars derive from the trapdoors */                                                                \
+            if (sc[w].k) explicit_bzero(sc[w].k, FB_BLOCK * sizeof(*sc[w].k));                                         \
+            free(sc[w].k), free(sc[w].inf), free(sc[w].idx), free(sc[w].add), free(sc[w].dx), free(sc[w].pre);         \
+        }                                                                                                              \
+        free(sc);                                                                                                      \
+        return ok ? CUZK_OK : cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate fixed-base scratch");        \
     }
 
 DEFINE_FIXED_BASE(g1, fp)
@@ -466,7 +464,8 @@ cuzk_status groth16_setup_with_toxic(pool_t *pool, const r1cs *cs, const groth16
         st = cuzk_error_set(err, CUZK_ERR_NOMEM, "setup: cannot allocate %zu l bases", n_aux);
         goto done;
     }
-    if ((st = fb_g1(&fe, ct, n_in, p.vk.ic, err)) != CUZK_OK || (st = fb_g1(&fe, ct + n_in, n_aux, p.l, err)) != CUZK_OK)
+    if ((st = fb_g1(&fe, ct, n_in, p.vk.ic, err)) != CUZK_OK ||
+        (st = fb_g1(&fe, ct + n_in, n_aux, p.l, err)) != CUZK_OK)
         goto done;
     p.vk.ic_len = n_in;
     p.l_len = n_aux;

@@ -114,8 +114,8 @@ static void batch_chunk(void *ctx, size_t begin, size_t end, unsigned worker)
     }
 }
 
-cuzk_status groth16_verify_batch(pool_t *pool, const groth16_pvk *pvk, const groth16_proof *proofs,
-                                 size_t n_proofs, const fr_t *inputs, size_t num_inputs, cuzk_error *err)
+cuzk_status groth16_verify_batch(pool_t *pool, const groth16_pvk *pvk, const groth16_proof *proofs, size_t n_proofs,
+                                 const fr_t *inputs, size_t num_inputs, cuzk_error *err)
 {
     if (!pvk || !proofs || (num_inputs && !inputs))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "verify: NULL argument");
@@ -185,8 +185,7 @@ cuzk_status groth16_verify_batch(pool_t *pool, const groth16_pvk *pvk, const gro
     for (size_t k = 0; k < nchunks; k++) fp12_mul(&f, &f, &ml[k]);
     pairing_final_exp(&res, &f);
     if (!fp12_is_one(&res))
-        st = cuzk_error_set(err, CUZK_ERR_INVALID_PROOF, "verify: the batch of %zu proofs does not verify",
-                            n_proofs);
+        st = cuzk_error_set(err, CUZK_ERR_INVALID_PROOF, "verify: the batch of %zu proofs does not verify", n_proofs);
 done:
     free(z);
     free(zf);

@@ -23,9 +23,15 @@
 /* The largest window: its buckets (2^(c-1) per thread, 192 bytes each in G1, 384 in G2) should stay modest. */
 #define MSM_MAX_C 16
 
-static unsigned msm_threads(pool_t *pool) { return pool ? pool_size(pool) : 1; }
+static unsigned msm_threads(pool_t *pool)
+{
+    return pool ? pool_size(pool) : 1;
+}
 
-static size_t msm_words(size_t n) { return n / 64 + (n % 64 != 0); }
+static size_t msm_words(size_t n)
+{
+    return n / 64 + (n % 64 != 0);
+}
 
 /* The bits of word j that lie below n. */
 static uint64_t msm_word_limit(size_t n, size_t j)
@@ -82,7 +88,10 @@ static size_t msm_affine_batch(unsigned c)
 }
 
 /* The affine path's bucket reduction (msm_impl.h, affine_reduce) splits the bucket indices into rows of 2^kbits. */
-static unsigned msm_reduce_kbits(unsigned c) { return (c - 1) / 2; }
+static unsigned msm_reduce_kbits(unsigned c)
+{
+    return (c - 1) / 2;
+}
 
 /* Row sums and column sums of the affine bucket reduction. */
 static size_t msm_reduce_sums(unsigned c)
@@ -132,7 +141,10 @@ static msm_plan_t msm_plan(size_t n, unsigned nthreads, unsigned c)
     return best;
 }
 
-unsigned msm_window_bits(size_t n, unsigned nthreads) { return msm_plan(n, nthreads, 0).c; }
+unsigned msm_window_bits(size_t n, unsigned nthreads)
+{
+    return msm_plan(n, nthreads, 0).c;
+}
 
 /* Booth digit of window w: bits [w*c - 1, w*c + c) of k as v, digit = ((v + 1) >> 1) - 2^c * (top bit of v).
  * Digits of all windows sum (weighted by 2^(w*c)) to k, each in [-2^(c-1), 2^(c-1)]. */
@@ -164,7 +176,7 @@ typedef struct msm_scalars {
     uint64_t *ones; /* bit i: scalar i is used and equals 1 (scalar index space, like the density) */
     size_t *offset; /* offset[j]: index of the base of the first used scalar in density word j; offset[nwords] */
     size_t nwords;
-    size_t base0;  /* the current chunk: bases [base0, base0 + m) */
+    size_t base0; /* the current chunk: bases [base0, base0 + m) */
     size_t m;
     size_t nother; /* scalars of the current chunk other than 0 and 1 */
     size_t *nother_per_worker;
@@ -240,8 +252,8 @@ fail:
 }
 
 /* Converts the scalars of the chunk of density words starting at j0 and fills their bits of sc->ones. */
-static void msm_scalars_load(pool_t *pool, msm_scalars_t *sc, const fr_t *scalars, const uint64_t *density,
-                             size_t n, size_t j0)
+static void msm_scalars_load(pool_t *pool, msm_scalars_t *sc, const fr_t *scalars, const uint64_t *density, size_t n,
+                             size_t j0)
 {
     unsigned nthreads = msm_threads(pool);
     size_t j1 = sc->nwords - j0 < MSM_CHUNK_WORDS ? sc->nwords : j0 + MSM_CHUNK_WORDS;
@@ -265,24 +277,36 @@ static void msm_scalars_load(pool_t *pool, msm_scalars_t *sc, const fr_t *scalar
 
 __attribute__((always_inline)) static inline void msm_fp_add(fp_t *r, const fp_t *a, const fp_t *b)
 {
-    if (cpu_has_adx) mont_add_6(r->l, a->l, b->l, FP_MONT_PZ);
-    else fp_add(r, a, b);
+    if (cpu_has_adx)
+        mont_add_6(r->l, a->l, b->l, FP_MONT_PZ);
+    else
+        fp_add(r, a, b);
 }
 
 __attribute__((always_inline)) static inline void msm_fp_sub(fp_t *r, const fp_t *a, const fp_t *b)
 {
-    if (cpu_has_adx) mont_sub_6(r->l, a->l, b->l, FP_MONT_PZ);
-    else fp_sub(r, a, b);
+    if (cpu_has_adx)
+        mont_sub_6(r->l, a->l, b->l, FP_MONT_PZ);
+    else
+        fp_sub(r, a, b);
 }
 
 __attribute__((always_inline)) static inline void msm_fp_mul(fp_t *r, const fp_t *a, const fp_t *b)
 {
-    if (cpu_has_adx) mont_mul_adx_6(r->l, a->l, b->l, FP_MONT_PM);
-    else fp_mul(r, a, b);
+    if (cpu_has_adx)
+        mont_mul_adx_6(r->l, a->l, b->l, FP_MONT_PM);
+    else
+        fp_mul(r, a, b);
 }
 
-__attribute__((always_inline)) static inline void msm_fp_dbl(fp_t *r, const fp_t *a) { msm_fp_add(r, a, a); }
-__attribute__((always_inline)) static inline void msm_fp_sqr(fp_t *r, const fp_t *a) { msm_fp_mul(r, a, a); }
+__attribute__((always_inline)) static inline void msm_fp_dbl(fp_t *r, const fp_t *a)
+{
+    msm_fp_add(r, a, a);
+}
+__attribute__((always_inline)) static inline void msm_fp_sqr(fp_t *r, const fp_t *a)
+{
+    msm_fp_mul(r, a, a);
+}
 
 static inline int msm_fp_is_zero(const fp_t *a)
 {
@@ -322,14 +346,12 @@ static inline int msm_fp_is_zero(const fp_t *a)
 #undef MSM_F
 #undef MSM_F_T
 
-void msm_g1(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, const uint64_t *density,
-            size_t n)
+void msm_g1(pool_t *pool, g1_jac_t *r, const g1_affine_t *bases, const fr_t *scalars, const uint64_t *density, size_t n)
 {
     msm_g1_run(pool, r, bases, scalars, density, n, 0);
 }
 
-void msm_g2(pool_t *pool, g2_jac_t *r, const g2_affine_t *bases, const fr_t *scalars, const uint64_t *density,
-            size_t n)
+void msm_g2(pool_t *pool, g2_jac_t *r, const g2_affine_t *bases, const fr_t *scalars, const uint64_t *density, size_t n)
 {
     msm_g2_run(pool, r, bases, scalars, density, n, 0);
 }

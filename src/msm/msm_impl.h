@@ -13,7 +13,7 @@ typedef MSM_G(jac_t) MSM_FN(jac_t);
 typedef MSM_G(xyzz_t) MSM_FN(xyzz_t);
 
 /* acc += (neg ? -p : p); negating an affine point costs one field negation. */
-static inline void MSM_FN(acc_affine)(MSM_FN(xyzz_t) *acc, const MSM_FN(aff_t) *p, int neg)
+static inline void MSM_FN(acc_affine)(MSM_FN(xyzz_t) * acc, const MSM_FN(aff_t) * p, int neg)
 {
     if (!neg) {
         MSM_G(xyzz_add_affine)(acc, acc, p);
@@ -31,12 +31,12 @@ static inline void MSM_FN(acc_affine)(MSM_FN(xyzz_t) *acc, const MSM_FN(aff_t) *
  * (number of density bits below i within its word)], or bases[i] when density is NULL. One partial sum per
  * worker, merged by the caller. */
 typedef struct MSM_FN(masked_ctx) {
-    const MSM_FN(aff_t) *bases;
+    const MSM_FN(aff_t) * bases;
     const uint64_t *mask;
     const uint64_t *density;
     const size_t *offset;
     size_t n;
-    MSM_FN(xyzz_t) *partial; /* one per worker */
+    MSM_FN(xyzz_t) * partial; /* one per worker */
 } MSM_FN(masked_ctx);
 
 static void MSM_FN(masked_body)(void *vctx, size_t begin, size_t end, unsigned worker)
@@ -57,7 +57,7 @@ static void MSM_FN(masked_body)(void *vctx, size_t begin, size_t end, unsigned w
 }
 
 /* acc = sum as described above; returns 0, or -1 if the per-worker sums could not be allocated. */
-static int MSM_FN(masked_sum)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(aff_t) *bases, const uint64_t *mask,
+static int MSM_FN(masked_sum)(pool_t *pool, MSM_FN(xyzz_t) * acc, const MSM_FN(aff_t) * bases, const uint64_t *mask,
                               const uint64_t *density, const size_t *offset, size_t n)
 {
     unsigned nthreads = msm_threads(pool);
@@ -75,10 +75,10 @@ static int MSM_FN(masked_sum)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(af
 
 /* One scheduled affine addition bucket += P (or a doubling when dbl). */
 typedef struct MSM_FN(sched) {
-    uint32_t b;   /* bucket index */
-    uint8_t neg;  /* add -P */
-    uint8_t dbl;  /* P equals the bucket: a doubling */
-    const MSM_FN(aff_t) *p;
+    uint32_t b;  /* bucket index */
+    uint8_t neg; /* add -P */
+    uint8_t dbl; /* P equals the bucket: a doubling */
+    const MSM_FN(aff_t) * p;
 } MSM_FN(sched_t);
 
 /* A point whose bucket was busy, retried in the next batch. */
@@ -90,18 +90,18 @@ typedef struct MSM_FN(pending) {
 /* One worker's memory for its tasks, allocated at its first task (many threads with few tasks allocate only what
  * runs) and reused by the next. */
 typedef struct MSM_FN(scratch) {
-    MSM_FN(xyzz_t) *xyzz;    /* 2^(c-1) XYZZ buckets: the XYZZ path's buckets, the affine path's overflow */
-    MSM_FN(aff_t) *aff;      /* affine path: 2^(c-1) buckets */
+    MSM_FN(xyzz_t) * xyzz;   /* 2^(c-1) XYZZ buckets: the XYZZ path's buckets, the affine path's overflow */
+    MSM_FN(aff_t) * aff;     /* affine path: 2^(c-1) buckets */
     uint8_t *state;          /* affine path: MSM_FULL | MSM_BUSY | MSM_OVER per bucket */
     MSM_F_T *prefix;         /* affine path, per batch entry: the product of the denominators before it */
-    MSM_FN(sched_t) *sched;  /* affine path: the batch */
-    MSM_FN(pending_t) *queue[2];
-    MSM_FN(aff_t) *sum;      /* affine path, the bucket reduction: row sums, then column sums (see affine_reduce) */
-    uint8_t *sum_state;      /* MSM_FULL | MSM_OVER per sum */
-    MSM_FN(xyzz_t) *sum_over; /* the overflow buckets' share of each sum */
+    MSM_FN(sched_t) * sched; /* affine path: the batch */
+    MSM_FN(pending_t) * queue[2];
+    MSM_FN(aff_t) * sum;       /* affine path, the bucket reduction: row sums, then column sums (see affine_reduce) */
+    uint8_t *sum_state;        /* MSM_FULL | MSM_OVER per sum */
+    MSM_FN(xyzz_t) * sum_over; /* the overflow buckets' share of each sum */
 } MSM_FN(scratch_t);
 
-static void MSM_FN(scratch_free)(MSM_FN(scratch_t) *s)
+static void MSM_FN(scratch_free)(MSM_FN(scratch_t) * s)
 {
     free(s->xyzz);
     free(s->aff);
@@ -117,7 +117,7 @@ static void MSM_FN(scratch_free)(MSM_FN(scratch_t) *s)
 }
 
 /* Returns 0, or -1 (s freed) if memory ran out. */
-static int MSM_FN(scratch_alloc)(MSM_FN(scratch_t) *s, unsigned c)
+static int MSM_FN(scratch_alloc)(MSM_FN(scratch_t) * s, unsigned c)
 {
     size_t nb = (size_t)1 << (c - 1), batch = msm_affine_batch(c);
     /* The affine path touches an overflow bucket only on repeated collisions: malloc leaves the rest uncommitted. */
@@ -142,12 +142,12 @@ static int MSM_FN(scratch_alloc)(MSM_FN(scratch_t) *s, unsigned c)
 }
 
 typedef struct MSM_FN(pip_ctx) {
-    const MSM_FN(aff_t) *bases;
+    const MSM_FN(aff_t) * bases;
     const msm_scalars_t *sc;
     msm_plan_t plan;
-    MSM_FN(scratch_t) *scratch; /* one per worker */
-    MSM_FN(xyzz_t) *window_sums; /* one per task: window w, slice s at w * slices + s */
-    atomic_int failed;           /* a worker found no memory for its buckets */
+    MSM_FN(scratch_t) * scratch;  /* one per worker */
+    MSM_FN(xyzz_t) * window_sums; /* one per task: window w, slice s at w * slices + s */
+    atomic_int failed;            /* a worker found no memory for its buckets */
 } MSM_FN(pip_ctx);
 
 /* The affine path: each bucket is an affine point, and additions into distinct buckets are gathered into batches
@@ -156,15 +156,15 @@ typedef struct MSM_FN(pip_ctx) {
  * full, or the input is exhausted, it goes to the bucket's XYZZ overflow instead (one bucket hit by every point
  * must not cost one inversion per point). */
 typedef struct MSM_FN(affine_run) {
-    MSM_FN(scratch_t) *s;
-    const MSM_FN(aff_t) *pts;
+    MSM_FN(scratch_t) * s;
+    const MSM_FN(aff_t) * pts;
     size_t n;     /* scheduled in this batch */
     size_t qn;    /* entries in s->queue[0] */
     size_t batch; /* capacity of the batch and of each queue */
     MSM_F_T acc;  /* product of the batch's denominators */
 } MSM_FN(affine_run);
 
-static void MSM_FN(schedule)(MSM_FN(affine_run) *a, uint32_t b, const MSM_FN(aff_t) *p, int neg, int dbl,
+static void MSM_FN(schedule)(MSM_FN(affine_run) * a, uint32_t b, const MSM_FN(aff_t) * p, int neg, int dbl,
                              const MSM_F_T *den)
 {
     MSM_FN(scratch_t) *s = a->s;
@@ -176,7 +176,7 @@ static void MSM_FN(schedule)(MSM_FN(affine_run) *a, uint32_t b, const MSM_FN(aff
 }
 
 /* bucket[|d| - 1] += sign(d) * pts[i]; retry says whether a busy bucket may queue the point for the next batch. */
-static void MSM_FN(affine_add)(MSM_FN(affine_run) *a, uint32_t i, int32_t d, int retry)
+static void MSM_FN(affine_add)(MSM_FN(affine_run) * a, uint32_t i, int32_t d, int retry)
 {
     MSM_FN(scratch_t) *s = a->s;
     const MSM_FN(aff_t) *p = &a->pts[i];
@@ -197,8 +197,10 @@ static void MSM_FN(affine_add)(MSM_FN(affine_run) *a, uint32_t i, int32_t d, int
     MSM_FN(aff_t) *q = &s->aff[b];
     if (!(st & MSM_FULL)) {
         q->x = p->x;
-        if (neg) MSM_F(neg)(&q->y, &p->y);
-        else q->y = p->y;
+        if (neg)
+            MSM_F(neg)(&q->y, &p->y);
+        else
+            q->y = p->y;
         s->state[b] = st | MSM_FULL;
         return;
     }
@@ -211,8 +213,10 @@ static void MSM_FN(affine_add)(MSM_FN(affine_run) *a, uint32_t i, int32_t d, int
     /* Same x: P equals the bucket (a doubling) or its negation (the sum is infinity). A point with y = 0 has order
      * 2: doubling it also gives infinity. */
     MSM_F_T y;
-    if (neg) MSM_F(neg)(&y, &p->y);
-    else y = p->y;
+    if (neg)
+        MSM_F(neg)(&y, &p->y);
+    else
+        y = p->y;
     if (MSM_F(eq)(&y, &q->y) && !MSM_F(is_zero)(&y)) {
         MSM_F(dbl)(&den, &y);
         MSM_FN(schedule)(a, b, p, neg, 1, &den);
@@ -222,7 +226,7 @@ static void MSM_FN(affine_add)(MSM_FN(affine_run) *a, uint32_t i, int32_t d, int
 }
 
 /* Applies the batch: one inversion, then each bucket becomes bucket + P with lambda = num / den. */
-static void MSM_FN(affine_flush)(MSM_FN(affine_run) *a)
+static void MSM_FN(affine_flush)(MSM_FN(affine_run) * a)
 {
     MSM_FN(scratch_t) *s = a->s;
     if (a->n == 0) return;
@@ -244,8 +248,10 @@ static void MSM_FN(affine_flush)(MSM_FN(affine_run) *a)
         /* The denominator again, from the bucket and the point (the bucket has not changed since), rather than
          * stored: the batch's memory then stays closer to the L2 cache's size. */
         MSM_F_T den;
-        if (e->dbl) MSM_F(dbl)(&den, &q->y);
-        else MSM_F(sub)(&den, &e->p->x, &q->x);
+        if (e->dbl)
+            MSM_F(dbl)(&den, &q->y);
+        else
+            MSM_F(sub)(&den, &e->p->x, &q->x);
         MSM_F(mul)(&t, &inv, &s->prefix[k]); /* 1 / den */
         MSM_F(mul)(&inv, &inv, &den);
         const MSM_F_T *x2;
@@ -267,8 +273,10 @@ static void MSM_FN(affine_flush)(MSM_FN(affine_run) *a)
         MSM_F(sqr)(&x3, &lambda);
         MSM_F(sub)(&x3, &x3, &q->x);
         MSM_F(sub)(&x3, &x3, x2);
-        if (flip) MSM_F(sub)(&t, &x3, &q->x);
-        else MSM_F(sub)(&t, &q->x, &x3);
+        if (flip)
+            MSM_F(sub)(&t, &x3, &q->x);
+        else
+            MSM_F(sub)(&t, &q->x, &x3);
         MSM_F(mul)(&t, &t, &lambda);
         MSM_F(sub)(&q->y, &t, &q->y);
         q->x = x3;
@@ -278,7 +286,7 @@ static void MSM_FN(affine_flush)(MSM_FN(affine_run) *a)
     MSM_F(set_one)(&a->acc);
 }
 
-static void MSM_FN(affine_buckets)(MSM_FN(pip_ctx) *ctx, MSM_FN(scratch_t) *s, unsigned w, size_t lo, size_t hi)
+static void MSM_FN(affine_buckets)(MSM_FN(pip_ctx) * ctx, MSM_FN(scratch_t) * s, unsigned w, size_t lo, size_t hi)
 {
     unsigned c = ctx->plan.c;
     size_t nb = (size_t)1 << (c - 1);
@@ -322,7 +330,7 @@ static void MSM_FN(affine_buckets)(MSM_FN(pip_ctx) *ctx, MSM_FN(scratch_t) *s, u
  * the column sums likewise: each step's additions go to distinct sums and share one inversion, as the buckets' do
  * (two additions of about 7 multiplications per bucket, against 24 for a running sum over all buckets). Overflow
  * buckets join the sums in XYZZ form. The weighted sums of the few hundred R_q and C_r are running sums. */
-static void MSM_FN(affine_reduce)(MSM_FN(scratch_t) *s, unsigned c, MSM_FN(xyzz_t) *total)
+static void MSM_FN(affine_reduce)(MSM_FN(scratch_t) * s, unsigned c, MSM_FN(xyzz_t) * total)
 {
     size_t nb = (size_t)1 << (c - 1), K = (size_t)1 << msm_reduce_kbits(c), Q = nb / K + 1;
     MSM_FN(scratch_t) sums = {.aff = s->sum, .state = s->sum_state, .prefix = s->prefix, .sched = s->sched};
@@ -363,7 +371,7 @@ static void MSM_FN(affine_reduce)(MSM_FN(scratch_t) *s, unsigned c, MSM_FN(xyzz_
     MSM_G(xyzz_add)(total, &part[0], &part[1]);
 }
 
-static void MSM_FN(pip_task)(MSM_FN(pip_ctx) *ctx, size_t task, unsigned worker)
+static void MSM_FN(pip_task)(MSM_FN(pip_ctx) * ctx, size_t task, unsigned worker)
 {
     unsigned c = ctx->plan.c, w = (unsigned)(task / ctx->plan.slices), s = (unsigned)(task % ctx->plan.slices);
     size_t nb = (size_t)1 << (c - 1), m = ctx->sc->m;
@@ -396,8 +404,10 @@ static void MSM_FN(pip_task)(MSM_FN(pip_ctx) *ctx, size_t task, unsigned worker)
             const char *line = (const char *)&bucket[(next > 0 ? next : -next) - 1];
             for (size_t off = 0; off < sizeof(MSM_FN(xyzz_t)); off += 64) __builtin_prefetch(line + off, 1);
         }
-        if (d > 0) MSM_FN(acc_affine)(&bucket[d - 1], &ctx->bases[i], 0);
-        else if (d < 0) MSM_FN(acc_affine)(&bucket[-d - 1], &ctx->bases[i], 1);
+        if (d > 0)
+            MSM_FN(acc_affine)(&bucket[d - 1], &ctx->bases[i], 0);
+        else if (d < 0)
+            MSM_FN(acc_affine)(&bucket[-d - 1], &ctx->bases[i], 1);
     }
 
     /* sum_b (b+1) * bucket[b] as a running sum from the top: each bucket joins `run` once and `run` joins the
@@ -416,7 +426,7 @@ static void MSM_FN(pip_body)(void *vctx, size_t begin, size_t end, unsigned work
 
 /* acc = the bucket part of the MSM for the scalars of the current chunk (sc->k) with their bases, c-bit windows
  * (0: chosen by the plan); returns 0, or -1 if memory ran out. */
-static int MSM_FN(pippenger)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(aff_t) *bases, const msm_scalars_t *sc,
+static int MSM_FN(pippenger)(pool_t *pool, MSM_FN(xyzz_t) * acc, const MSM_FN(aff_t) * bases, const msm_scalars_t *sc,
                              unsigned c)
 {
     unsigned nthreads = msm_threads(pool);
@@ -445,7 +455,7 @@ static int MSM_FN(pippenger)(pool_t *pool, MSM_FN(xyzz_t) *acc, const MSM_FN(aff
 }
 
 /* Used only when memory runs out: no allocation, one scalar multiplication per point. */
-static void MSM_FN(fallback)(MSM_FN(jac_t) *r, const MSM_FN(aff_t) *bases, const fr_t *scalars,
+static void MSM_FN(fallback)(MSM_FN(jac_t) * r, const MSM_FN(aff_t) * bases, const fr_t *scalars,
                              const uint64_t *density, size_t n)
 {
     MSM_G(jac_set_inf)(r);
@@ -460,7 +470,7 @@ static void MSM_FN(fallback)(MSM_FN(jac_t) *r, const MSM_FN(aff_t) *bases, const
     }
 }
 
-static void MSM_FN(run)(pool_t *pool, MSM_FN(jac_t) *r, const MSM_FN(aff_t) *bases, const fr_t *scalars,
+static void MSM_FN(run)(pool_t *pool, MSM_FN(jac_t) * r, const MSM_FN(aff_t) * bases, const fr_t *scalars,
                         const uint64_t *density, size_t n, unsigned c)
 {
     msm_scalars_t sc;

@@ -272,7 +272,7 @@ typedef struct ntt_job {
     fr_t *a;
     const ntt_tw *ct, *gs; /* block phase: ct levels, then mid, then gs levels; either may be NULL */
     const scale_job *mid;
-    size_t block;    /* block phase: elements per block */
+    size_t block;     /* block phase: elements per block */
     const ntt_tw *tw; /* pass phase: the twiddles of this pass */
     int pass_gs;      /* pass phase: 0 ct, 1 gs */
     unsigned k;       /* pass phase: levels in this pass */
@@ -332,8 +332,7 @@ static void pass_tiles(void *ctxp, size_t begin, size_t end, unsigned worker)
         if (seg != last_seg) {
             /* z[2^j + q]: level j of this pass, sub-segment q. */
             for (unsigned j = 0; j < k; j++)
-                for (size_t q = 0; q < ((size_t)1 << j); q++)
-                    tw_get(&z[((size_t)1 << j) + q], job->tw, (seg << j) + q);
+                for (size_t q = 0; q < ((size_t)1 << j); q++) tw_get(&z[((size_t)1 << j) + q], job->tw, (seg << j) + q);
             last_seg = seg;
         }
         for (size_t r = 0; r < rows; r++) memcpy(&buf[r * NTT_TILE_W], base + r * R, NTT_TILE_W * sizeof(fr_t));

@@ -13,7 +13,10 @@
 
 static long fail_countdown = -1;
 
-void r1cs_test_fail_alloc_after(long n) { fail_countdown = n; }
+void r1cs_test_fail_alloc_after(long n)
+{
+    fail_countdown = n;
+}
 
 static int hook_fires(void)
 {
@@ -26,8 +29,14 @@ static int hook_fires(void)
     return 0;
 }
 
-void *r1cs_xmalloc(size_t n) { return hook_fires() ? NULL : malloc(n ? n : 1); }
-void *r1cs_xrealloc(void *p, size_t n) { return hook_fires() ? NULL : realloc(p, n ? n : 1); }
+void *r1cs_xmalloc(size_t n)
+{
+    return hook_fires() ? NULL : malloc(n ? n : 1);
+}
+void *r1cs_xrealloc(void *p, size_t n)
+{
+    return hook_fires() ? NULL : realloc(p, n ? n : 1);
+}
 void *r1cs_xcalloc(size_t count, size_t size)
 {
     return hook_fires() ? NULL : calloc(count ? count : 1, size ? size : 1);
@@ -51,7 +60,10 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ---- linear combinations ---- */
 
-void r1cs_lc_init(r1cs_lc *lc) { memset(lc, 0, sizeof *lc); }
+void r1cs_lc_init(r1cs_lc *lc)
+{
+    memset(lc, 0, sizeof *lc);
+}
 
 void r1cs_lc_free(r1cs_lc *lc)
 {
@@ -60,7 +72,10 @@ void r1cs_lc_free(r1cs_lc *lc)
     memset(lc, 0, sizeof *lc);
 }
 
-void r1cs_lc_clear(r1cs_lc *lc) { lc->len = 0; }
+void r1cs_lc_clear(r1cs_lc *lc)
+{
+    lc->len = 0;
+}
 
 cuzk_status r1cs_lc_add(r1cs_lc *lc, r1cs_var v, const fr_t *coeff, cuzk_error *err)
 {
@@ -94,11 +109,14 @@ typedef struct builder {
     size_t slot_mask;
     term *scratch;
     size_t cap_scratch;
-    int compiled;    /* from r1cs_create_compiled: columns already final, sizes fixed */
+    int compiled; /* from r1cs_create_compiled: columns already final, sizes fixed */
     size_t nnz_expected[3];
 } builder;
 
-static r1cs_matrix *matrix(r1cs *cs, int m) { return m == 0 ? &cs->A : m == 1 ? &cs->B : &cs->C; }
+static r1cs_matrix *matrix(r1cs *cs, int m)
+{
+    return m == 0 ? &cs->A : m == 1 ? &cs->B : &cs->C;
+}
 
 static uint64_t coeff_hash(const fr_t *v)
 {
@@ -206,7 +224,7 @@ static cuzk_status create_common(r1cs *cs, const char *who, cuzk_error *err)
 
 static cuzk_status create_builder(r1cs *cs, int with_witness, int witness_only, int checker, cuzk_error *err)
 {
-    const char *who = checker ? "r1cs_create_checker"
+    const char *who = checker         ? "r1cs_create_checker"
                       : !witness_only ? "r1cs_create"
                       : with_witness  ? "r1cs_create_witness_only"
                                       : "r1cs_create_counter";
@@ -243,9 +261,15 @@ cuzk_status r1cs_create(r1cs *cs, int with_witness, cuzk_error *err)
     return create_builder(cs, with_witness ? 1 : 0, 0, 0, err);
 }
 
-cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err) { return create_builder(cs, 1, 1, 0, err); }
+cuzk_status r1cs_create_witness_only(r1cs *cs, cuzk_error *err)
+{
+    return create_builder(cs, 1, 1, 0, err);
+}
 
-cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err) { return create_builder(cs, 0, 1, 0, err); }
+cuzk_status r1cs_create_counter(r1cs *cs, cuzk_error *err)
+{
+    return create_builder(cs, 0, 1, 0, err);
+}
 
 cuzk_status r1cs_create_witness_only_at(r1cs *cs, fr_t *aux, size_t cap_aux, cuzk_error *err)
 {
@@ -271,7 +295,10 @@ cuzk_status r1cs_witness_skip(r1cs *cs, size_t n_aux, size_t n_constraints, cuzk
     return CUZK_OK;
 }
 
-cuzk_status r1cs_create_checker(r1cs *cs, cuzk_error *err) { return create_builder(cs, 1, 0, 1, err); }
+cuzk_status r1cs_create_checker(r1cs *cs, cuzk_error *err)
+{
+    return create_builder(cs, 1, 0, 1, err);
+}
 
 int r1cs_checker_result(const r1cs *cs, size_t *first_bad, size_t *failures)
 {
@@ -317,8 +344,7 @@ cuzk_status r1cs_alloc_aux(r1cs *cs, const fr_t *value, r1cs_var *out, cuzk_erro
     /* Witness synthesis allocates one aux per constraint or so: the case with room and a value goes straight
      * through (the same checks as alloc_var, which handles every other case). */
     const builder *b = cs->builder;
-    if (cs->has_witness && value && cs->num_aux < cs->cap_aux && cs->num_aux < MAX_VARS_PER_KIND && b &&
-        !b->compiled) {
+    if (cs->has_witness && value && cs->num_aux < cs->cap_aux && cs->num_aux < MAX_VARS_PER_KIND && b && !b->compiled) {
         cs->aux[cs->num_aux] = *value;
         out->kind = R1CS_AUX;
         out->index = (uint32_t)cs->num_aux++;
@@ -357,7 +383,10 @@ static size_t prepare_lc(r1cs *cs, const r1cs_lc *lc, term *out, char which, cuz
         size_t limit = v.kind == R1CS_INPUT ? cs->num_inputs : cs->num_aux;
         if ((v.kind != R1CS_INPUT && v.kind != R1CS_AUX) || v.index >= limit) {
             cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_enforce: %c term %zu: %s %u not allocated (%zu allocated)",
-                           which, k, v.kind == R1CS_INPUT ? "input" : v.kind == R1CS_AUX ? "aux" : "bad-kind",
+                           which, k,
+                           v.kind == R1CS_INPUT ? "input"
+                           : v.kind == R1CS_AUX ? "aux"
+                                                : "bad-kind",
                            v.index, limit);
             return (size_t)-1;
         }
@@ -516,8 +545,8 @@ cuzk_status r1cs_create_compiled(r1cs *cs, size_t num_inputs, size_t num_aux, si
             mx->coeff = r1cs_xmalloc(cap * sizeof *mx->coeff);
             if (!mx->row_start || !mx->col || !mx->coeff) {
                 r1cs_free(cs);
-                return cuzk_error_set(err, CUZK_ERR_NOMEM, "%s: cannot allocate matrix %c (%zu rows, %zu entries)",
-                                      who, "ABC"[m], rows, cap);
+                return cuzk_error_set(err, CUZK_ERR_NOMEM, "%s: cannot allocate matrix %c (%zu rows, %zu entries)", who,
+                                      "ABC"[m], rows, cap);
             }
             b->cap_row_start[m] = rows + 1;
             b->cap_nnz[m] = cap;
@@ -536,26 +565,26 @@ static cuzk_status validate_compiled(const r1cs *cs, const builder *b, cuzk_erro
     for (int m = 0; m < 3; m++) {
         const r1cs_matrix *mx = m == 0 ? &cs->A : m == 1 ? &cs->B : &cs->C;
         if (mx->row_start[0] != 0)
-            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_finalize: matrix %c: row_start[0] = %llu",
-                                  "ABC"[m], (unsigned long long)mx->row_start[0]);
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_finalize: matrix %c: row_start[0] = %llu", "ABC"[m],
+                                  (unsigned long long)mx -> row_start[0]);
         for (size_t i = 0; i < mx->rows; i++) {
             uint64_t s = mx->row_start[i], e = mx->row_start[i + 1];
             if (e < s || e > b->nnz_expected[m])
                 return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
-                                      "r1cs_finalize: matrix %c row %zu: row_start %llu..%llu outside 0..%zu",
-                                      "ABC"[m], i, (unsigned long long)s, (unsigned long long)e, b->nnz_expected[m]);
+                                      "r1cs_finalize: matrix %c row %zu: row_start %llu..%llu outside 0..%zu", "ABC"[m],
+                                      i, (unsigned long long)s, (unsigned long long)e, b -> nnz_expected[m]);
             for (uint64_t k = s; k < e; k++) {
                 if (mx->col[k] >= nvars || mx->coeff[k] >= cs->num_coeffs)
                     return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                                           "r1cs_finalize: matrix %c row %zu entry %llu: column %u (of %zu), "
                                           "coefficient %u (of %zu)",
-                                          "ABC"[m], i, (unsigned long long)k, mx->col[k], nvars, mx->coeff[k],
-                                          cs->num_coeffs);
+                                          "ABC"[m], i, (unsigned long long)k, mx -> col[k], nvars, mx -> coeff[k],
+                                          cs -> num_coeffs);
             }
         }
         if (mx->row_start[mx->rows] != b->nnz_expected[m])
             return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "r1cs_finalize: matrix %c: %llu entries, expected %zu",
-                                  "ABC"[m], (unsigned long long)mx->row_start[mx->rows], b->nnz_expected[m]);
+                                  "ABC"[m], (unsigned long long)mx -> row_start[mx->rows], b -> nnz_expected[m]);
     }
     return CUZK_OK;
 }

@@ -107,8 +107,8 @@ typedef struct r1cs {
     size_t cap_inputs, cap_aux;
     fr_t *inputs, *aux;
     int has_witness;
-    int witness_only; /* no matrices: enforce only counts */
-    int checker;      /* no matrices: enforce evaluates the constraint (r1cs_create_checker) */
+    int witness_only;                       /* no matrices: enforce only counts */
+    int checker;                            /* no matrices: enforce evaluates the constraint (r1cs_create_checker) */
     size_t check_failures, check_first_bad; /* checker: failing constraints so far, the first (SIZE_MAX: none) */
     int finalized;    /* r1cs_finalize succeeded: the shape is frozen and columns are in final layout */
     int aux_borrowed; /* aux is the caller's memory (r1cs_create_witness_only_at): never grown nor freed */
@@ -193,8 +193,8 @@ void r1cs_density_free(r1cs_density *d);
  * inputs/aux: the witness to use (may be the system's own, or a witness-only system's).
  * Multi-threaded over pool (NULL: the caller's thread). Terms with coefficient 1, and witness values 0 or
  * 1, take paths without a multiplication. */
-cuzk_status r1cs_eval_abc(pool_t *pool, const r1cs *cs, const fr_t *inputs, const fr_t *aux, fr_t *a, fr_t *b,
-                          fr_t *c, cuzk_error *err);
+cuzk_status r1cs_eval_abc(pool_t *pool, const r1cs *cs, const fr_t *inputs, const fr_t *aux, fr_t *a, fr_t *b, fr_t *c,
+                          cuzk_error *err);
 
 /* 1 if every constraint holds for the given witness; otherwise 0 and *bad_row (may be NULL) is the first
  * failing row. A system that is not finalized or has no matrices gives 0 with *bad_row == SIZE_MAX. */

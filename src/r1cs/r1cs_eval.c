@@ -7,7 +7,10 @@
 /* Rows per task: large enough to amortise scheduling, small enough to balance rows of uneven length. */
 #define EVAL_GRAIN 4096
 
-static inline int fr_zero_fast(const fr_t *x) { return (x->l[0] | x->l[1] | x->l[2] | x->l[3]) == 0; }
+static inline int fr_zero_fast(const fr_t *x)
+{
+    return (x->l[0] | x->l[1] | x->l[2] | x->l[3]) == 0;
+}
 
 static inline int fr_eq_fast(const fr_t *x, const fr_t *y)
 {
@@ -18,8 +21,8 @@ typedef struct eval_ctx {
     const r1cs *cs;
     const fr_t *inputs, *aux;
     fr_t one;
-    fr_t *out[3];      /* eval_abc: destinations */
-    size_t first_bad;  /* is_satisfied: smallest failing row (atomic min) */
+    fr_t *out[3];     /* eval_abc: destinations */
+    size_t first_bad; /* is_satisfied: smallest failing row (atomic min) */
 } eval_ctx;
 
 /* Witness-heavy circuits are mostly 0/1 values under unit coefficients: a zero value costs a test, a unit
@@ -81,8 +84,7 @@ static void eval_task(void *ctx, size_t begin, size_t end, unsigned worker)
 static cuzk_status check_eval_args(const r1cs *cs, const fr_t *inputs, const fr_t *aux, const char *who,
                                    cuzk_error *err)
 {
-    if (!cs->finalized)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: system is not finalized", who);
+    if (!cs->finalized) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: system is not finalized", who);
     if (cs->witness_only || cs->checker || cs->A.rows != cs->num_constraints || cs->B.rows != cs->num_constraints ||
         cs->C.rows != cs->num_constraints)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: system holds no matrices (witness-only)", who);
@@ -91,8 +93,8 @@ static cuzk_status check_eval_args(const r1cs *cs, const fr_t *inputs, const fr_
     return CUZK_OK;
 }
 
-cuzk_status r1cs_eval_abc(pool_t *pool, const r1cs *cs, const fr_t *inputs, const fr_t *aux, fr_t *a, fr_t *b,
-                          fr_t *c, cuzk_error *err)
+cuzk_status r1cs_eval_abc(pool_t *pool, const r1cs *cs, const fr_t *inputs, const fr_t *aux, fr_t *a, fr_t *b, fr_t *c,
+                          cuzk_error *err)
 {
     cuzk_status st = check_eval_args(cs, inputs, aux, "r1cs_eval_abc", err);
     if (st != CUZK_OK) return st;

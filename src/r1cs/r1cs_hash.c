@@ -39,8 +39,10 @@ static void hash_row(blake2s_state *h, const r1cs *cs, const r1cs_matrix *mx, si
         qsort(t, n, sizeof *t, hash_term_cmp);
         size_t m = 0;
         for (size_t k = 0; k < n; k++) {
-            if (m > 0 && t[m - 1].col == t[k].col) fr_add(&t[m - 1].coeff, &t[m - 1].coeff, &t[k].coeff);
-            else t[m++] = t[k];
+            if (m > 0 && t[m - 1].col == t[k].col)
+                fr_add(&t[m - 1].coeff, &t[m - 1].coeff, &t[k].coeff);
+            else
+                t[m++] = t[k];
         }
         n = m;
     }

@@ -65,8 +65,7 @@ cuzk_status base64_decode(uint8_t **out, size_t *outlen, const char *text, size_
         }
         if ((pad == 1 && (w & 0xff)) || (pad == 2 && (w & 0xffff))) {
             free(buf);
-            return cuzk_error_set(err, CUZK_ERR_FORMAT, "base64: non-zero bits under the padding at character %zu",
-                                  i);
+            return cuzk_error_set(err, CUZK_ERR_FORMAT, "base64: non-zero bits under the padding at character %zu", i);
         }
         buf[o++] = (uint8_t)(w >> 16);
         if (pad < 2) buf[o++] = (uint8_t)(w >> 8);

@@ -24,8 +24,7 @@ cuzk_status hexbytes_decode(uint8_t *out, size_t n, const char *text, const char
 {
     if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text += 2;
     size_t len = strlen(text);
-    if (len != 2 * n)
-        return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: %zu hex digits, expected %zu", what, len, 2 * n);
+    if (len != 2 * n) return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: %zu hex digits, expected %zu", what, len, 2 * n);
     for (size_t i = 0; i < n; i++) {
         int hi = hexbytes_digit(text[2 * i]), lo = hexbytes_digit(text[2 * i + 1]);
         if (hi < 0 || lo < 0)

@@ -132,7 +132,10 @@ void pool_destroy(pool_t *pool)
     free(pool);
 }
 
-unsigned pool_size(const pool_t *pool) { return pool ? pool->nthreads : 1; }
+unsigned pool_size(const pool_t *pool)
+{
+    return pool ? pool->nthreads : 1;
+}
 
 void pool_parallel_for(pool_t *pool, size_t n, size_t grain, pool_fn fn, void *ctx)
 {

@@ -5,7 +5,10 @@
 #include <string.h>
 #include <sys/random.h>
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 static uint64_t splitmix64(uint64_t *x)
 {

@@ -49,7 +49,8 @@ static void check_circuit(pool_t *pool, const random_circuit_params *p, const ch
                 uint32_t j = mx[m]->col[e];
                 if (j >= ni) seen[j - ni] = 1;
                 if (e > mx[m]->row_start[i] && mx[m]->col[e - 1] >= j) dup = 1;
-                if (m < 2 && !is_small_unit_sum(&cs.coeffs[mx[m]->coeff[e]], p->max_terms ? p->max_terms : 4)) unit_ok = 0;
+                if (m < 2 && !is_small_unit_sum(&cs.coeffs[mx[m]->coeff[e]], p->max_terms ? p->max_terms : 4))
+                    unit_ok = 0;
             }
     CHECK_MSG(!dup, "%s: a row repeats a column or is unsorted", what);
     if (p->num_constraints > 0 && seen)
@@ -115,7 +116,10 @@ int main(void)
     check_circuit(pool, &p1, "ONE only");
     random_circuit_params p2 = {.num_inputs = 1, .num_aux = 30, .num_constraints = 40, .flags = RC_UNIT_COEFFS};
     check_circuit(pool, &p2, "unit coefficients");
-    random_circuit_params p3 = {.num_inputs = 5, .num_aux = 100, .num_constraints = 90, .max_terms = 40,
+    random_circuit_params p3 = {.num_inputs = 5,
+                                .num_aux = 100,
+                                .num_constraints = 90,
+                                .max_terms = 40,
                                 .flags = RC_REPEATED_VARS | RC_EMPTY_DENSITY};
     check_circuit(pool, &p3, "long LCs, empty densities");
     random_circuit_params bad = {.num_inputs = 0x7fffffff};

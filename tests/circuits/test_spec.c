@@ -17,13 +17,21 @@ int main(void)
     CHECK(circuit_spec_parse("synthetic:k=24,partitions=10", &s, &err) == CUZK_OK && s.k == 24 && s.partitions == 10);
     circuit_spec_format(&s, buf, sizeof buf);
     CHECK(strcmp(buf, "synthetic:k=24,seed=1") == 0); /* partitions belong to requests, not to the circuit */
-    const char *bad[] = {"", "synthetic", "synthetic:", "synthetic:k=0", "synthetic:k=28", "synthetic:k=x",
-                         "synthetic:k=5,foo=1", "porepx:k=3", "synthetic:k", "synthetic:k=-1",
-                         "synthetic:k=5,partitions=0", "synthetic:k=5,partitions=1025"};
+    const char *bad[] = {"",
+                         "synthetic",
+                         "synthetic:",
+                         "synthetic:k=0",
+                         "synthetic:k=28",
+                         "synthetic:k=x",
+                         "synthetic:k=5,foo=1",
+                         "porepx:k=3",
+                         "synthetic:k",
+                         "synthetic:k=-1",
+                         "synthetic:k=5,partitions=0",
+                         "synthetic:k=5,partitions=1025"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err.msg[0] = 0;
-        CHECK_MSG(circuit_spec_parse(bad[i], &s, &err) == CUZK_ERR_INVALID_ARG && err.msg[0], "accepted '%s'",
-                  bad[i]);
+        CHECK_MSG(circuit_spec_parse(bad[i], &s, &err) == CUZK_ERR_INVALID_ARG && err.msg[0], "accepted '%s'", bad[i]);
     }
     r1cs cs;
     CHECK(circuit_spec_parse("synthetic:k=6,seed=3", &s, &err) == CUZK_OK);

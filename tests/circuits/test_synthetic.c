@@ -64,8 +64,7 @@ static void test_small_k(pool_t *pool, uint64_t seed)
             fr_add(w, w, &two);
             size_t expect = k <= 12 ? test_r1cs_first_bad(&cs, cs.inputs, cs.aux) : 0;
             int sat = r1cs_is_satisfied(pool, &cs, cs.inputs, cs.aux, &bad);
-            CHECK_MSG(!sat && (k > 12 || bad == expect), "k=%u: changed aux %zu not caught", k,
-                      (size_t)(w - cs.aux));
+            CHECK_MSG(!sat && (k > 12 || bad == expect), "k=%u: changed aux %zu not caught", k, (size_t)(w - cs.aux));
             *w = saved;
         }
         r1cs_free(&cs);
@@ -178,8 +177,10 @@ static void test_errors(void)
         cuzk_status st = synthetic_build(NULL, 10, 1, R1CS_MATRICES | R1CS_WITNESS, &cs, &err);
         r1cs_test_fail_alloc_after(-1);
         CHECK_MSG(st == CUZK_OK || st == CUZK_ERR_NOMEM, "%s", err.msg);
-        if (st == CUZK_OK) completed = 1;
-        else CHECK(cs.coeffs == NULL && cs.aux == NULL);
+        if (st == CUZK_OK)
+            completed = 1;
+        else
+            CHECK(cs.coeffs == NULL && cs.aux == NULL);
         r1cs_free(&cs);
     }
     CHECK(completed);

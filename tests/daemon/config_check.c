@@ -90,35 +90,35 @@ static void test_errors(void)
 {
     CHECK(fails_on_line("a = 1\nb = \n", 2));
     CHECK(fails_on_line("a = \"unterminated\n", 1));
-    CHECK(fails_on_line("a = 1\na = 2\n", 2));                   /* duplicate key */
-    CHECK(fails_on_line("[x]\n[y]\n[x]\n", 3));                  /* duplicate section */
-    CHECK(fails_on_line("a = 1 2\n", 1));                        /* text after the value */
-    CHECK(fails_on_line("\n\na = \"\"\"multi\"\"\"\n", 3));      /* multi-line string */
-    CHECK(fails_on_line("a = 1979-05-27T07:32:00Z\n", 1));       /* date */
-    CHECK(fails_on_line("a = { x = 1 }\n", 1));                  /* inline table */
-    CHECK(fails_on_line("[[t]]\n", 1));                          /* array of tables */
-    CHECK(fails_on_line("a = [[1], [2]]\n", 1));                 /* nested array */
-    CHECK(fails_on_line("a.b = 1\n", 1));                        /* dotted key */
-    CHECK(fails_on_line("a = 99999999999999999999\n", 1));       /* out of range */
+    CHECK(fails_on_line("a = 1\na = 2\n", 2));              /* duplicate key */
+    CHECK(fails_on_line("[x]\n[y]\n[x]\n", 3));             /* duplicate section */
+    CHECK(fails_on_line("a = 1 2\n", 1));                   /* text after the value */
+    CHECK(fails_on_line("\n\na = \"\"\"multi\"\"\"\n", 3)); /* multi-line string */
+    CHECK(fails_on_line("a = 1979-05-27T07:32:00Z\n", 1));  /* date */
+    CHECK(fails_on_line("a = { x = 1 }\n", 1));             /* inline table */
+    CHECK(fails_on_line("[[t]]\n", 1));                     /* array of tables */
+    CHECK(fails_on_line("a = [[1], [2]]\n", 1));            /* nested array */
+    CHECK(fails_on_line("a.b = 1\n", 1));                   /* dotted key */
+    CHECK(fails_on_line("a = 99999999999999999999\n", 1));  /* out of range */
     CHECK(fails_on_line("a = 0x8000000000000000\n", 1));
-    CHECK(fails_on_line("a = 012\n", 1));                        /* leading zero */
+    CHECK(fails_on_line("a = 012\n", 1)); /* leading zero */
     CHECK(fails_on_line("a = 1__0\n", 1));
     CHECK(fails_on_line("a = _1\n", 1));
     CHECK(fails_on_line("a = 1.\n", 1));
     CHECK(fails_on_line("a = .5\n", 1));
     CHECK(fails_on_line("a = 1e\n", 1));
     CHECK(fails_on_line("a = tru\n", 1));
-    CHECK(fails_on_line("a = \"\\q\"\n", 1));                    /* unknown escape */
+    CHECK(fails_on_line("a = \"\\q\"\n", 1)); /* unknown escape */
     CHECK(fails_on_line("a = \"\\u00\"\n", 1));
-    CHECK(fails_on_line("a = \"\\u0000\"\n", 1));                /* NUL */
-    CHECK(fails_on_line("a = \"\\ud800\"\n", 1));                /* surrogate */
-    CHECK(fails_on_line("a = [1, 2\n\n", 3));                    /* unterminated array (at the end) */
+    CHECK(fails_on_line("a = \"\\u0000\"\n", 1)); /* NUL */
+    CHECK(fails_on_line("a = \"\\ud800\"\n", 1)); /* surrogate */
+    CHECK(fails_on_line("a = [1, 2\n\n", 3));     /* unterminated array (at the end) */
     CHECK(fails_on_line("a = [1 2]\n", 1));
     CHECK(fails_on_line("[bad name]\n", 1));
     CHECK(fails_on_line("[]\n", 1));
     CHECK(fails_on_line("= 1\n", 1));
     CHECK(fails_on_line("a\n", 1));
-    CHECK(fails_on_line("a = \"x\ty\x01\"\n", 1));               /* control character */
+    CHECK(fails_on_line("a = \"x\ty\x01\"\n", 1)); /* control character */
     CHECK(fails_on_line("# bad \x02 comment\n", 1));
     const char nul[] = "a = 1\nb = \0\n";
     toml_doc d;
@@ -239,7 +239,8 @@ static void test_config(const char *example_path)
     CHECK_MSG(daemon_config_apply_toml(&cfg, lim, strlen(lim), collect, &w, &err) == CUZK_OK, "%s", err.msg);
     CHECK(cfg.gpu_memory_limit == 24ull << 30 && w.n == 0);
     const char *none = "[gpus]\nmemory_limit = 0\n";
-    CHECK(daemon_config_apply_toml(&cfg, none, strlen(none), collect, &w, &err) == CUZK_OK && cfg.gpu_memory_limit == 0);
+    CHECK(daemon_config_apply_toml(&cfg, none, strlen(none), collect, &w, &err) == CUZK_OK &&
+          cfg.gpu_memory_limit == 0);
 
     /* Wrong types and values: errors naming the line and key; cfg unchanged. */
     static const struct {

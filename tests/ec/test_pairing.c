@@ -9,23 +9,20 @@
 /* 3 (p^12 - 1) / r, little-endian limbs (python3). The pairing raises to this power, as zcash, blst and
  * noble do (the exact (p^12 - 1) / r would need an extra exponentiation by 1/3 mod r). */
 static const uint64_t FINAL_EXP_3[68] = {
-    0x42362d2019e05f30ULL, 0x71ec9292b3a3f16eULL, 0xcc14f35af381dd9bULL, 0xaa8e8db57364b4e0ULL,
-    0xbbd8542f1f4e813cULL, 0x67448d0357e60280ULL, 0x37e374d545d9b34bULL, 0x0dbe98538990b886ULL,
-    0x4f37addccc764259ULL, 0xb126a5693d0c1648ULL, 0xe2fab93c0cbe7336ULL, 0x5be26fa7d750500cULL,
-    0x0fd55b32bc26877fULL, 0x2789939db85ffd7eULL, 0x8a8dbc483bf8b74cULL, 0xee57b6df108eff59ULL,
-    0x44dc2a7f86c253a4ULL, 0x1ab9a096b98465d0ULL, 0xa19abe6ea2accb45ULL, 0xd458de749460d4a2ULL,
-    0xefda3b46ebf86211ULL, 0xbf503bd6ec0a0679ULL, 0xee452496f5166c25ULL, 0x533883a3513435f3ULL,
-    0x0c49ebcd2352765fULL, 0xdd3ed254fdeda030ULL, 0xf337b31c79222145ULL, 0xdc89d154af91ad54ULL,
-    0x48986b14d9098746ULL, 0xb600e6c98003bf85ULL, 0xe543c4bc40bcd4c0ULL, 0x1e5f07600ce6b407ULL,
-    0x5017931d6740bda7ULL, 0x99edd44084bd2372ULL, 0xb20f28c19e4105abULL, 0x56cfa8c3574363efULL,
-    0x376e521070d29c9dULL, 0x24ed5e515911037bULL, 0xa9f5aa7994cec31bULL, 0xc2f98fcdd0dd36caULL,
-    0xc2cb543d69430c37ULL, 0xd4c1f3ac25e3167eULL, 0x6f3496b2dd38e722ULL, 0x0c4347bb5a7e405dULL,
-    0x312d8a7d76233637ULL, 0x167ff1323d6e99acULL, 0x4dde0523678105d9ULL, 0x4e2513d6e4a5d3bbULL,
-    0x9f28efa0d355b022ULL, 0x773528bbae870697ULL, 0x7ab1cd294a502304ULL, 0x4b9783d9c6aa8129ULL,
-    0x133bdc3ca9412b98ULL, 0x16e296a72928cfeeULL, 0xfb77b732ba5f9948ULL, 0xa9d6ff3a07dbd34eULL,
-    0x54207282314fc0deULL, 0x5958cb8bfdae2d2dULL, 0x15eacb2cf3218a16ULL, 0x42009fe1bd6fcbceULL,
-    0x913caba6579c08fdULL, 0x7315a664019fbd84ULL, 0x468d8f473094aecbULL, 0x5a2b2fe3bea73dfbULL,
-    0x7dc671be77cf1771ULL, 0xdc3e541f9dca04bbULL, 0x96587127a538fd40ULL, 0x0000000008ca5921ULL,
+    0x42362d2019e05f30ULL, 0x71ec9292b3a3f16eULL, 0xcc14f35af381dd9bULL, 0xaa8e8db57364b4e0ULL, 0xbbd8542f1f4e813cULL,
+    0x67448d0357e60280ULL, 0x37e374d545d9b34bULL, 0x0dbe98538990b886ULL, 0x4f37addccc764259ULL, 0xb126a5693d0c1648ULL,
+    0xe2fab93c0cbe7336ULL, 0x5be26fa7d750500cULL, 0x0fd55b32bc26877fULL, 0x2789939db85ffd7eULL, 0x8a8dbc483bf8b74cULL,
+    0xee57b6df108eff59ULL, 0x44dc2a7f86c253a4ULL, 0x1ab9a096b98465d0ULL, 0xa19abe6ea2accb45ULL, 0xd458de749460d4a2ULL,
+    0xefda3b46ebf86211ULL, 0xbf503bd6ec0a0679ULL, 0xee452496f5166c25ULL, 0x533883a3513435f3ULL, 0x0c49ebcd2352765fULL,
+    0xdd3ed254fdeda030ULL, 0xf337b31c79222145ULL, 0xdc89d154af91ad54ULL, 0x48986b14d9098746ULL, 0xb600e6c98003bf85ULL,
+    0xe543c4bc40bcd4c0ULL, 0x1e5f07600ce6b407ULL, 0x5017931d6740bda7ULL, 0x99edd44084bd2372ULL, 0xb20f28c19e4105abULL,
+    0x56cfa8c3574363efULL, 0x376e521070d29c9dULL, 0x24ed5e515911037bULL, 0xa9f5aa7994cec31bULL, 0xc2f98fcdd0dd36caULL,
+    0xc2cb543d69430c37ULL, 0xd4c1f3ac25e3167eULL, 0x6f3496b2dd38e722ULL, 0x0c4347bb5a7e405dULL, 0x312d8a7d76233637ULL,
+    0x167ff1323d6e99acULL, 0x4dde0523678105d9ULL, 0x4e2513d6e4a5d3bbULL, 0x9f28efa0d355b022ULL, 0x773528bbae870697ULL,
+    0x7ab1cd294a502304ULL, 0x4b9783d9c6aa8129ULL, 0x133bdc3ca9412b98ULL, 0x16e296a72928cfeeULL, 0xfb77b732ba5f9948ULL,
+    0xa9d6ff3a07dbd34eULL, 0x54207282314fc0deULL, 0x5958cb8bfdae2d2dULL, 0x15eacb2cf3218a16ULL, 0x42009fe1bd6fcbceULL,
+    0x913caba6579c08fdULL, 0x7315a664019fbd84ULL, 0x468d8f473094aecbULL, 0x5a2b2fe3bea73dfbULL, 0x7dc671be77cf1771ULL,
+    0xdc3e541f9dca04bbULL, 0x96587127a538fd40ULL, 0x0000000008ca5921ULL,
 };
 
 /* e(G1, G2), fp12_to_bytes_be order, from @noble/curves: Fp12.toBytes(bls12_381.pairing(G1.BASE, G2.BASE)). */
@@ -43,8 +40,14 @@ static const char E_G1_G2_HEX[] =
     "04c581234d086a9902249b64728ffd21a189e87935a954051c7cdba7b3872629a4fafc05066245cb9108f0242d0fe3ef"
     "0f41e58663bf08cf068672cbd01a7ec73baca4d72ca93544deff686bfd6df543d48eaa24afe47e1efde449383b676631";
 
-static void to_affine1(g1_affine_t *r, const g1_jac_t *p) { g1_jac_to_affine(r, p); }
-static void to_affine2(g2_affine_t *r, const g2_jac_t *p) { g2_jac_to_affine(r, p); }
+static void to_affine1(g1_affine_t *r, const g1_jac_t *p)
+{
+    g1_jac_to_affine(r, p);
+}
+static void to_affine2(g2_affine_t *r, const g2_jac_t *p)
+{
+    g2_jac_to_affine(r, p);
+}
 
 static void mul1(g1_affine_t *r, const g1_affine_t *p, const fr_t *s)
 {

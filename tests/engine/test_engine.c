@@ -17,7 +17,10 @@
 #define CHAIN_LEN 120
 #define CHAIN_LEN2 200
 
-static void partition_x(fr_t *x, uint64_t tag, unsigned part) { fr_from_u64(x, tag * 1000 + part + 2); }
+static void partition_x(fr_t *x, uint64_t tag, unsigned part)
+{
+    fr_from_u64(x, tag * 1000 + part + 2);
+}
 
 static void expected_inputs(fr_t pub[2], uint64_t tag, unsigned part)
 {
@@ -83,9 +86,9 @@ static cuzk_status chain_build(r1cs *cs, const fr_t *x, cuzk_error *err)
 /* What a test job carries to its synthesis. */
 typedef struct payload {
     uint64_t tag;
-    int fail_part;  /* synthesis of this partition fails (-1: none) */
-    int gate;       /* partition 0 waits until the gate opens */
-    int len;        /* chain length; 0: CHAIN_LEN */
+    int fail_part; /* synthesis of this partition fails (-1: none) */
+    int gate;      /* partition 0 waits until the gate opens */
+    int len;       /* chain length; 0: CHAIN_LEN */
 } payload;
 
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -294,7 +297,10 @@ static int tl_wait_count(tl_log *l, engine_event_type t, uint64_t job, unsigned 
     return ok;
 }
 
-static int ms_close(double a, double b) { return a - b < 0.0006 && b - a < 0.0006; }
+static int ms_close(double a, double b)
+{
+    return a - b < 0.0006 && b - a < 0.0006;
+}
 
 /* Each TIMELINE line is engine_event_format of the struct reported with it, and reads back to it (the text has
  * milliseconds to 3 decimals, and a failed JOB_END only its outcome). */
@@ -313,8 +319,8 @@ static void check_lines(tl_log *l)
                  ms_close(back.t_ms, ev->t_ms) && back.job_id == ev->job_id && back.partition == ev->partition &&
                  back.worker == ev->worker && back.device == ev->device && back.parts == ev->parts &&
                  back.priority == ev->priority && back.bytes == ev->bytes && ms_close(back.ms, ev->ms) &&
-                 (back.status == ev->status || (ev->type == ENGINE_EV_JOB_END && ev->status != CUZK_OK &&
-                                                ev->status != CUZK_ERR_CANCELLED)) &&
+                 (back.status == ev->status ||
+                  (ev->type == ENGINE_EV_JOB_END && ev->status != CUZK_OK && ev->status != CUZK_ERR_CANCELLED)) &&
                  back.verified == ev->verified;
         if (!ok && bad++ < 5) CHECK_MSG(ok, "event %zu: line %s", i, l->lines[i]);
     }
@@ -328,24 +334,52 @@ static void test_event_text(void)
         engine_event ev;
         const char *line;
     } golden[] = {
-        {{.type = ENGINE_EV_QUEUE, .t_ms = 0.5, .job_id = 7, .partition = -1, .worker = -1, .device = -1, .parts = 10,
+        {{.type = ENGINE_EV_QUEUE,
+          .t_ms = 0.5,
+          .job_id = 7,
+          .partition = -1,
+          .worker = -1,
+          .device = -1,
+          .parts = 10,
           .priority = 4},
          "TIMELINE t_ms=0.500 ev=QUEUE job=7 part=-1 worker=-1 parts=10 prio=4\n"},
-        {{.type = ENGINE_EV_SYNTH_START, .t_ms = 1, .job_id = 7, .partition = 3, .worker = 2, .device = -1,
+        {{.type = ENGINE_EV_SYNTH_START,
+          .t_ms = 1,
+          .job_id = 7,
+          .partition = 3,
+          .worker = 2,
+          .device = -1,
           .bytes = 123456789012ull},
          "TIMELINE t_ms=1.000 ev=SYNTH_START job=7 part=3 worker=2 mem=123456789012\n"},
         {{.type = ENGINE_EV_GPU_END, .t_ms = 2.25, .job_id = 7, .partition = 3, .worker = 1, .device = 4, .ms = 12.5},
          "TIMELINE t_ms=2.250 ev=GPU_END job=7 part=3 worker=1 gpu=4 gpu_ms=12.500\n"},
         {{.type = ENGINE_EV_FINISH_START, .t_ms = 3, .job_id = 7, .partition = 3, .worker = 0, .device = -1},
          "TIMELINE t_ms=3.000 ev=FINISH_START job=7 part=3 worker=0\n"},
-        {{.type = ENGINE_EV_JOB_END, .t_ms = 4, .job_id = 7, .partition = -1, .worker = -1, .device = -1,
-          .status = CUZK_ERR_CANCELLED, .ms = 3.5},
+        {{.type = ENGINE_EV_JOB_END,
+          .t_ms = 4,
+          .job_id = 7,
+          .partition = -1,
+          .worker = -1,
+          .device = -1,
+          .status = CUZK_ERR_CANCELLED,
+          .ms = 3.5},
          "TIMELINE t_ms=4.000 ev=JOB_END job=7 part=-1 worker=-1 status=cancelled verified=0 total_ms=3.500\n"},
-        {{.type = ENGINE_EV_FAIL, .t_ms = 5, .job_id = 8, .partition = 0, .worker = 1, .device = -1,
+        {{.type = ENGINE_EV_FAIL,
+          .t_ms = 5,
+          .job_id = 8,
+          .partition = 0,
+          .worker = 1,
+          .device = -1,
           .status = CUZK_ERR_GPU},
          "TIMELINE t_ms=5.000 ev=FAIL job=8 part=0 worker=1 status=gpu-error\n"},
-        {{.type = ENGINE_EV_ABC_FALLBACK, .t_ms = 6, .job_id = 8, .partition = 1, .worker = -1, .device = -1,
-          .status = CUZK_ERR_NOMEM, .bytes = 4096},
+        {{.type = ENGINE_EV_ABC_FALLBACK,
+          .t_ms = 6,
+          .job_id = 8,
+          .partition = 1,
+          .worker = -1,
+          .device = -1,
+          .status = CUZK_ERR_NOMEM,
+          .bytes = 4096},
          "TIMELINE t_ms=6.000 ev=ABC_FALLBACK job=8 part=1 worker=-1 status=out-of-memory bytes=4096\n"},
     };
     cuzk_error err;
@@ -425,7 +459,6 @@ static void hooks_reset(int refuse)
     g_hooks.refuse = refuse;
 }
 
-
 static void test_mem(void)
 {
     engine_mem m;
@@ -433,7 +466,7 @@ static void test_mem(void)
     CHECK(engine_mem_init(&m, 1000, 0, &err) == CUZK_OK);
     CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 600));
     CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_PINNED, 400));
-    CHECK(!engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 1)); /* host and pinned share the budget */
+    CHECK(!engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 1));         /* host and pinned share the budget */
     CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_DEVICE, 1u << 30)); /* device: no limit given */
     engine_mem_release(&m, ENGINE_MEM_HOST, 250);
     CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 250));
@@ -472,12 +505,12 @@ static void test_mem_reclaim(void)
     CHECK(engine_mem_init(&m, 1000, 0, &err) == CUZK_OK);
     fake_cache c = {.m = &m, .cached = 300};
     engine_mem_set_reclaim(&m, fake_reclaim, &c);
-    CHECK(engine_mem_try_reserve_direct(&m, ENGINE_MEM_HOST, 300)); /* the cache's own, taken directly */
+    CHECK(engine_mem_try_reserve_direct(&m, ENGINE_MEM_HOST, 300));            /* the cache's own, taken directly */
     CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_PINNED, 600) && c.calls == 0); /* fits: not asked */
     CHECK(!engine_mem_try_reserve_direct(&m, ENGINE_MEM_HOST, 200) && c.calls == 0);
     CHECK(engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 200)); /* 100 short: the cache is asked */
     CHECK(c.calls == 1 && c.asked == 100 && c.cached == 0);
-    CHECK(!engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 300) && c.calls == 2); /* nothing left to reclaim */
+    CHECK(!engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 300) && c.calls == 2);  /* nothing left to reclaim */
     CHECK(!engine_mem_try_reserve(&m, ENGINE_MEM_HOST, 1001) && c.calls == 2); /* never fits: not asked */
     engine_mem_stats s;
     engine_mem_get_stats(&m, &s);
@@ -521,8 +554,8 @@ static void test_prove_start_abc(rng_t *rng)
     fr_t one;
     fr_set_one(&one);
     fr_t buf[4] = {0};
-    CHECK(groth16_prove_start_abc(NULL, &g_params, 3, buf, buf, buf, &one, 1, NULL, 0, &g_circuit.density, &pend,
-                                  NULL, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(groth16_prove_start_abc(NULL, &g_params, 3, buf, buf, buf, &one, 1, NULL, 0, &g_circuit.density, &pend, NULL,
+                                  &err) == CUZK_ERR_INVALID_ARG);
     r1cs_free(&full);
 }
 
@@ -539,9 +572,16 @@ static void test_many_jobs(rng_t *rng)
     tl_log tl;
     tl_init(&tl);
     /* Both forms of the events: each line must be its struct's (check_lines). */
-    engine_config cfg = {.backend = be, .partition_workers = 3, .gpu_workers = 2, .synthesis_lookahead = 2,
-                         .finish_workers = 2, .event_cb = tl_event, .event_ctx = &tl, .timeline_cb = tl_line,
-                         .timeline_ctx = &tl, .abc_pinned = 1};
+    engine_config cfg = {.backend = be,
+                         .partition_workers = 3,
+                         .gpu_workers = 2,
+                         .synthesis_lookahead = 2,
+                         .finish_workers = 2,
+                         .event_cb = tl_event,
+                         .event_ctx = &tl,
+                         .timeline_cb = tl_line,
+                         .timeline_ctx = &tl,
+                         .abc_pinned = 1};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
 
@@ -552,7 +592,9 @@ static void test_many_jobs(rng_t *rng)
     for (int i = 0; i < MANY_JOBS; i++) {
         pl[i] = (payload){.tag = 100 + (uint64_t)i, .fail_part = -1};
         nparts[i] = 1 + (unsigned)(rng_next(rng) % 4);
-        engine_request rq = {.circuit = &g_circuit, .payload = &pl[i], .partitions = nparts[i],
+        engine_request rq = {.circuit = &g_circuit,
+                             .payload = &pl[i],
+                             .partitions = nparts[i],
                              .priority = (engine_priority)(1 + rng_next(rng) % 4)};
         CHECK(engine_submit(e, &rq, &ids[i], &err) == CUZK_OK);
         cancel_asked[i] = 0;
@@ -631,8 +673,12 @@ static void test_order(void)
     CHECK(engine_backend_cpu_create(g_pool, NULL, &be, &err) == CUZK_OK);
     tl_log tl;
     tl_init(&tl);
-    engine_config cfg = {.backend = be, .partition_workers = 1, .gpu_workers = 1, .no_verify = 1,
-                         .event_cb = tl_event, .event_ctx = &tl};
+    engine_config cfg = {.backend = be,
+                         .partition_workers = 1,
+                         .gpu_workers = 1,
+                         .no_verify = 1,
+                         .event_cb = tl_event,
+                         .event_ctx = &tl};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     gate_set(0);
@@ -641,8 +687,8 @@ static void test_order(void)
     uint64_t gid, ids[5];
     CHECK(engine_submit(e, &rq, &gid, &err) == CUZK_OK);
     gate_wait_reached(); /* the only synthesis worker is now busy */
-    static const engine_priority prio[5] = {ENGINE_PRIO_LOW, ENGINE_PRIO_NORMAL, ENGINE_PRIO_CRITICAL,
-                                            ENGINE_PRIO_HIGH, ENGINE_PRIO_NORMAL};
+    static const engine_priority prio[5] = {ENGINE_PRIO_LOW, ENGINE_PRIO_NORMAL, ENGINE_PRIO_CRITICAL, ENGINE_PRIO_HIGH,
+                                            ENGINE_PRIO_NORMAL};
     payload pl[5];
     for (int i = 0; i < 5; i++) {
         pl[i] = (payload){.tag = 10 + (uint64_t)i, .fail_part = -1};
@@ -685,8 +731,8 @@ static void test_backpressure(void)
     CHECK(engine_backend_cpu_create(g_pool, NULL, &be, &err) == CUZK_OK);
     uint64_t per_part = g_circuit.witness_bytes + g_circuit.abc_bytes;
     uint64_t budget = per_part * 2 + per_part / 2;
-    engine_config cfg = {.backend = be, .partition_workers = 4, .gpu_workers = 2, .synthesis_lookahead = 4,
-                         .host_budget = budget};
+    engine_config cfg = {
+        .backend = be, .partition_workers = 4, .gpu_workers = 2, .synthesis_lookahead = 4, .host_budget = budget};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl[4];
@@ -769,22 +815,32 @@ static void test_faults(void)
     engine_backend *cpu;
     CHECK(engine_backend_cpu_create(g_pool, NULL, &cpu, &err) == CUZK_OK);
     /* Job ids are 1, 2, 3, ... in submission order on a fresh engine. */
-    fault_backend fb = {.be = {.name = "faulty", .prove_start = fb_start, .prove_finish = fb_finish,
-                               .discard = fb_discard, .host_alloc = hook_alloc, .host_free = hook_free},
-                        .inner = cpu, .job = 3, .part = 1};
+    fault_backend fb = {.be = {.name = "faulty",
+                               .prove_start = fb_start,
+                               .prove_finish = fb_finish,
+                               .discard = fb_discard,
+                               .host_alloc = hook_alloc,
+                               .host_free = hook_free},
+                        .inner = cpu,
+                        .job = 3,
+                        .part = 1};
     fb.be.ctx = &fb;
     hooks_reset(0);
     fault_target ft = {.job = 5, .part = 2};
-    engine_config cfg = {.backend = &fb.be, .partition_workers = 2, .gpu_workers = 2, .fault = alloc_fault,
-                         .fault_ctx = &ft, .abc_pinned = 1};
+    engine_config cfg = {.backend = &fb.be,
+                         .partition_workers = 2,
+                         .gpu_workers = 2,
+                         .fault = alloc_fault,
+                         .fault_ctx = &ft,
+                         .abc_pinned = 1};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl[6];
     uint64_t ids[6];
     for (int i = 0; i < 6; i++) {
         pl[i] = (payload){.tag = 900 + (uint64_t)i, .fail_part = i == 1 ? 2 : -1};
-        engine_request rq = {.circuit = &g_circuit, .payload = &pl[i], .partitions = 3,
-                             .priority = (engine_priority)(1 + i % 4)};
+        engine_request rq = {
+            .circuit = &g_circuit, .payload = &pl[i], .partitions = 3, .priority = (engine_priority)(1 + i % 4)};
         CHECK(engine_submit(e, &rq, &ids[i], &err) == CUZK_OK);
         CHECK(ids[i] == (uint64_t)i + 1);
     }
@@ -793,13 +849,13 @@ static void test_faults(void)
         cuzk_status st = engine_wait(e, ids[i], &res, &err);
         if (i == 1) {
             CHECK_MSG(st == CUZK_ERR_FORMAT && strstr(res.error.msg, "partition 2") &&
-                          strstr(res.error.msg, "malformed"), "synthesis fault: %s", res.error.msg);
+                          strstr(res.error.msg, "malformed"),
+                      "synthesis fault: %s", res.error.msg);
         } else if (i == 2) {
             CHECK_MSG(st == CUZK_ERR_GPU && strstr(res.error.msg, "partition 1") && strstr(res.error.msg, "device"),
                       "backend fault: %s", res.error.msg);
         } else if (i == 4) {
-            CHECK_MSG(st == CUZK_ERR_NOMEM && strstr(res.error.msg, "partition 2"), "alloc fault: %s",
-                      res.error.msg);
+            CHECK_MSG(st == CUZK_ERR_NOMEM && strstr(res.error.msg, "partition 2"), "alloc fault: %s", res.error.msg);
         } else {
             CHECK_MSG(st == CUZK_OK, "job %d: %s", i, res.error.msg);
             for (unsigned p = 0; res.proofs && p < 3; p++) CHECK(verify_part(&res.proofs[p], pl[i].tag, p));
@@ -878,9 +934,9 @@ static cuzk_status fixed_start(engine_backend *be, int device, unsigned worker, 
     if (!h) return cuzk_error_set(err, CUZK_ERR_NOMEM, "test: handle");
     h->job = p->job_id;
     h->part = p->index;
-    cuzk_status st = groth16_prove_start_abc(NULL, p->circuit->params, p->num_constraints, p->a, p->b, p->c,
-                                             p->inputs, p->num_inputs, p->aux, p->num_aux, &p->circuit->density,
-                                             &h->pending, NULL, err);
+    cuzk_status st =
+        groth16_prove_start_abc(NULL, p->circuit->params, p->num_constraints, p->a, p->b, p->c, p->inputs,
+                                p->num_inputs, p->aux, p->num_aux, &p->circuit->density, &h->pending, NULL, err);
     if (st != CUZK_OK) {
         free(h);
         return st;
@@ -982,12 +1038,14 @@ static void test_devices(void)
     memset(&dl, 0, sizeof dl);
     pthread_mutex_init(&dl.mu, NULL);
     pthread_cond_init(&dl.cv, NULL);
-    engine_backend be = {.name = "devices", .ctx = &dl, .prove_start = devlog_start, .prove_finish = fixed_finish,
+    engine_backend be = {.name = "devices",
+                         .ctx = &dl,
+                         .prove_start = devlog_start,
+                         .prove_finish = fixed_finish,
                          .discard = fixed_discard};
     /* Three partition workers: with two partitions held by the workers of one device, a third can only go to
      * the other's. */
-    engine_config cfg = {.backend = &be, .devices = DEVS, .num_devices = 2, .gpu_workers = 2,
-                         .partition_workers = 3};
+    engine_config cfg = {.backend = &be, .devices = DEVS, .num_devices = 2, .gpu_workers = 2, .partition_workers = 3};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     uint64_t ids[3];
@@ -1032,8 +1090,8 @@ typedef struct turn_backend {
     unsigned n_calls;
 } turn_backend;
 
-static cuzk_status turn_start(engine_backend *be, int device, unsigned worker, const engine_partition *p,
-                              void **handle, cuzk_error *err)
+static cuzk_status turn_start(engine_backend *be, int device, unsigned worker, const engine_partition *p, void **handle,
+                              cuzk_error *err)
 {
     turn_backend *tb = be->ctx;
     pthread_mutex_lock(&tb->mu);
@@ -1077,13 +1135,20 @@ static void test_critical_latency(void)
         pthread_mutex_init(&tb.mu, NULL);
         pthread_cond_init(&tb.cv, NULL);
         tb.gated_job = 1; /* ids are 1, 2, ... in submission order on a fresh engine */
-        engine_backend be = {.name = "turns", .ctx = &tb, .prove_start = turn_start, .prove_finish = fixed_finish,
+        engine_backend be = {.name = "turns",
+                             .ctx = &tb,
+                             .prove_start = turn_start,
+                             .prove_finish = fixed_finish,
                              .discard = fixed_discard};
         tl_log l;
         tl_init(&l);
-        engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = mem_load ? 1 : 2,
-                             .synthesis_lookahead = mem_load ? 8 : 2, .host_budget = mem_load ? 4 * big : 0,
-                             .critical_reserve = mem_load ? big : 0, .event_cb = tl_event,
+        engine_config cfg = {.backend = &be,
+                             .partition_workers = 2,
+                             .gpu_workers = mem_load ? 1 : 2,
+                             .synthesis_lookahead = mem_load ? 8 : 2,
+                             .host_budget = mem_load ? 4 * big : 0,
+                             .critical_reserve = mem_load ? big : 0,
+                             .event_cb = tl_event,
                              .event_ctx = &l};
         engine *e;
         CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
@@ -1126,14 +1191,16 @@ static void test_critical_latency(void)
         engine_destroy(e);
 
         pthread_mutex_lock(&l.mu);
-        size_t queued = tl_find(&l, 0, ENGINE_EV_QUEUE, idc, -1), started = tl_find(&l, 0, ENGINE_EV_SYNTH_START, idc, 0);
+        size_t queued = tl_find(&l, 0, ENGINE_EV_QUEUE, idc, -1),
+               started = tl_find(&l, 0, ENGINE_EV_SYNTH_START, idc, 0);
         size_t ended = tl_find(&l, 0, ENGINE_EV_JOB_END, idc, -1);
         CHECK(queued < started && started < ended && ended < l.n);
         CHECK_MSG(tl_count_in(&l, queued, started, ENGINE_EV_SYNTH_START, idb) == 0 &&
                       tl_count_in(&l, queued, started, ENGINE_EV_GPU_END, idb) == 0,
                   "load %d: the CRITICAL synthesis waited for the large job", load);
-        CHECK_MSG(tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb) == 1, "load %d: %u large prove_start calls ended first",
-                  load, tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb));
+        CHECK_MSG(tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb) == 1,
+                  "load %d: %u large prove_start calls ended first", load,
+                  tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb));
         pthread_mutex_unlock(&l.mu);
         /* The CRITICAL prove_start came right after those in progress when it was handed off. */
         unsigned at = mem_load ? 1 : 2;
@@ -1157,12 +1224,16 @@ static void test_critical_reserved_worker(void)
     pthread_mutex_init(&tb.mu, NULL);
     pthread_cond_init(&tb.cv, NULL);
     tb.gated_job = 1;
-    engine_backend be = {.name = "turns", .ctx = &tb, .prove_start = turn_start, .prove_finish = fixed_finish,
-                         .discard = fixed_discard};
+    engine_backend be = {
+        .name = "turns", .ctx = &tb, .prove_start = turn_start, .prove_finish = fixed_finish, .discard = fixed_discard};
     tl_log l;
     tl_init(&l);
-    engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = 2, .synthesis_lookahead = 2,
-                         .event_cb = tl_event, .event_ctx = &l};
+    engine_config cfg = {.backend = &be,
+                         .partition_workers = 2,
+                         .gpu_workers = 2,
+                         .synthesis_lookahead = 2,
+                         .event_cb = tl_event,
+                         .event_ctx = &l};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pb = {.tag = 320, .fail_part = -1, .len = CHAIN_LEN2};
@@ -1199,13 +1270,17 @@ static void test_critical_reserved_worker(void)
 static void test_budget_stall_fails(void)
 {
     cuzk_error err;
-    engine_backend be = {.name = "fixed", .prove_start = fixed_start, .prove_finish = fixed_finish,
-                         .discard = fixed_discard};
+    engine_backend be = {
+        .name = "fixed", .prove_start = fixed_start, .prove_finish = fixed_finish, .discard = fixed_discard};
     uint64_t part = g_circuit.witness_bytes + g_circuit.abc_bytes;
     tl_log l;
     tl_init(&l);
-    engine_config cfg = {.backend = &be, .partition_workers = 1, .gpu_workers = 1, .host_budget = 4 * part,
-                         .event_cb = tl_event, .event_ctx = &l};
+    engine_config cfg = {.backend = &be,
+                         .partition_workers = 1,
+                         .gpu_workers = 1,
+                         .host_budget = 4 * part,
+                         .event_cb = tl_event,
+                         .event_ctx = &l};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     uint64_t held = 4 * part - part / 2; /* leaves half a partition */
@@ -1225,8 +1300,7 @@ static void test_budget_stall_fails(void)
     engine_mem_release(engine_memory(e), ENGINE_MEM_HOST, held);
     pl.tag = 331;
     CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
-    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK && res.verified, "after the room came back: %s",
-              res.error.msg);
+    CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK && res.verified, "after the room came back: %s", res.error.msg);
     CHECK(res.proofs && verify_part(&res.proofs[0], pl.tag, 0) && verify_part(&res.proofs[1], pl.tag, 1));
     engine_result_free(&res);
     engine_destroy(e);
@@ -1239,27 +1313,31 @@ static void test_budget_stall_fails(void)
 static void test_abc_cache(void)
 {
     cuzk_error err;
-    engine_backend be = {.name = "fixed", .prove_start = fixed_start, .prove_finish = fixed_finish,
-                         .discard = fixed_discard, .host_alloc = hook_alloc, .host_free = hook_free};
+    engine_backend be = {.name = "fixed",
+                         .prove_start = fixed_start,
+                         .prove_finish = fixed_finish,
+                         .discard = fixed_discard,
+                         .host_alloc = hook_alloc,
+                         .host_free = hook_free};
     groth16_proof first[2][3];
     for (int cached = 1; cached >= 0; cached--) {
         hooks_reset(0);
-        engine_config cfg = {.backend = &be, .partition_workers = 2, .gpu_workers = 1, .abc_pinned = 1,
-                             .abc_cache = cached ? 0 : -1};
+        engine_config cfg = {
+            .backend = &be, .partition_workers = 2, .gpu_workers = 1, .abc_pinned = 1, .abc_cache = cached ? 0 : -1};
         engine *e;
         CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
         payload pl[4];
         for (int i = 0; i < 4; i++) {
             pl[i] = (payload){.tag = 40 + (uint64_t)i, .fail_part = -1};
-            engine_request rq = {.circuit = &g_circuit, .payload = &pl[i], .partitions = 3,
-                                 .priority = ENGINE_PRIO_NORMAL};
+            engine_request rq = {
+                .circuit = &g_circuit, .payload = &pl[i], .partitions = 3, .priority = ENGINE_PRIO_NORMAL};
             uint64_t id;
             CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
             engine_result res;
             CHECK_MSG(engine_wait(e, id, &res, &err) == CUZK_OK, "%s", res.error.msg);
             for (unsigned p = 0; res.proofs && p < 3; p++) {
-                CHECK_MSG(oneshot_matches(&res.proofs[p], pl[i].tag, id, p), "job %d partition %u (cache %d)", i,
-                          p, cached);
+                CHECK_MSG(oneshot_matches(&res.proofs[p], pl[i].tag, id, p), "job %d partition %u (cache %d)", i, p,
+                          cached);
                 if (i < 2 && cached) first[i][p] = res.proofs[p];
                 if (i < 2 && !cached) {
                     uint8_t e1[GROTH16_PROOF_BYTES], e2[GROTH16_PROOF_BYTES];
@@ -1299,16 +1377,21 @@ static void test_abc_cache(void)
 static void test_abc_early_release(void)
 {
     cuzk_error err;
-    engine_backend be = {.name = "early", .prove_start = early_start, .prove_finish = fixed_finish,
-                         .discard = fixed_discard};
+    engine_backend be = {
+        .name = "early", .prove_start = early_start, .prove_finish = fixed_finish, .discard = fixed_discard};
     uint64_t w = g_circuit.witness_bytes, abc = g_circuit.abc_bytes;
     uint64_t budget = 3 * w + abc + w / 2;
     CHECK_MSG(2 * (w + abc) > budget, "the test needs a, b, c larger than 3/4 of a witness");
     tl_log tl;
     tl_init(&tl);
     /* malloc'd sets (no host hooks) are kept only with an explicit cache size: 2 is the default's count here. */
-    engine_config cfg = {.backend = &be, .partition_workers = 1, .gpu_workers = 1, .host_budget = budget,
-                         .event_cb = tl_event, .event_ctx = &tl, .abc_cache = 2};
+    engine_config cfg = {.backend = &be,
+                         .partition_workers = 1,
+                         .gpu_workers = 1,
+                         .host_budget = budget,
+                         .event_cb = tl_event,
+                         .event_ctx = &tl,
+                         .abc_cache = 2};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl = {.tag = 77, .fail_part = -1};
@@ -1372,8 +1455,11 @@ static void test_backend_evaluates_abc(void)
     uint64_t budget = 2 * w + w / 2;
     CHECK_MSG(budget < w + g_circuit.abc_bytes, "the test needs a, b, c larger than 1.5 witnesses");
     for (int hooks = 0; hooks < 2; hooks++) {
-        engine_backend be = {.name = "selfabc", .prove_start = selfabc_start, .prove_finish = fixed_finish,
-                             .discard = fixed_discard, .evaluates_abc = 1};
+        engine_backend be = {.name = "selfabc",
+                             .prove_start = selfabc_start,
+                             .prove_finish = fixed_finish,
+                             .discard = fixed_discard,
+                             .evaluates_abc = 1};
         if (hooks) {
             be.host_alloc = hook_alloc;
             be.host_free = hook_free;
@@ -1384,8 +1470,8 @@ static void test_backend_evaluates_abc(void)
         CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
         payload pl = {.tag = 91 + (uint64_t)hooks, .fail_part = -1};
         const unsigned parts = 4;
-        engine_request rq = {.circuit = &g_circuit, .payload = &pl, .partitions = parts,
-                             .priority = ENGINE_PRIO_NORMAL};
+        engine_request rq = {
+            .circuit = &g_circuit, .payload = &pl, .partitions = parts, .priority = ENGINE_PRIO_NORMAL};
         uint64_t id;
         CHECK(engine_submit(e, &rq, &id, &err) == CUZK_OK);
         engine_result res;
@@ -1430,8 +1516,8 @@ static void test_abc_pressure(void)
      * both are freed (without freeing it would wait forever). */
     uint64_t budget = 2 * part1 > part2 ? 2 * part1 : part2;
     CHECK(2 * g_circuit.abc_bytes + part2 > budget);
-    engine_config cfg = {.backend = be, .partition_workers = 2, .gpu_workers = 1, .abc_pinned = 1,
-                         .host_budget = budget};
+    engine_config cfg = {
+        .backend = be, .partition_workers = 2, .gpu_workers = 1, .abc_pinned = 1, .host_budget = budget};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload p1 = {.tag = 61, .fail_part = -1}, p2 = {.tag = 62, .fail_part = -1, .len = CHAIN_LEN2};
@@ -1491,7 +1577,9 @@ static void test_abc_swap(void)
     const engine_circuit *order[3] = {&g_circuit2, &g_circuit, &g_circuit};
     engine_stats s;
     for (int i = 0; i < 3; i++) {
-        engine_request rq = {.circuit = order[i], .payload = order[i] == &g_circuit ? &p1 : &p2, .partitions = 2,
+        engine_request rq = {.circuit = order[i],
+                             .payload = order[i] == &g_circuit ? &p1 : &p2,
+                             .partitions = 2,
                              .priority = ENGINE_PRIO_NORMAL};
         uint64_t id;
         engine_result res;
@@ -1520,8 +1608,12 @@ static void test_abc_fallback(void)
     hooks_reset(1);
     tl_log tl;
     tl_init(&tl);
-    engine_config cfg = {.backend = be, .partition_workers = 2, .gpu_workers = 2, .abc_pinned = 1,
-                         .event_cb = tl_event, .event_ctx = &tl};
+    engine_config cfg = {.backend = be,
+                         .partition_workers = 2,
+                         .gpu_workers = 2,
+                         .abc_pinned = 1,
+                         .event_cb = tl_event,
+                         .event_ctx = &tl};
     engine *e;
     CHECK(engine_create(&e, &cfg, &err) == CUZK_OK);
     payload pl = {.tag = 71, .fail_part = -1};

@@ -33,12 +33,18 @@ static void test_specs(void)
     circuit_spec_format(&s, buf, sizeof buf);
     circuit_spec s2;
     CHECK_MSG(circuit_spec_parse(buf, &s2, &err) == CUZK_OK && s2.porep == s.porep, "%s does not round-trip", buf);
-    const char *bad[] = {"porep", "porep:", "porep:3KiB", "porep:2KiB,api=1.3", "porep:2KiB,kind=x",
-                         "porep:2KiB,k=3", "porep:2KiB,api", "porep:2KiB,api=1.1,kind=ni", "porep:4KiB,api=1.0,x=1"};
+    const char *bad[] = {"porep",
+                         "porep:",
+                         "porep:3KiB",
+                         "porep:2KiB,api=1.3",
+                         "porep:2KiB,kind=x",
+                         "porep:2KiB,k=3",
+                         "porep:2KiB,api",
+                         "porep:2KiB,api=1.1,kind=ni",
+                         "porep:4KiB,api=1.0,x=1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err.msg[0] = 0;
-        CHECK_MSG(circuit_spec_parse(bad[i], &s, &err) == CUZK_ERR_INVALID_ARG && err.msg[0], "accepted '%s'",
-                  bad[i]);
+        CHECK_MSG(circuit_spec_parse(bad[i], &s, &err) == CUZK_ERR_INVALID_ARG && err.msg[0], "accepted '%s'", bad[i]);
     }
     r1cs cs;
     CHECK(circuit_spec_parse("porep:2KiB", &s, &err) == CUZK_OK);
@@ -70,7 +76,10 @@ static void fake_params(groth16_params *p, const r1cs *shape)
     r1cs_density_free(&dn);
 }
 
-static void fake_params_free(groth16_params *p) { free(p->vk.ic); }
+static void fake_params_free(groth16_params *p)
+{
+    free(p->vk.ic);
+}
 
 /* The engine's synthesis of every partition of c1 must satisfy the shape with the C1's public inputs. */
 static void check_synthesis(const engine_porep_circuit *pc, const porep_c1 *c1, const char *what)
@@ -88,8 +97,8 @@ static void check_synthesis(const engine_porep_circuit *pc, const porep_c1 *c1, 
         CHECK(wit.finalized && wit.has_witness && wit.witness_only);
         CHECK_MSG(r1cs_check_witness(ec->shape, &wit, &err) == CUZK_OK, "%s: %s", what, err.msg);
         size_t bad_row = 0;
-        CHECK_MSG(r1cs_is_satisfied(NULL, ec->shape, wit.inputs, wit.aux, &bad_row), "%s: partition %u: row %zu",
-                  what, k, bad_row);
+        CHECK_MSG(r1cs_is_satisfied(NULL, ec->shape, wit.inputs, wit.aux, &bad_row), "%s: partition %u: row %zu", what,
+                  k, bad_row);
         fr_t *pub = NULL;
         size_t n = 0;
         CHECK(engine_porep_public_inputs(c1, k, &pub, &n, &err) == CUZK_OK);
@@ -247,8 +256,10 @@ int main(void)
     test_specs();
     test_circuit(&rng, pool);
     const char *slow = getenv("CUZK_SLOW_TESTS");
-    if (slow && strcmp(slow, "1") == 0) test_prove(&rng, pool);
-    else printf("engine_porep: setup + prove + verify of 2 KiB skipped (minutes of CPU; CUZK_SLOW_TESTS=1 runs it)\n");
+    if (slow && strcmp(slow, "1") == 0)
+        test_prove(&rng, pool);
+    else
+        printf("engine_porep: setup + prove + verify of 2 KiB skipped (minutes of CPU; CUZK_SLOW_TESTS=1 runs it)\n");
     pool_destroy(pool);
     return test_finish("engine_porep");
 }

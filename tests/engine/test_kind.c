@@ -50,8 +50,7 @@ static void check_table(void)
                 {100, "circuit", "circuit"}};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         const engine_kind *k = engine_kind_find(want[i].id);
-        CHECK_MSG(k && !strcmp(k->label, want[i].label) && !strcmp(k->metric, want[i].metric), "kind %d",
-                  want[i].id);
+        CHECK_MSG(k && !strcmp(k->label, want[i].label) && !strcmp(k->metric, want[i].metric), "kind %d", want[i].id);
     }
     CHECK(engine_kind_find(0) == NULL && engine_kind_find(7) == NULL);
     CHECK(engine_kind_find(1) == &engine_kind_porep_c2 && engine_kind_find(100) == &engine_kind_circuit_spec);
@@ -125,8 +124,8 @@ static void check_porep(void)
         job = NULL;
         memset(&err, 0, sizeof(err));
         st = k->parse(&in, &job, &plan, &err);
-        CHECK_MSG(st != CUZK_OK && job == NULL && strstr(err.msg, "invalid C1 (vanilla_proof)"),
-                  "cut at %zu: %d %s", cuts[i], (int)st, err.msg);
+        CHECK_MSG(st != CUZK_OK && job == NULL && strstr(err.msg, "invalid C1 (vanilla_proof)"), "cut at %zu: %d %s",
+                  cuts[i], (int)st, err.msg);
     }
     char *bad = malloc(len);
     if (bad) {
@@ -215,8 +214,13 @@ static void check_input_copy(void)
 {
     uint8_t a[3] = {1, 2, 3}, b[2] = {4, 5}, r[32] = {9};
     engine_bytes v[2] = {{a, 3}, {b, 2}};
-    engine_kind_input in = {.sector_size = 2048, .vanilla_proof = {a, 3}, .vanilla_proofs = v, .n_vanilla_proofs = 2,
-                            .randomness = {r, 32}, .circuit = "synthetic:k=4", .partitions = 2};
+    engine_kind_input in = {.sector_size = 2048,
+                            .vanilla_proof = {a, 3},
+                            .vanilla_proofs = v,
+                            .n_vanilla_proofs = 2,
+                            .randomness = {r, 32},
+                            .circuit = "synthetic:k=4",
+                            .partitions = 2};
     engine_kind_input out;
     cuzk_error err;
     CHECK(engine_kind_input_copy(&in, &out, &err) == CUZK_OK);

@@ -65,8 +65,12 @@ int main(void)
     int gpus = gpu_device_count();
 
     /* The CPU when asked; a pinned budget there is a note, not a tier. */
-    engine_open_config oc = {.backend = ENGINE_BACKEND_CPU, .pool = pool, .abc_on_device = -1,
-                             .engine = {.synth_pool = pool}, .pinned_budget = 1 << 20, .idle_evict_s = 60};
+    engine_open_config oc = {.backend = ENGINE_BACKEND_CPU,
+                             .pool = pool,
+                             .abc_on_device = -1,
+                             .engine = {.synth_pool = pool},
+                             .pinned_budget = 1 << 20,
+                             .idle_evict_s = 60};
     engine_host *h = NULL;
     cuzk_status st = engine_open(&oc, &h, &err);
     CHECK_MSG(st == CUZK_OK, "open cpu: %s", err.msg);

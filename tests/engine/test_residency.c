@@ -24,7 +24,10 @@ typedef struct fake_set {
     int fail_load;
 } fake_set;
 
-static uint64_t set_bytes(const fake_set *f) { return (uint64_t)f->points * sizeof(g1_affine_t); }
+static uint64_t set_bytes(const fake_set *f)
+{
+    return (uint64_t)f->points * sizeof(g1_affine_t);
+}
 
 static cuzk_status fake_load(void *ctx, groth16_params *out, cuzk_error *err)
 {
@@ -98,8 +101,7 @@ static void hook_evicted(engine_backend *be, const groth16_params *p)
     hooks *h = be->ctx;
     pthread_mutex_lock(&h->mu);
     int i = set_index(h, p);
-    if (i < 0 || !p->h || p->h_len != h->sets[i].points ||
-        __atomic_load_n(&h->sets[i].holders, __ATOMIC_ACQUIRE) != 0)
+    if (i < 0 || !p->h || p->h_len != h->sets[i].points || __atomic_load_n(&h->sets[i].holders, __ATOMIC_ACQUIRE) != 0)
         h->bad++;
     else
         h->evicted[i]++;
@@ -126,14 +128,18 @@ static double fake_clock(void *ctx)
     (void)ctx;
     return (double)__atomic_load_n(&g_now_us, __ATOMIC_RELAXED) / 1e6;
 }
-static void clock_set(double s) { __atomic_store_n(&g_now_us, (uint64_t)(s * 1e6 + 0.5), __ATOMIC_RELAXED); }
+static void clock_set(double s)
+{
+    __atomic_store_n(&g_now_us, (uint64_t)(s * 1e6 + 0.5), __ATOMIC_RELAXED);
+}
 
 static engine_residency *make(engine_mem *mem, hooks *h, fake_set *sets, size_t n, double idle, uint64_t pinned)
 {
     cuzk_error err;
     engine_residency *r = NULL;
     CHECK(engine_residency_create(&r, mem, &err) == CUZK_OK);
-    engine_residency_options o = {.idle_evict_s = idle, .backend = &h->be, .pinned_budget = pinned, .clock = fake_clock};
+    engine_residency_options o = {
+        .idle_evict_s = idle, .backend = &h->be, .pinned_budget = pinned, .clock = fake_clock};
     CHECK(engine_residency_configure(r, &o, &err) == CUZK_OK);
     for (size_t i = 0; i < n; i++) CHECK(engine_residency_add(r, sets[i].name, fake_load, &sets[i], &err) == CUZK_OK);
     return r;
@@ -221,8 +227,10 @@ static void test_idle_eviction(void)
  * to hot ones; a failed pin leaves the set working and unpinned. */
 static void test_pinned(void)
 {
-    fake_set sets[5] = {{.name = "a", .points = 100, .tag = 1}, {.name = "b", .points = 100, .tag = 2},
-                        {.name = "c", .points = 100, .tag = 3}, {.name = "d", .points = 100, .tag = 4},
+    fake_set sets[5] = {{.name = "a", .points = 100, .tag = 1},
+                        {.name = "b", .points = 100, .tag = 2},
+                        {.name = "c", .points = 100, .tag = 3},
+                        {.name = "d", .points = 100, .tag = 4},
                         {.name = "big", .points = 300, .tag = 5}};
     uint64_t one = set_bytes(&sets[0]);
     hooks h;
@@ -244,7 +252,7 @@ static void test_pinned(void)
     engine_mem_get_stats(&mem, &ms);
     CHECK(ms.in_use[ENGINE_MEM_PINNED] == 2 * one && ms.in_use[ENGINE_MEM_HOST] == one);
     engine_residency_release(r, pa);
-    CHECK(engine_residency_pinned(r, "a")); /* warm, still pinned while nobody needs the room */
+    CHECK(engine_residency_pinned(r, "a"));                         /* warm, still pinned while nobody needs the room */
     CHECK(engine_residency_acquire(r, "c", &pc2, &err) == CUZK_OK); /* c is hot again: a gives way */
     CHECK(pc2 == pc);
     CHECK(!engine_residency_pinned(r, "a") && engine_residency_pinned(r, "c"));
@@ -304,8 +312,10 @@ static void test_pinned(void)
  * and a failed load changes nothing. */
 static void test_pressure(void)
 {
-    fake_set sets[4] = {{.name = "a", .points = 100, .tag = 1}, {.name = "b", .points = 100, .tag = 2},
-                        {.name = "c", .points = 100, .tag = 3}, {.name = "bad", .points = 100, .fail_load = 1}};
+    fake_set sets[4] = {{.name = "a", .points = 100, .tag = 1},
+                        {.name = "b", .points = 100, .tag = 2},
+                        {.name = "c", .points = 100, .tag = 3},
+                        {.name = "bad", .points = 100, .fail_load = 1}};
     uint64_t one = set_bytes(&sets[0]);
     hooks h;
     hooks_init(&h, sets, 4);
@@ -445,8 +455,10 @@ static void test_stress(void)
 {
     rng_t rng;
     test_seed(&rng, "test_residency stress");
-    fake_set sets[STRESS_SETS] = {{.name = "s0", .points = 50, .tag = 10},  {.name = "s1", .points = 80, .tag = 11},
-                                  {.name = "s2", .points = 120, .tag = 12}, {.name = "s3", .points = 60, .tag = 13},
+    fake_set sets[STRESS_SETS] = {{.name = "s0", .points = 50, .tag = 10},
+                                  {.name = "s1", .points = 80, .tag = 11},
+                                  {.name = "s2", .points = 120, .tag = 12},
+                                  {.name = "s3", .points = 60, .tag = 13},
                                   {.name = "s4", .points = 100, .tag = 14}};
     uint64_t total = 0;
     for (int i = 0; i < STRESS_SETS; i++) total += set_bytes(&sets[i]);
@@ -497,8 +509,7 @@ static void test_stress(void)
     CHECK(h.pins == h.unpins && h.n_pinned == 0 && h.bad == 0 && (uint64_t)h.pins == st.pins);
     printf("stress: %llu loads, %llu evictions (%llu idle, %llu pressure), %llu pins, %llu pin failures\n",
            (unsigned long long)st.loads, (unsigned long long)st.evictions, (unsigned long long)st.idle_evictions,
-           (unsigned long long)st.pressure_evictions, (unsigned long long)st.pins,
-           (unsigned long long)st.pin_failures);
+           (unsigned long long)st.pressure_evictions, (unsigned long long)st.pins, (unsigned long long)st.pin_failures);
     engine_mem_destroy(&mem);
 }
 
@@ -528,7 +539,8 @@ static void test_mem_move_counts(void)
     CHECK(engine_mem_move(&m, ENGINE_MEM_DEVICE, ENGINE_MEM_HOST, 150));
     CHECK(engine_mem_move(&m, ENGINE_MEM_DEVICE, ENGINE_MEM_DEVICE, 50));
     engine_mem_get_stats(&m, &st);
-    CHECK(st.in_use[ENGINE_MEM_HOST] == 950 && st.in_use[ENGINE_MEM_DEVICE] == 350 && st.peak[ENGINE_MEM_DEVICE] == 500);
+    CHECK(st.in_use[ENGINE_MEM_HOST] == 950 && st.in_use[ENGINE_MEM_DEVICE] == 350 &&
+          st.peak[ENGINE_MEM_DEVICE] == 500);
     CHECK(st.refused == 3);
     engine_mem_destroy(&m);
 }
@@ -631,8 +643,11 @@ static void test_preload_upload(void)
     engine_residency *r = NULL;
     CHECK(engine_residency_create(&r, &mem, &err) == CUZK_OK);
     int devices[2] = {3, 7};
-    engine_residency_options o = {.backend = &h.be, .pinned_budget = 1000 * sizeof(g1_affine_t),
-                                  .devices = devices, .num_devices = 2, .notify = upload_notify};
+    engine_residency_options o = {.backend = &h.be,
+                                  .pinned_budget = 1000 * sizeof(g1_affine_t),
+                                  .devices = devices,
+                                  .num_devices = 2,
+                                  .notify = upload_notify};
     engine_residency_options too_many = o;
     too_many.num_devices = ENGINE_RESIDENCY_MAX_DEVICES + 1;
     CHECK(engine_residency_configure(r, &too_many, &err) == CUZK_ERR_INVALID_ARG);

@@ -145,7 +145,7 @@ static void edge_value(uint64_t *v, const uint64_t *p, int n, int which, rng_t *
                 edge_value(a.l, P, N, ia, &rng);                                                                       \
                 INV(&want, &a);                                                                                        \
                 INV_VT(&got, &a);                                                                                      \
-                CHECK_MSG(memcmp(got.l, want.l, sizeof want.l) == 0, NAME " inv_vartime %d path %d", ia, path);       \
+                CHECK_MSG(memcmp(got.l, want.l, sizeof want.l) == 0, NAME " inv_vartime %d path %d", ia, path);        \
             }                                                                                                          \
         }                                                                                                              \
         cpu_has_adx = have_asm;                                                                                        \

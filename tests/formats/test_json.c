@@ -10,8 +10,10 @@ static int parses(const char *s)
     json_doc *d;
     cuzk_error err;
     cuzk_status st = json_parse(&d, s, strlen(s), &err);
-    if (st == CUZK_OK) json_free(d);
-    else CHECK(strlen(err.msg) > 0);
+    if (st == CUZK_OK)
+        json_free(d);
+    else
+        CHECK(strlen(err.msg) > 0);
     return st == CUZK_OK;
 }
 
@@ -43,8 +45,9 @@ int main(void)
     CHECK(json_expect(json_get(root, "e"), JSON_OBJECT, "e", &err) == CUZK_ERR_FORMAT && strstr(err.msg, "array"));
     json_free(d);
 
-    const char *bad[] = {"", "{", "[1,]", "{\"a\" 1}", "{\"a\":1,}", "[1 2]", "\"abc", "\"\\x\"", "\"\\u12\"",
-                         "\"\\ud800\"", "01", "1.", "-", "1e", "tru", "nul", "[1]]", "{} x", "\"a\x01\"", "{1:2}"};
+    const char *bad[] = {"",        "{",         "[1,]",        "{\"a\" 1}", "{\"a\":1,}", "[1 2]", "\"abc",
+                         "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "01",        "1.",         "-",     "1e",
+                         "tru",     "nul",       "[1]]",        "{} x",      "\"a\x01\"",  "{1:2}"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) CHECK_MSG(!parses(bad[i]), "accepted %s", bad[i]);
     const char *good[] = {"0", "-0", "1e5", "\"\"", "[[],{}]", "null", " true ", "{\"\":\"\"}"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) CHECK_MSG(parses(good[i]), "rejected %s", good[i]);

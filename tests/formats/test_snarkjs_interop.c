@@ -71,8 +71,10 @@ static int snarkjs_verify_files(const char *const *pairs, size_t npairs, int *ve
     char line[256];
     size_t k = 0;
     while (fgets(line, sizeof line, f)) {
-        if (k < npairs && strncmp(line, "VALID", 5) == 0) verdicts[k++] = 1;
-        else if (k < npairs && strncmp(line, "INVALID", 7) == 0) verdicts[k++] = 0;
+        if (k < npairs && strncmp(line, "VALID", 5) == 0)
+            verdicts[k++] = 1;
+        else if (k < npairs && strncmp(line, "INVALID", 7) == 0)
+            verdicts[k++] = 0;
     }
     return pclose(f);
 }
@@ -189,8 +191,10 @@ int main(void)
     const char *require = getenv("CUZK_REQUIRE_ORACLE");
     if (!oracle_available()) {
         if (require && strcmp(require, "1") == 0) {
-            fprintf(stderr, "test_snarkjs_interop: node or %s/node_modules missing and CUZK_REQUIRE_ORACLE=1 "
-                            "(run `npm ci` in tests/snarkjs)\n", project);
+            fprintf(stderr,
+                    "test_snarkjs_interop: node or %s/node_modules missing and CUZK_REQUIRE_ORACLE=1 "
+                    "(run `npm ci` in tests/snarkjs)\n",
+                    project);
             return 1;
         }
         printf("SKIP: test_snarkjs_interop: node or %s/node_modules missing (run `npm ci` in tests/snarkjs)\n",

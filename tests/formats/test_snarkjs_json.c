@@ -153,7 +153,7 @@ static void test_rejections(rng_t *rng)
     dec_fp(by1, &b.y.c1);
 #define DOC(pa, curve, protocol)                                                                                       \
     snprintf(doc, sizeof doc,                                                                                          \
-             "{\"pi_a\": %s, \"pi_b\": [[\"%s\",\"%s\"],[\"%s\",\"%s\"],[\"1\",\"0\"]], \"pi_c\": [\"%s\",\"%s\"], " \
+             "{\"pi_a\": %s, \"pi_b\": [[\"%s\",\"%s\"],[\"%s\",\"%s\"],[\"1\",\"0\"]], \"pi_c\": [\"%s\",\"%s\"], "   \
              "\"protocol\": \"%s\", \"curve\": \"%s\"}",                                                               \
              pa, bx0, bx1, by0, by1, ax, ay, protocol, curve)
     char pa[400];

@@ -124,8 +124,8 @@ int main(void)
     test_seed(&rng, "test_wtns");
     const char *src = __FILE__;
     const char *slash = strrchr(src, '/');
-    snprintf(fixture_path, sizeof fixture_path, "%.*s/../snarkjs/fixtures/witness.wtns",
-             slash ? (int)(slash - src) : 1, slash ? src : ".");
+    snprintf(fixture_path, sizeof fixture_path, "%.*s/../snarkjs/fixtures/witness.wtns", slash ? (int)(slash - src) : 1,
+             slash ? src : ".");
     test_fixture(&rng);
     test_corruption(&rng);
     return test_finish("test_wtns");

@@ -90,7 +90,10 @@ static gadget_bool make(r1cs *cs, int kind)
     return kind >= 4 ? gadget_bool_not(&x) : x;
 }
 
-static int kval(int kind) { return kind == 1 || kind == 3 || kind == 5; }
+static int kval(int kind)
+{
+    return kind == 1 || kind == 3 || kind == 5;
+}
 
 static void test_bool_ops(void)
 {
@@ -226,8 +229,10 @@ static void test_multipack(rng_t *rng)
         for (size_t i = 0; i < n; i++) {
             v[i] = rng_next(rng) & 1;
             int kind = (int)(rng_next(rng) % 6);
-            if (kind >= 2) kind = v[i] ? (kind & 1 ? 3 : 5) : (kind & 1 ? 2 : 4);
-            else kind = v[i];
+            if (kind >= 2)
+                kind = v[i] ? (kind & 1 ? 3 : 5) : (kind & 1 ? 2 : 4);
+            else
+                kind = v[i];
             bits[i] = make(&cs, kind);
         }
         size_t before = cs.num_constraints, chunks = (n + 253) / 254;

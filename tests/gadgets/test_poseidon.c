@@ -45,10 +45,10 @@ static int eq_limbs(const fr_t *a, const uint64_t want[4])
 static void test_round_numbers(void)
 {
     /* neptune round_numbers.rs test_round_numbers_against_known_values: width -> R_P (R_F is 8) */
-    static const unsigned w[][2] = {{2, 55}, {3, 55}, {4, 56}, {5, 56}, {6, 56}, {7, 56}, {8, 57}, {9, 57},
-                                    {10, 57}, {11, 57}, {12, 57}, {13, 57}, {14, 57}, {15, 57}, {16, 59}, {17, 59},
-                                    {18, 59}, {19, 59}, {20, 59}, {21, 59}, {22, 59}, {23, 59}, {24, 59}, {25, 59},
-                                    {37, 60}, {65, 61}};
+    static const unsigned w[][2] = {{2, 55},  {3, 55},  {4, 56},  {5, 56},  {6, 56},  {7, 56},  {8, 57},
+                                    {9, 57},  {10, 57}, {11, 57}, {12, 57}, {13, 57}, {14, 57}, {15, 57},
+                                    {16, 59}, {17, 59}, {18, 59}, {19, 59}, {20, 59}, {21, 59}, {22, 59},
+                                    {23, 59}, {24, 59}, {25, 59}, {37, 60}, {65, 61}};
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
         unsigned rf, rp;
         poseidon_round_numbers(w[i][0] - 1, POSEIDON_STANDARD, &rf, &rp);

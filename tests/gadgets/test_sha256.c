@@ -187,8 +187,7 @@ static void test_messages(rng_t *rng)
         gadget_bool in[160 * 8], out[256];
         CHECK(alloc_bits(&cs, bits, len * 8, in) == 0);
         CHECK(gadget_sha256(&cs, in, len * 8, out, &err) == CUZK_OK);
-        if (len == 64)
-            CHECK_MSG(cs.num_constraints - 512 == 44874, "512-bit message: %zu", cs.num_constraints - 512);
+        if (len == 64) CHECK_MSG(cs.num_constraints - 512 == 44874, "512-bit message: %zu", cs.num_constraints - 512);
         uint8_t want[32], got[32];
         sha256_digest(msg, len, want);
         out_bits_to_bytes(out, got);

@@ -42,8 +42,8 @@ static void eval_both(const char *what, const r1cs *cs, const gpu_shape *s, cons
         abc_variant_set(gpu_abc_variant_name(v));
         memset(got, 0x5A, 3 * n * sizeof(fr_t));
         gpu_abc_timings t;
-        cuzk_status gs = gpu_shape_eval(ctx, s, inputs, cs->num_inputs, aux, cs->num_aux, got, got + n, got + 2 * n,
-                                        &t, &err);
+        cuzk_status gs =
+            gpu_shape_eval(ctx, s, inputs, cs->num_inputs, aux, cs->num_aux, got, got + n, got + 2 * n, &t, &err);
         CHECK_MSG(gs == CUZK_OK, "%s (%s): gpu_shape_eval: %s", what, gpu_abc_variant_name(v), err.msg);
         if (gs != CUZK_OK) continue;
         for (int m = 0; m < 3; m++) {
@@ -120,9 +120,12 @@ static void test_synthetic(void)
 static void witness_value(fr_t *v)
 {
     uint64_t r = rng_next(&rng) % 8;
-    if (r < 3) fr_set_zero(v);
-    else if (r < 6) fr_set_one(v);
-    else fr_random(v, &rng);
+    if (r < 3)
+        fr_set_zero(v);
+    else if (r < 6)
+        fr_set_one(v);
+    else
+        fr_random(v, &rng);
 }
 
 /* A compiled system written directly: row lengths from empty to thousands of terms (rows above the warp
@@ -317,8 +320,8 @@ static void test_errors(void)
         fr_t *out = calloc(3 * n, sizeof(fr_t));
         CHECK(out != NULL);
         if (!out) exit(1);
-        CHECK(gpu_shape_eval(ctx, s, cs.inputs, cs.num_inputs, cs.aux, cs.num_aux - 1, out, out + n, out + 2 * n,
-                             NULL, &err) == CUZK_ERR_INVALID_ARG);
+        CHECK(gpu_shape_eval(ctx, s, cs.inputs, cs.num_inputs, cs.aux, cs.num_aux - 1, out, out + n, out + 2 * n, NULL,
+                             &err) == CUZK_ERR_INVALID_ARG);
         CHECK(gpu_shape_eval(NULL, s, cs.inputs, cs.num_inputs, cs.aux, cs.num_aux, out, out + n, out + 2 * n, NULL,
                              &err) == CUZK_ERR_INVALID_ARG);
         CHECK(gpu_shape_eval(ctx, s, cs.inputs, cs.num_inputs, cs.aux, cs.num_aux, NULL, out + n, out + 2 * n, NULL,

@@ -71,17 +71,20 @@ static uint64_t *random_mask(rng_t *rng, size_t n, unsigned pct, size_t *count)
 }
 
 /* One random witness: pz % zeros, po % ones, the rest random; density of A and B pa % and pb %. */
-static void run_case(rng_t *rng, pool_t *pool, size_t num_inputs, size_t num_aux, unsigned pz, unsigned po,
-                     unsigned pa, unsigned pb)
+static void run_case(rng_t *rng, pool_t *pool, size_t num_inputs, size_t num_aux, unsigned pz, unsigned po, unsigned pa,
+                     unsigned pb)
 {
     fr_t *inputs = malloc((num_inputs + 1) * sizeof *inputs), *aux = malloc((num_aux + 1) * sizeof *aux);
     for (size_t i = 0; i < num_inputs; i++) fr_random(&inputs[i], rng);
     if (num_inputs) fr_set_one(&inputs[0]);
     for (size_t i = 0; i < num_aux; i++) {
         unsigned r = (unsigned)(rng_next(rng) % 100);
-        if (r < pz) fr_set_zero(&aux[i]);
-        else if (r < pz + po) fr_set_one(&aux[i]);
-        else fr_random(&aux[i], rng);
+        if (r < pz)
+            fr_set_zero(&aux[i]);
+        else if (r < pz + po)
+            fr_set_one(&aux[i]);
+        else
+            fr_random(&aux[i], rng);
     }
     r1cs_density dn;
     dn.a_aux = random_mask(rng, num_aux, pa, &dn.a_aux_count);
@@ -167,8 +170,8 @@ int main(void)
         run_case(&rng, pools[p], 1, 1, 30, 30, 50, 50);
         run_case(&rng, pools[p], 3, 63, 30, 30, 50, 50);
         run_case(&rng, pools[p], 2, 64, 0, 100, 100, 100);
-        run_case(&rng, pools[p], 5, 1000, 10, 80, 60, 40);   /* mostly ones: split */
-        run_case(&rng, pools[p], 5, 1000, 5, 5, 60, 40);     /* mostly others: whole */
+        run_case(&rng, pools[p], 5, 1000, 10, 80, 60, 40);           /* mostly ones: split */
+        run_case(&rng, pools[p], 5, 1000, 5, 5, 60, 40);             /* mostly others: whole */
         run_case(&rng, pools[p], 7, 65536 * 2 + 77, 40, 40, 50, 30); /* three blocks, shared mask words */
     }
     pool_destroy(pool);

@@ -32,8 +32,8 @@ static void check_path(const char *what, size_t n)
 {
     if (strcmp(mode, "default") == 0) return;
     int want = strcmp(mode, "affine") == 0;
-    CHECK_MSG(gpu_g2_last_was_affine() == want, "%s n=%zu: CUZK_GPU_G2=%s but the call took the %s path", what, n,
-              mode, gpu_g2_last_was_affine() ? "affine" : "xyzz");
+    CHECK_MSG(gpu_g2_last_was_affine() == want, "%s n=%zu: CUZK_GPU_G2=%s but the call took the %s path", what, n, mode,
+              gpu_g2_last_was_affine() ? "affine" : "xyzz");
 }
 
 static void cpu_sum(g2_jac_t *r, const g2_affine_t *bases, const uint64_t *mask, size_t n)

@@ -335,8 +335,12 @@ static void test_pinned_tier(int abc_on_device)
     if (st == CUZK_OK) st = engine_create(&e, &cfg, &err);
     if (st == CUZK_OK) st = engine_residency_create(&res, engine_memory(e), &err);
     int devices[1] = {0};
-    engine_residency_options ro = {.pinned_budget = 1ull << 40, .backend = fx.be, .notify = fx_notify,
-                                   .notify_ctx = &fx, .devices = devices, .num_devices = 1};
+    engine_residency_options ro = {.pinned_budget = 1ull << 40,
+                                   .backend = fx.be,
+                                   .notify = fx_notify,
+                                   .notify_ctx = &fx,
+                                   .devices = devices,
+                                   .num_devices = 1};
     if (st == CUZK_OK) st = engine_residency_configure(res, &ro, &err);
     if (st == CUZK_OK) st = engine_residency_add(res, "synthetic", fx_load, &fx, &err);
     /* A preload puts the bases on the device before any partition asks for them (params_upload). */
@@ -499,8 +503,8 @@ static void bench_host_alloc(void)
         double free_ms = now_ms() - t0;
         printf("gpu_host_alloc %zu MiB (%s): alloc %.1f ms (%.1f GB/s), first write %.1f ms, upload %.1f ms "
                "(%.1f GB/s), free %.1f ms\n",
-               mib, way ? "cudaHostAlloc" : "malloc + cudaHostRegister", alloc_ms, bytes / alloc_ms / 1e6, touch_ms,
-               up, bytes / up / 1e6, free_ms);
+               mib, way ? "cudaHostAlloc" : "malloc + cudaHostRegister", alloc_ms, bytes / alloc_ms / 1e6, touch_ms, up,
+               bytes / up / 1e6, free_ms);
     }
     gpu_ctx_destroy(ctx);
 }

@@ -103,8 +103,8 @@ static void test_h(unsigned log_m, h_form form, int mode)
     size_t keep = form == H_FORM_BELLPERSON ? m - 1 : m;
     const char *fname = form == H_FORM_BELLPERSON ? "bellperson" : "snarkjs";
     CHECK(domain_for_size(&d, m, &err) == CUZK_OK);
-    cuzk_status st = gpu_ntt_plan_create(ctx, log_m, form == H_FORM_BELLPERSON ? POLY_ROOTS_CUZK : POLY_ROOTS_SNARKJS,
-                                         &plan, &err);
+    cuzk_status st =
+        gpu_ntt_plan_create(ctx, log_m, form == H_FORM_BELLPERSON ? POLY_ROOTS_CUZK : POLY_ROOTS_SNARKJS, &plan, &err);
     CHECK_MSG(st == CUZK_OK, "plan 2^%u: %s", log_m, err.msg);
     if (st != CUZK_OK) return;
     fr_t *a = vec(m), *b = vec(m), *c = vec(m), *ca = vec(m), *cb = vec(m), *cc = vec(m), *h = vec(m);

@@ -54,8 +54,8 @@ static void on_abc_done(void *ctx)
 
 /* Proves one witness with the CPU prover and with the GPU prover in every split mode; compares the four MSM
  * results and the proof bytes. a, b, c: num_constraints values in buffers of m. */
-static void prove_both(const char *what, const groth16_params *params, size_t n, size_t m, const fr_t *a,
-                       const fr_t *b, const fr_t *c, const fr_t *inputs, size_t n_in, const fr_t *aux, size_t n_aux,
+static void prove_both(const char *what, const groth16_params *params, size_t n, size_t m, const fr_t *a, const fr_t *b,
+                       const fr_t *c, const fr_t *inputs, size_t n_in, const fr_t *aux, size_t n_aux,
                        const r1cs_density *dn)
 {
     cuzk_error err = {0};
@@ -100,17 +100,16 @@ static void prove_both(const char *what, const groth16_params *params, size_t n,
         CHECK_MSG(st == CUZK_OK, "%s (%s): GPU prover: %s", what, MODE[mode], err.msg);
         if (st != CUZK_OK) continue;
         CHECK_MSG(hk.calls == 1, "%s (%s): the abc-done hook ran %d times", what, MODE[mode], hk.calls);
-        CHECK_MSG(hk.scribble || memcmp(scratch, orig, bytes) == 0, "%s (%s): the GPU prover wrote to a, b or c",
-                  what, MODE[mode]);
+        CHECK_MSG(hk.scribble || memcmp(scratch, orig, bytes) == 0, "%s (%s): the GPU prover wrote to a, b or c", what,
+                  MODE[mode]);
         char which[64];
-        CHECK_MSG(pending_same(&pc, &pg, which, sizeof which), "%s (%s): GPU differs from CPU in %s", what,
-                  MODE[mode], which);
+        CHECK_MSG(pending_same(&pc, &pg, which, sizeof which), "%s (%s): GPU differs from CPU in %s", what, MODE[mode],
+                  which);
         st = groth16_prove_finish(pool, &pg, &r, &s, &proof_g, NULL, &err);
         CHECK_MSG(st == CUZK_OK, "%s (%s): finish: %s", what, MODE[mode], err.msg);
         if (st != CUZK_OK) continue;
         groth16_proof_write(bytes_g, &proof_g);
-        CHECK_MSG(memcmp(bytes_c, bytes_g, GROTH16_PROOF_BYTES) == 0, "%s (%s): proof bytes differ", what,
-                  MODE[mode]);
+        CHECK_MSG(memcmp(bytes_c, bytes_g, GROTH16_PROOF_BYTES) == 0, "%s (%s): proof bytes differ", what, MODE[mode]);
         if (mode == 0)
             printf("  %-34s n=%-7zu L %s ones %zu tail %zu | A %s ones %zu tail %zu | B %s ones %zu tail %zu\n", what,
                    n, gt.split[0] ? "split" : "full", gt.ones[0], gt.tail[0], gt.split[1] ? "split" : "full",
@@ -280,10 +279,14 @@ static void test_zkey(void)
     params.a = z.a;
     params.b_g1 = z.b_g1;
     params.b_g2 = z.b_g2;
-    r1cs_density dn = {.a_aux = daux, .b_input = din, .b_aux = daux, .a_aux_count = n_aux, .b_input_count = n_in,
+    r1cs_density dn = {.a_aux = daux,
+                       .b_input = din,
+                       .b_aux = daux,
+                       .a_aux_count = n_aux,
+                       .b_input_count = n_in,
                        .b_aux_count = n_aux};
-    prove_both("snarkjs fixture zkey", &params, m, m, abc, abc + m, abc + 2 * m, w.values, n_in, w.values + n_in,
-               n_aux, &dn);
+    prove_both("snarkjs fixture zkey", &params, m, m, abc, abc + m, abc + 2 * m, w.values, n_in, w.values + n_in, n_aux,
+               &dn);
     free(abc);
     free(din);
     free(daux);

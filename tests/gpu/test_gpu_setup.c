@@ -134,13 +134,13 @@ static void check_setups(void)
         CHECK_MSG(sg == CUZK_OK, "shape %u: GPU setup: %s", shape, err.msg);
         if (sc == CUZK_OK && sg == CUZK_OK) {
             int same = c.h_len == g.h_len && c.l_len == g.l_len && c.a_len == g.a_len && c.b_g1_len == g.b_g1_len &&
-                       c.b_g2_len == g.b_g2_len && c.vk.ic_len == g.vk.ic_len &&
-                       g1_arrays_eq(c.h, g.h, c.h_len) && g1_arrays_eq(c.l, g.l, c.l_len) &&
-                       g1_arrays_eq(c.a, g.a, c.a_len) && g1_arrays_eq(c.b_g1, g.b_g1, c.b_g1_len) &&
-                       g2_arrays_eq(c.b_g2, g.b_g2, c.b_g2_len) && g1_arrays_eq(c.vk.ic, g.vk.ic, c.vk.ic_len) &&
-                       g1_affine_eq(&c.vk.alpha_g1, &g.vk.alpha_g1) && g1_affine_eq(&c.vk.beta_g1, &g.vk.beta_g1) &&
-                       g1_affine_eq(&c.vk.delta_g1, &g.vk.delta_g1) && g2_affine_eq(&c.vk.beta_g2, &g.vk.beta_g2) &&
-                       g2_affine_eq(&c.vk.gamma_g2, &g.vk.gamma_g2) && g2_affine_eq(&c.vk.delta_g2, &g.vk.delta_g2);
+                       c.b_g2_len == g.b_g2_len && c.vk.ic_len == g.vk.ic_len && g1_arrays_eq(c.h, g.h, c.h_len) &&
+                       g1_arrays_eq(c.l, g.l, c.l_len) && g1_arrays_eq(c.a, g.a, c.a_len) &&
+                       g1_arrays_eq(c.b_g1, g.b_g1, c.b_g1_len) && g2_arrays_eq(c.b_g2, g.b_g2, c.b_g2_len) &&
+                       g1_arrays_eq(c.vk.ic, g.vk.ic, c.vk.ic_len) && g1_affine_eq(&c.vk.alpha_g1, &g.vk.alpha_g1) &&
+                       g1_affine_eq(&c.vk.beta_g1, &g.vk.beta_g1) && g1_affine_eq(&c.vk.delta_g1, &g.vk.delta_g1) &&
+                       g2_affine_eq(&c.vk.beta_g2, &g.vk.beta_g2) && g2_affine_eq(&c.vk.gamma_g2, &g.vk.gamma_g2) &&
+                       g2_affine_eq(&c.vk.delta_g2, &g.vk.delta_g2);
             CHECK_MSG(same, "shape %u (%zu in, %zu aux, %zu constraints): GPU parameters differ from the CPU's", shape,
                       cs.num_inputs, cs.num_aux, cs.num_constraints);
             fr_t r, s;

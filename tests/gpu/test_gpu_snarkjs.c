@@ -55,8 +55,8 @@ int main(void)
         st = zkey_prove_with(pool, &z, w.values, w.n, &r, &s, gpu_start, NULL, &gpu, &err);
         CHECK_MSG(st == CUZK_OK, "GPU prove: %s", err.msg);
         if (st != CUZK_OK) continue;
-        CHECK_MSG(memcmp(&cpu, &gpu, sizeof cpu) == 0 || (g1_affine_eq(&cpu.a, &gpu.a) && g2_affine_eq(&cpu.b, &gpu.b) &&
-                                                           g1_affine_eq(&cpu.c, &gpu.c)),
+        CHECK_MSG(memcmp(&cpu, &gpu, sizeof cpu) == 0 ||
+                      (g1_affine_eq(&cpu.a, &gpu.a) && g2_affine_eq(&cpu.b, &gpu.b) && g1_affine_eq(&cpu.c, &gpu.c)),
                   "rep %d: the GPU's proof differs from the CPU's for the same r, s", rep);
         CHECK_MSG(snarkjs_verify(&vk, &gpu, w.values + 1, z.n_public, &err) == CUZK_OK, "rep %d: GPU proof: %s", rep,
                   err.msg);

@@ -19,11 +19,12 @@ static void check_defaults(const gpu_tune *t)
 
 int main(void)
 {
-    static const char *const vars[] = {"CUZK_GPU_PROFILE", "CUZK_GPU_MSM", "CUZK_GPU_MSM_TAIL", "CUZK_GPU_MSM_INV",
-                                       "CUZK_GPU_MSM_EARLY", "CUZK_GPU_MSM_SHARE", "CUZK_GPU_BATCH", "CUZK_GPU_G2",
-                                       "CUZK_GPU_G2_TAIL", "CUZK_NTT_VARIANT", "CUZK_GPU_ABC", "CUZK_HOST_ALLOC",
-                                       "CUZK_GPU_BASES", "CUZK_GPU_PIN_STREAMED", "CUZK_GPU_STREAM_CHUNK",
-                                       "CUZK_GPU_OVERLAP", "CUZK_GPU_TURN", "CUZK_GPU_MEMORY_LIMIT"};
+    static const char *const vars[] = {"CUZK_GPU_PROFILE", "CUZK_GPU_MSM",          "CUZK_GPU_MSM_TAIL",
+                                       "CUZK_GPU_MSM_INV", "CUZK_GPU_MSM_EARLY",    "CUZK_GPU_MSM_SHARE",
+                                       "CUZK_GPU_BATCH",   "CUZK_GPU_G2",           "CUZK_GPU_G2_TAIL",
+                                       "CUZK_NTT_VARIANT", "CUZK_GPU_ABC",          "CUZK_HOST_ALLOC",
+                                       "CUZK_GPU_BASES",   "CUZK_GPU_PIN_STREAMED", "CUZK_GPU_STREAM_CHUNK",
+                                       "CUZK_GPU_OVERLAP", "CUZK_GPU_TURN",         "CUZK_GPU_MEMORY_LIMIT"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
     gpu_tune d;
     gpu_tune_defaults(&d);
@@ -91,11 +92,10 @@ int main(void)
                  {"123", 123}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t v = 1;
-        CHECK_MSG(gpu_tune_parse_size(sizes[i].text, &v) == 0 && v == sizes[i].want, "'%s' -> %zu", sizes[i].text,
-                  v);
+        CHECK_MSG(gpu_tune_parse_size(sizes[i].text, &v) == 0 && v == sizes[i].want, "'%s' -> %zu", sizes[i].text, v);
     }
-    static const char *const bad_sizes[] = {"", "G", "-1G", "16g", "16GiBs", "1.5G", "99999999999999999999",
-                                            "99999999999T"};
+    static const char *const bad_sizes[] = {
+        "", "G", "-1G", "16g", "16GiBs", "1.5G", "99999999999999999999", "99999999999T"};
     for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
         size_t v = 7;
         CHECK_MSG(gpu_tune_parse_size(bad_sizes[i], &v) == -1 && v == 7, "'%s' accepted", bad_sizes[i]);

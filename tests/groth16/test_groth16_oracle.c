@@ -98,8 +98,8 @@ int main(void)
     snprintf(jp, sizeof(jp), "%s/check.mjs", dir);
     snprintf(op, sizeof(op), "%s/out.txt", dir);
 
-    random_circuit_params rp = {.num_inputs = 3, .num_aux = 14, .num_constraints = 21, .max_terms = 4,
-                                .flags = RC_REPEATED_VARS};
+    random_circuit_params rp = {
+        .num_inputs = 3, .num_aux = 14, .num_constraints = 21, .max_terms = 4, .flags = RC_REPEATED_VARS};
     r1cs cs;
     CHECK(random_circuit_build(&rng, &rp, &cs, &err) == CUZK_OK);
     groth16_toxic tw;
@@ -159,8 +159,8 @@ int main(void)
     fr_hex(ah, &tw.alpha);
     fr_hex(dh, &tw.delta);
     fr_hex(th, &tw.tau);
-    snprintf(cmd, sizeof(cmd), "node '%s' '%s' '%s' '%s' '%s' %s %s %s %zu > '%s'", jp, oracle, pp, vp, cp, ah, dh,
-             th, p.h_len + 1, op);
+    snprintf(cmd, sizeof(cmd), "node '%s' '%s' '%s' '%s' '%s' %s %s %s %zu > '%s'", jp, oracle, pp, vp, cp, ah, dh, th,
+             p.h_len + 1, op);
     int rc = system(cmd);
     CHECK_MSG(rc == 0, "node exited with %d", rc);
     f = fopen(op, "r");

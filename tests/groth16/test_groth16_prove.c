@@ -175,7 +175,10 @@ static void check_some_bases(const r1cs *cs, const groth16_params *p, const grot
 }
 
 /* Public inputs as verify_proof takes them: without ONE. */
-static const fr_t *public_inputs(const r1cs *cs) { return cs->inputs + 1; }
+static const fr_t *public_inputs(const r1cs *cs)
+{
+    return cs->inputs + 1;
+}
 
 static void test_shapes(rng_t *rng)
 {
@@ -211,8 +214,8 @@ static void test_shapes(rng_t *rng)
             r1cs_free(&cs);
             continue;
         }
-        CHECK_MSG(st == CUZK_OK, "shape %u (%zu in, %zu aux, %zu cons, flags %u): %s", shape, rp.num_inputs,
-                  rp.num_aux, rp.num_constraints, rp.flags, err.msg);
+        CHECK_MSG(st == CUZK_OK, "shape %u (%zu in, %zu aux, %zu cons, flags %u): %s", shape, rp.num_inputs, rp.num_aux,
+                  rp.num_constraints, rp.flags, err.msg);
         if (st != CUZK_OK) {
             r1cs_free(&cs);
             continue;
@@ -227,8 +230,10 @@ static void test_shapes(rng_t *rng)
         st = groth16_prove(pool, &p, &cs, NULL, NULL, &r, &s, &proof, &tm, &err);
         CHECK_MSG(st == CUZK_OK, "shape %u: prove: %s", shape, err.msg);
         CHECK(oracle_proof(&cs, &tw, &r, &s, &want));
-        CHECK_MSG(proof_eq(&proof, &want), "shape %u (%zu in, %zu aux, %zu cons, flags %u): proof differs from the "
-                  "textbook formula", shape, rp.num_inputs, rp.num_aux, rp.num_constraints, rp.flags);
+        CHECK_MSG(proof_eq(&proof, &want),
+                  "shape %u (%zu in, %zu aux, %zu cons, flags %u): proof differs from the "
+                  "textbook formula",
+                  shape, rp.num_inputs, rp.num_aux, rp.num_constraints, rp.flags);
 
         /* deterministic bytes for the same witness, r, s */
         uint8_t b1[GROTH16_PROOF_BYTES], b2[GROTH16_PROOF_BYTES];

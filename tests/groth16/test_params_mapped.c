@@ -18,9 +18,9 @@ static char dir[512], source[600], cache[600];
 
 static int params_equal(const groth16_params *x, const groth16_params *y)
 {
-    return x->h_form == y->h_form && x->vk.ic_len == y->vk.ic_len && x->h_len == y->h_len &&
-           x->l_len == y->l_len && x->a_len == y->a_len && x->b_g1_len == y->b_g1_len &&
-           x->b_g2_len == y->b_g2_len && !memcmp(x->vk.ic, y->vk.ic, x->vk.ic_len * sizeof(g1_affine_t)) &&
+    return x->h_form == y->h_form && x->vk.ic_len == y->vk.ic_len && x->h_len == y->h_len && x->l_len == y->l_len &&
+           x->a_len == y->a_len && x->b_g1_len == y->b_g1_len && x->b_g2_len == y->b_g2_len &&
+           !memcmp(x->vk.ic, y->vk.ic, x->vk.ic_len * sizeof(g1_affine_t)) &&
            !memcmp(&x->vk.alpha_g1, &y->vk.alpha_g1, sizeof(g1_affine_t)) &&
            !memcmp(&x->vk.delta_g2, &y->vk.delta_g2, sizeof(g2_affine_t)) &&
            !memcmp(x->h, y->h, x->h_len * sizeof(g1_affine_t)) && !memcmp(x->l, y->l, x->l_len * sizeof(g1_affine_t)) &&
@@ -211,8 +211,7 @@ int main(void)
     groth16_params_free(&mapped);
     CHECK(truncate(cache, 5000) == 0);
     st = groth16_params_load_mapped(NULL, &mapped, source, cache, 0, &remade, &err);
-    CHECK_MSG(st == CUZK_OK && remade == 1 && params_equal(&mapped, &read), "after truncating the cache: %s",
-              err.msg);
+    CHECK_MSG(st == CUZK_OK && remade == 1 && params_equal(&mapped, &read), "after truncating the cache: %s", err.msg);
     groth16_params_free(&mapped);
 
     /* A missing source is an I/O error naming it; the cache is not consulted. */

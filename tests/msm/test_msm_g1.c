@@ -63,8 +63,10 @@ static void check_all_pools(const char *what, const g1_jac_t *want, const g1_aff
 {
     for (int p = 0; p < 3; p++) {
         g1_jac_t got;
-        if (c) msm_g1_window(pools[p], &got, bases, scalars, density, n, c);
-        else msm_g1(pools[p], &got, bases, scalars, density, n);
+        if (c)
+            msm_g1_window(pools[p], &got, bases, scalars, density, n, c);
+        else
+            msm_g1(pools[p], &got, bases, scalars, density, n);
         CHECK_MSG(g1_jac_eq(&got, want), "%s: n=%zu c=%u pool %s", what, n, c, pool_names[p]);
         CHECK_MSG(g1_jac_is_on_curve(&got), "%s: n=%zu result off the curve", what, n);
     }
@@ -82,8 +84,10 @@ static void test_sizes(void)
         make_bases(bases, n);
         /* Small sizes with full-width scalars only, larger ones with the mix of kinds. */
         for (size_t i = 0; i < n; i++) {
-            if (n < 50) fr_random(&scalars[i], &rng);
-            else mixed_scalar(&scalars[i]);
+            if (n < 50)
+                fr_random(&scalars[i], &rng);
+            else
+                mixed_scalar(&scalars[i]);
         }
         g1_jac_t want;
         naive(&want, bases, scalars, NULL, n);
@@ -226,8 +230,8 @@ static void test_windows(void)
     }
     for (unsigned t = 1; t <= 64; t *= 2) {
         unsigned c_small = msm_window_bits(100, t), c_big = msm_window_bits((size_t)1 << 20, t);
-        CHECK_MSG(c_small >= 1 && c_small <= c_big && c_big <= 16, "window bits %u, %u at %u threads", c_small,
-                  c_big, t);
+        CHECK_MSG(c_small >= 1 && c_small <= c_big && c_big <= 16, "window bits %u, %u at %u threads", c_small, c_big,
+                  t);
     }
 }
 
@@ -263,14 +267,18 @@ static void test_affine_corners(void)
                 break;
             case 2: /* P, -P, P, -P, ...: each bucket alternates between P and infinity */
                 what = "P and -P alternating";
-                if (i % 2) g1_affine_neg(&pts[i], &bases[0]);
-                else pts[i] = bases[0];
+                if (i % 2)
+                    g1_affine_neg(&pts[i], &bases[0]);
+                else
+                    pts[i] = bases[0];
                 scalars[i] = s[0];
                 break;
             case 3: /* P, P, -P, -P, -P, P, ... at random, with infinity among them */
                 what = "P and -P at random, with infinity";
-                if (rng_next(&rng) % 2) g1_affine_neg(&pts[i], &bases[i % 4]);
-                else pts[i] = bases[i % 4];
+                if (rng_next(&rng) % 2)
+                    g1_affine_neg(&pts[i], &bases[i % 4]);
+                else
+                    pts[i] = bases[i % 4];
                 if (i % 37 == 5) g1_affine_set_inf(&pts[i]);
                 scalars[i] = s[i % 4 == 3 ? 1 : 0];
                 break;
@@ -281,10 +289,14 @@ static void test_affine_corners(void)
                 break;
             default: /* pairs (Q, -Q) of distinct bases with equal scalars among random ones: the total is the rest */
                 what = "pairs cancelling among random points";
-                if (i % 4 == 1) g1_affine_neg(&pts[i], &pts[i - 1]);
-                else pts[i] = bases[i];
-                if (i % 4 == 1) scalars[i] = scalars[i - 1];
-                else fr_random(&scalars[i], &rng);
+                if (i % 4 == 1)
+                    g1_affine_neg(&pts[i], &pts[i - 1]);
+                else
+                    pts[i] = bases[i];
+                if (i % 4 == 1)
+                    scalars[i] = scalars[i - 1];
+                else
+                    fr_random(&scalars[i], &rng);
                 break;
             }
         }

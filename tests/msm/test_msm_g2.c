@@ -125,8 +125,10 @@ int main(void)
     for (int kind = 0; kind < 2; kind++) {
         for (size_t i = 0; i < N; i++) {
             scalars[i] = s0;
-            if (kind == 0 || (i + i / 2) % 2 == 0) bases[i] = bases[0];
-            else g2_affine_neg(&bases[i], &bases[0]);
+            if (kind == 0 || (i + i / 2) % 2 == 0)
+                bases[i] = bases[0];
+            else
+                g2_affine_neg(&bases[i], &bases[0]);
         }
         naive(&want, bases, scalars, NULL, N);
         g2_jac_t got;

@@ -34,12 +34,12 @@ typedef struct op_stat {
 } op_stat_t;
 
 static op_stat_t OPS[] = {
-    {"fp_add", 0, 0},  {"fp_sub", 0, 0},  {"fp_mul", 0, 0},      {"fp_sqr", 0, 0},    {"fp_neg", 0, 0},
-    {"fp_inv", 0, 0},  {"fp_sqrt", 0, 0}, {"fp_legendre", 0, 0}, {"fr_add", 0, 0},    {"fr_sub", 0, 0},
-    {"fr_mul", 0, 0},  {"fr_sqr", 0, 0},  {"fr_inv", 0, 0},      {"fp2_mul", 0, 0},   {"fp2_sqr", 0, 0},
-    {"fp2_inv", 0, 0}, {"fp2_sqrt", 0, 0}, {"g1_add", 0, 0},     {"g1_dbl", 0, 0},    {"g1_neg", 0, 0},
-    {"g1_mul", 0, 0},  {"g1_enc", 0, 0},  {"g2_add", 0, 0},      {"g2_dbl", 0, 0},    {"g2_neg", 0, 0},
-    {"g2_mul", 0, 0},  {"g2_enc", 0, 0},  {"pairing", 0, 0},     {"pairing_prod", 0, 0},
+    {"fp_add", 0, 0},  {"fp_sub", 0, 0},   {"fp_mul", 0, 0},      {"fp_sqr", 0, 0},       {"fp_neg", 0, 0},
+    {"fp_inv", 0, 0},  {"fp_sqrt", 0, 0},  {"fp_legendre", 0, 0}, {"fr_add", 0, 0},       {"fr_sub", 0, 0},
+    {"fr_mul", 0, 0},  {"fr_sqr", 0, 0},   {"fr_inv", 0, 0},      {"fp2_mul", 0, 0},      {"fp2_sqr", 0, 0},
+    {"fp2_inv", 0, 0}, {"fp2_sqrt", 0, 0}, {"g1_add", 0, 0},      {"g1_dbl", 0, 0},       {"g1_neg", 0, 0},
+    {"g1_mul", 0, 0},  {"g1_enc", 0, 0},   {"g2_add", 0, 0},      {"g2_dbl", 0, 0},       {"g2_neg", 0, 0},
+    {"g2_mul", 0, 0},  {"g2_enc", 0, 0},   {"pairing", 0, 0},     {"pairing_prod", 0, 0},
 };
 #define NOPS (sizeof OPS / sizeof OPS[0])
 
@@ -109,11 +109,11 @@ static int parse_scalar(uint64_t k[4], uint8_t be[32], const char *tok)
 }
 
 /* Compares a C value, serialized to bytes, with the expected hex token. */
-#define EXPECT_BYTES(op, what, bytes, n, tok)                                                         \
-    do {                                                                                              \
-        uint8_t want_[n];                                                                             \
-        int ok_ = parse_hex(want_, n, tok) == 0 && memcmp(want_, bytes, n) == 0;                      \
-        expect(op, ok_, what, bytes, n);                                                              \
+#define EXPECT_BYTES(op, what, bytes, n, tok)                                                                          \
+    do {                                                                                                               \
+        uint8_t want_[n];                                                                                              \
+        int ok_ = parse_hex(want_, n, tok) == 0 && memcmp(want_, bytes, n) == 0;                                       \
+        expect(op, ok_, what, bytes, n);                                                                               \
     } while (0)
 
 static void expect_fp(op_stat_t *op, const char *what, const fp_t *v, const char *tok)
@@ -191,8 +191,7 @@ static int check_fp(op_stat_t *op, char **t, int nt)
             fp_neg(&neg, &want);
             uint8_t got[FP_BYTES];
             fp_to_bytes_be(got, &r);
-            expect(op, ok && (fp_eq(&r, &want) || fp_eq(&r, &neg)), "sqrt is not +-the expected root", got,
-                   sizeof got);
+            expect(op, ok && (fp_eq(&r, &want) || fp_eq(&r, &neg)), "sqrt is not +-the expected root", got, sizeof got);
         }
     } else {
         return -1;
@@ -307,138 +306,149 @@ static void fp2_scale_pair(fp2_t *x, fp2_t *y, fp2_t *z, fp2_t *zz, fp2_t *zzz)
     if (zzz) fp2_mul(zzz, zzz, &l3);
 }
 
-static void g1_jac_rescale(g1_jac_t *p) { fp_scale_pair(&p->x, &p->y, &p->z, NULL, NULL); }
-static void g1_xyzz_rescale(g1_xyzz_t *p) { fp_scale_pair(&p->x, &p->y, NULL, &p->zz, &p->zzz); }
-static void g2_jac_rescale(g2_jac_t *p) { fp2_scale_pair(&p->x, &p->y, &p->z, NULL, NULL); }
-static void g2_xyzz_rescale(g2_xyzz_t *p) { fp2_scale_pair(&p->x, &p->y, NULL, &p->zz, &p->zzz); }
+static void g1_jac_rescale(g1_jac_t *p)
+{
+    fp_scale_pair(&p->x, &p->y, &p->z, NULL, NULL);
+}
+static void g1_xyzz_rescale(g1_xyzz_t *p)
+{
+    fp_scale_pair(&p->x, &p->y, NULL, &p->zz, &p->zzz);
+}
+static void g2_jac_rescale(g2_jac_t *p)
+{
+    fp2_scale_pair(&p->x, &p->y, &p->z, NULL, NULL);
+}
+static void g2_xyzz_rescale(g2_xyzz_t *p)
+{
+    fp2_scale_pair(&p->x, &p->y, NULL, &p->zz, &p->zzz);
+}
 
 /* Point arguments are decoded without the subgroup check (the oracle's points are in the subgroup; the
  * *_enc vectors check decoding with it), so the curve vectors measure arithmetic, not decoding. */
-#define DEFINE_CURVE_CHECKS(G, UB, CB)                                                                        \
-    static int G##_parse(G##_affine_t *r, const char *tok)                                                   \
-    {                                                                                                         \
-        uint8_t b[UB];                                                                                        \
-        cuzk_error err;                                                                                       \
-        return parse_hex(b, UB, tok) == 0 && G##_from_uncompressed(r, b, 0, &err) == CUZK_OK ? 0 : -1;        \
-    }                                                                                                         \
-                                                                                                              \
-    static void G##_expect(op_stat_t *op, const char *what, const G##_affine_t *p, const char *tok)          \
-    {                                                                                                         \
-        uint8_t b[UB];                                                                                        \
-        G##_to_uncompressed(b, p);                                                                            \
-        EXPECT_BYTES(op, what, b, UB, tok);                                                                   \
-    }                                                                                                         \
-                                                                                                              \
-    static void G##_expect_jac(op_stat_t *op, const char *what, const G##_jac_t *p, const char *tok)         \
-    {                                                                                                         \
-        G##_affine_t a;                                                                                       \
-        G##_jac_to_affine(&a, p);                                                                             \
-        G##_expect(op, what, &a, tok);                                                                        \
-    }                                                                                                         \
-                                                                                                              \
-    static void G##_to_xyzz(G##_xyzz_t *r, const G##_affine_t *a)                                            \
-    {                                                                                                         \
-        G##_xyzz_set_inf(r);                                                                                  \
-        G##_xyzz_add_affine(r, r, a);                                                                         \
-    }                                                                                                         \
-                                                                                                              \
-    static void G##_expect_xyzz(op_stat_t *op, const char *what, const G##_xyzz_t *p, const char *tok)       \
-    {                                                                                                         \
-        G##_jac_t j;                                                                                          \
-        G##_xyzz_to_jac(&j, p);                                                                               \
-        G##_expect_jac(op, what, &j, tok);                                                                    \
-    }                                                                                                         \
-                                                                                                              \
-    static int G##_check(op_stat_t *op, char **t, int nt)                                                    \
-    {                                                                                                         \
-        const char *kind = op->name + 3;                                                                      \
-        G##_affine_t a, b;                                                                                    \
-        G##_jac_t ja, jb, jr;                                                                                 \
-        G##_xyzz_t xa, xb, xr;                                                                                \
-        if (!strcmp(kind, "add")) {                                                                           \
-            if (nt != 4 || G##_parse(&a, t[1]) || G##_parse(&b, t[2])) return -1;                             \
-            G##_jac_from_affine(&ja, &a);                                                                     \
-            G##_jac_from_affine(&jb, &b);                                                                     \
-            G##_jac_add(&jr, &ja, &jb);                                                                       \
-            G##_expect_jac(op, "jac_add", &jr, t[3]);                                                         \
-            G##_jac_rescale(&ja);                                                                             \
-            G##_jac_rescale(&jb);                                                                             \
-            G##_jac_add(&jr, &ja, &jb);                                                                       \
-            G##_expect_jac(op, "jac_add (random Z)", &jr, t[3]);                                              \
-            G##_jac_add_affine(&jr, &ja, &b);                                                                 \
-            G##_expect_jac(op, "jac_add_affine", &jr, t[3]);                                                  \
-            G##_to_xyzz(&xa, &a);                                                                             \
-            G##_to_xyzz(&xb, &b);                                                                             \
-            G##_xyzz_add(&xr, &xa, &xb);                                                                      \
-            G##_expect_xyzz(op, "xyzz_add", &xr, t[3]);                                                       \
-            G##_xyzz_rescale(&xa);                                                                            \
-            G##_xyzz_rescale(&xb);                                                                            \
-            G##_xyzz_add(&xr, &xa, &xb);                                                                      \
-            G##_expect_xyzz(op, "xyzz_add (random ZZ)", &xr, t[3]);                                           \
-            G##_xyzz_add_affine(&xr, &xa, &b);                                                                \
-            G##_expect_xyzz(op, "xyzz_add_affine", &xr, t[3]);                                                \
-            return 0;                                                                                         \
-        }                                                                                                     \
-        if (!strcmp(kind, "mul")) {                                                                           \
-            uint64_t k[4];                                                                                    \
-            uint8_t kbe[32];                                                                                  \
-            fr_t s;                                                                                           \
-            if (nt != 4 || G##_parse(&a, t[1]) || parse_scalar(k, kbe, t[2])) return -1;                      \
-            G##_jac_from_affine(&ja, &a);                                                                     \
-            G##_jac_mul(&jr, &ja, k, 4);                                                                      \
-            G##_expect_jac(op, "jac_mul", &jr, t[3]);                                                         \
-            if (fr_from_bytes_be(&s, kbe) == 0) {                                                             \
-                G##_jac_mul_fr(&jr, &ja, &s);                                                                 \
-                G##_affine_t out[1];                                                                          \
-                G##_batch_to_affine(out, &jr, 1);                                                             \
-                G##_expect(op, "jac_mul_fr + batch_to_affine", &out[0], t[3]);                                \
-            }                                                                                                 \
-            return 0;                                                                                         \
-        }                                                                                                     \
-        if (!strcmp(kind, "enc")) {                                                                           \
-            uint8_t u[UB], c[CB], got_u[UB], got_c[CB];                                                       \
-            cuzk_error err;                                                                                   \
-            if (nt != 3 || parse_hex(u, UB, t[1]) || parse_hex(c, CB, t[2])) return -1;                      \
-            cuzk_status su = G##_from_uncompressed(&a, u, 1, &err);                                           \
-            expect(op, su == CUZK_OK, "from_uncompressed rejected noble's bytes", NULL, 0);                   \
-            cuzk_status sc = G##_from_compressed(&b, c, 1, &err);                                             \
-            expect(op, sc == CUZK_OK, "from_compressed rejected noble's bytes", NULL, 0);                     \
-            if (su != CUZK_OK || sc != CUZK_OK) return 0;                                                     \
-            expect(op, G##_affine_eq(&a, &b), "compressed and uncompressed decode to different points", NULL, \
-                   0);                                                                                        \
-            G##_to_uncompressed(got_u, &a);                                                                   \
-            expect(op, memcmp(got_u, u, UB) == 0, "to_uncompressed", got_u, UB);                              \
-            G##_to_compressed(got_c, &a);                                                                     \
-            expect(op, memcmp(got_c, c, CB) == 0, "to_compressed", got_c, CB);                                \
-            return 0;                                                                                         \
-        }                                                                                                     \
-        if (nt != 3 || G##_parse(&a, t[1])) return -1;                                                        \
-        G##_jac_from_affine(&ja, &a);                                                                         \
-        if (!strcmp(kind, "dbl")) {                                                                           \
-            G##_jac_dbl(&jr, &ja);                                                                            \
-            G##_expect_jac(op, "jac_dbl", &jr, t[2]);                                                         \
-            G##_to_xyzz(&xa, &a);                                                                             \
-            G##_xyzz_dbl(&xr, &xa);                                                                           \
-            G##_expect_xyzz(op, "xyzz_dbl", &xr, t[2]);                                                       \
-            G##_xyzz_rescale(&xa);                                                                            \
-            G##_xyzz_dbl(&xr, &xa);                                                                           \
-            G##_expect_xyzz(op, "xyzz_dbl (random ZZ)", &xr, t[2]);                                           \
-            G##_jac_rescale(&ja);                                                                             \
-            G##_jac_dbl(&jr, &ja);                                                                            \
-            G##_expect_jac(op, "jac_dbl (random Z)", &jr, t[2]);                                              \
-            /* Doubling again from a Jacobian input whose Z is not 1. */                                      \
-            G##_jac_dbl(&jb, &jr);                                                                            \
-            G##_jac_add(&jr, &jr, &jr);                                                                       \
-            expect(op, G##_jac_eq(&jb, &jr), "jac_add(2P, 2P) != jac_dbl(2P)", NULL, 0);                      \
-        } else if (!strcmp(kind, "neg")) {                                                                    \
-            G##_affine_neg(&b, &a);                                                                           \
-            G##_expect(op, "affine_neg", &b, t[2]);                                                           \
-            G##_jac_neg(&jr, &ja);                                                                            \
-            G##_expect_jac(op, "jac_neg", &jr, t[2]);                                                         \
-        } else {                                                                                              \
-            return -1;                                                                                        \
-        }                                                                                                     \
-        return 0;                                                                                             \
+#define DEFINE_CURVE_CHECKS(G, UB, CB)                                                                                 \
+    static int G##_parse(G##_affine_t *r, const char *tok)                                                             \
+    {                                                                                                                  \
+        uint8_t b[UB];                                                                                                 \
+        cuzk_error err;                                                                                                \
+        return parse_hex(b, UB, tok) == 0 && G##_from_uncompressed(r, b, 0, &err) == CUZK_OK ? 0 : -1;                 \
+    }                                                                                                                  \
+                                                                                                                       \
+    static void G##_expect(op_stat_t *op, const char *what, const G##_affine_t *p, const char *tok)                    \
+    {                                                                                                                  \
+        uint8_t b[UB];                                                                                                 \
+        G##_to_uncompressed(b, p);                                                                                     \
+        EXPECT_BYTES(op, what, b, UB, tok);                                                                            \
+    }                                                                                                                  \
+                                                                                                                       \
+    static void G##_expect_jac(op_stat_t *op, const char *what, const G##_jac_t *p, const char *tok)                   \
+    {                                                                                                                  \
+        G##_affine_t a;                                                                                                \
+        G##_jac_to_affine(&a, p);                                                                                      \
+        G##_expect(op, what, &a, tok);                                                                                 \
+    }                                                                                                                  \
+                                                                                                                       \
+    static void G##_to_xyzz(G##_xyzz_t *r, const G##_affine_t *a)                                                      \
+    {                                                                                                                  \
+        G##_xyzz_set_inf(r);                                                                                           \
+        G##_xyzz_add_affine(r, r, a);                                                                                  \
+    }                                                                                                                  \
+                                                                                                                       \
+    static void G##_expect_xyzz(op_stat_t *op, const char *what, const G##_xyzz_t *p, const char *tok)                 \
+    {                                                                                                                  \
+        G##_jac_t j;                                                                                                   \
+        G##_xyzz_to_jac(&j, p);                                                                                        \
+        G##_expect_jac(op, what, &j, tok);                                                                             \
+    }                                                                                                                  \
+                                                                                                                       \
+    static int G##_check(op_stat_t *op, char **t, int nt)                                                              \
+    {                                                                                                                  \
+        const char *kind = op->name + 3;                                                                               \
+        G##_affine_t a, b;                                                                                             \
+        G##_jac_t ja, jb, jr;                                                                                          \
+        G##_xyzz_t xa, xb, xr;                                                                                         \
+        if (!strcmp(kind, "add")) {                                                                                    \
+            if (nt != 4 || G##_parse(&a, t[1]) || G##_parse(&b, t[2])) return -1;                                      \
+            G##_jac_from_affine(&ja, &a);                                                                              \
+            G##_jac_from_affine(&jb, &b);                                                                              \
+            G##_jac_add(&jr, &ja, &jb);                                                                                \
+            G##_expect_jac(op, "jac_add", &jr, t[3]);                                                                  \
+            G##_jac_rescale(&ja);                                                                                      \
+            G##_jac_rescale(&jb);                                                                                      \
+            G##_jac_add(&jr, &ja, &jb);                                                                                \
+            G##_expect_jac(op, "jac_add (random Z)", &jr, t[3]);                                                       \
+            G##_jac_add_affine(&jr, &ja, &b);                                                                          \
+            G##_expect_jac(op, "jac_add_affine", &jr, t[3]);                                                           \
+            G##_to_xyzz(&xa, &a);                                                                                      \
+            G##_to_xyzz(&xb, &b);                                                                                      \
+            G##_xyzz_add(&xr, &xa, &xb);                                                                               \
+            G##_expect_xyzz(op, "xyzz_add", &xr, t[3]);                                                                \
+            G##_xyzz_rescale(&xa);                                                                                     \
+            G##_xyzz_rescale(&xb);                                                                                     \
+            G##_xyzz_add(&xr, &xa, &xb);                                                                               \
+            G##_expect_xyzz(op, "xyzz_add (random ZZ)", &xr, t[3]);                                                    \
+            G##_xyzz_add_affine(&xr, &xa, &b);                                                                         \
+            G##_expect_xyzz(op, "xyzz_add_affine", &xr, t[3]);                                                         \
+            return 0;                                                                                                  \
+        }                                                                                                              \
+        if (!strcmp(kind, "mul")) {                                                                                    \
+            uint64_t k[4];                                                                                             \
+            uint8_t kbe[32];                                                                                           \
+            fr_t s;                                                                                                    \
+            if (nt != 4 || G##_parse(&a, t[1]) || parse_scalar(k, kbe, t[2])) return -1;                               \
+            G##_jac_from_affine(&ja, &a);                                                                              \
+            G##_jac_mul(&jr, &ja, k, 4);                                                                               \
+            G##_expect_jac(op, "jac_mul", &jr, t[3]);                                                                  \
+            if (fr_from_bytes_be(&s, kbe) == 0) {                                                                      \
+                G##_jac_mul_fr(&jr, &ja, &s);                                                                          \
+                G##_affine_t out[1];                                                                                   \
+                G##_batch_to_affine(out, &jr, 1);                                                                      \
+                G##_expect(op, "jac_mul_fr + batch_to_affine", &out[0], t[3]);                                         \
+            }                                                                                                          \
+            return 0;                                                                                                  \
+        }                                                                                                              \
+        if (!strcmp(kind, "enc")) {                                                                                    \
+            uint8_t u[UB], c[CB], got_u[UB], got_c[CB];                                                                \
+            cuzk_error err;                                                                                            \
+            if (nt != 3 || parse_hex(u, UB, t[1]) || parse_hex(c, CB, t[2])) return -1;                                \
+            cuzk_status su = G##_from_uncompressed(&a, u, 1, &err);                                                    \
+            expect(op, su == CUZK_OK, "from_uncompressed rejected noble's bytes", NULL, 0);                            \
+            cuzk_status sc = G##_from_compressed(&b, c, 1, &err);                                                      \
+            expect(op, sc == CUZK_OK, "from_compressed rejected noble's bytes", NULL, 0);                              \
+            if (su != CUZK_OK || sc != CUZK_OK) return 0;                                                              \
+            expect(op, G##_affine_eq(&a, &b), "compressed and uncompressed decode to different points", NULL, 0);      \
+            G##_to_uncompressed(got_u, &a);                                                                            \
+            expect(op, memcmp(got_u, u, UB) == 0, "to_uncompressed", got_u, UB);                                       \
+            G##_to_compressed(got_c, &a);                                                                              \
+            expect(op, memcmp(got_c, c, CB) == 0, "to_compressed", got_c, CB);                                         \
+            return 0;                                                                                                  \
+        }                                                                                                              \
+        if (nt != 3 || G##_parse(&a, t[1])) return -1;                                                                 \
+        G##_jac_from_affine(&ja, &a);                                                                                  \
+        if (!strcmp(kind, "dbl")) {                                                                                    \
+            G##_jac_dbl(&jr, &ja);                                                                                     \
+            G##_expect_jac(op, "jac_dbl", &jr, t[2]);                                                                  \
+            G##_to_xyzz(&xa, &a);                                                                                      \
+            G##_xyzz_dbl(&xr, &xa);                                                                                    \
+            G##_expect_xyzz(op, "xyzz_dbl", &xr, t[2]);                                                                \
+            G##_xyzz_rescale(&xa);                                                                                     \
+            G##_xyzz_dbl(&xr, &xa);                                                                                    \
+            G##_expect_xyzz(op, "xyzz_dbl (random ZZ)", &xr, t[2]);                                                    \
+            G##_jac_rescale(&ja);                                                                                      \
+            G##_jac_dbl(&jr, &ja);                                                                                     \
+            G##_expect_jac(op, "jac_dbl (random Z)", &jr, t[2]);                                                       \
+            /* Doubling again from a Jacobian input whose Z is not 1. */                                               \
+            G##_jac_dbl(&jb, &jr);                                                                                     \
+            G##_jac_add(&jr, &jr, &jr);                                                                                \
+            expect(op, G##_jac_eq(&jb, &jr), "jac_add(2P, 2P) != jac_dbl(2P)", NULL, 0);                               \
+        } else if (!strcmp(kind, "neg")) {                                                                             \
+            G##_affine_neg(&b, &a);                                                                                    \
+            G##_expect(op, "affine_neg", &b, t[2]);                                                                    \
+            G##_jac_neg(&jr, &ja);                                                                                     \
+            G##_expect_jac(op, "jac_neg", &jr, t[2]);                                                                  \
+        } else {                                                                                                       \
+            return -1;                                                                                                 \
+        }                                                                                                              \
+        return 0;                                                                                                      \
     }
 
 DEFINE_CURVE_CHECKS(g1, G1_UNCOMPRESSED_BYTES, G1_COMPRESSED_BYTES)
@@ -625,10 +635,11 @@ static void check_fresh(void)
     char path[4096];
     struct stat st;
     const char *missing = NULL;
-    if (!oracle || !*oracle) missing = "CUZK_ORACLE_DIR is not set";
-    else if (system("node --version >/dev/null 2>&1") != 0) missing = "node is not installed";
-    else if (snprintf(path, sizeof path, "%s/node_modules/@noble/curves", oracle),
-             stat(path, &st) != 0)
+    if (!oracle || !*oracle)
+        missing = "CUZK_ORACLE_DIR is not set";
+    else if (system("node --version >/dev/null 2>&1") != 0)
+        missing = "node is not installed";
+    else if (snprintf(path, sizeof path, "%s/node_modules/@noble/curves", oracle), stat(path, &st) != 0)
         missing = "node_modules is missing (run npm ci in tests/oracle)";
     if (missing) {
         if (required) {
@@ -655,8 +666,10 @@ static void check_fresh(void)
     printf("  generated in %ld s\n", (long)(time(NULL) - t0));
     int before = test_failures;
     check_file(out);
-    if (test_failures == before) remove(out);
-    else printf("  kept %s for replay (test_oracle_bls %s)\n", out, out);
+    if (test_failures == before)
+        remove(out);
+    else
+        printf("  kept %s for replay (test_oracle_bls %s)\n", out, out);
 }
 
 int main(int argc, char **argv)

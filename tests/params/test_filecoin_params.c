@@ -17,7 +17,8 @@ static const uint64_t SIZES[5] = {2048ull, 8ull << 20, 512ull << 20, 32ull << 30
 static void test_names(void)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/filecoin/parameters.json", getenv("CUZK_TEST_DATA") ? getenv("CUZK_TEST_DATA") : "tests/data");
+    snprintf(path, sizeof path, "%s/filecoin/parameters.json",
+             getenv("CUZK_TEST_DATA") ? getenv("CUZK_TEST_DATA") : "tests/data");
     size_t len;
     uint8_t *text = test_read_file(path, &len);
     CHECK(text != NULL);
@@ -117,8 +118,7 @@ static void test_lookup(void)
     CHECK(filecoin_params_dir("", out, sizeof out, &err) == CUZK_OK && strcmp(out, dir) == 0);
     CHECK(filecoin_params_dir(NULL, out, sizeof out, &err) == CUZK_OK && strcmp(out, dir) == 0);
     unsetenv("FIL_PROOFS_PARAMETER_CACHE");
-    CHECK(filecoin_params_dir(NULL, out, sizeof out, &err) == CUZK_OK &&
-          strcmp(out, FILECOIN_PARAMS_DEFAULT_DIR) == 0);
+    CHECK(filecoin_params_dir(NULL, out, sizeof out, &err) == CUZK_OK && strcmp(out, FILECOIN_PARAMS_DEFAULT_DIR) == 0);
 
     filecoin_params_files f;
     CHECK(filecoin_params_find(dir, FILECOIN_PARAMS_POREP, 2048, &f, &err) == CUZK_ERR_IO &&

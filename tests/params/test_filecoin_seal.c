@@ -64,13 +64,14 @@ static void test_parse(void)
     CHECK(parse_text(text, &info) == CUZK_OK);
     CHECK(memcmp(&rec, &info, sizeof rec) == 0);
     /* The registered-proof form: StackedDrg2KiBV1_1 is id 5, porep_id 05 00.. */
-    snprintf(text, sizeof text,
-             "{\"registered_proof\": 5, \"comm_r\": \"%s\", \"comm_d\": "
-             "\"7e45f0925dc72593d6b296100e6ca63e3341c92a50c0e7a9461883a3c959ea28\", \"prover_id\": "
-             "\"101cbe4b9c42604f04c703c396f788c6cb2d6d7d58f45430b12eb2edd640076c\", \"ticket\": "
-             "\"e8867f2000d5597a0a5f4382c52b8b89890019df5320d486a067f38e6c68624b\", \"seed\": "
-             "\"56964257e0d6c11e074117b36172fff3ebd1a6ec18fa79555e58df5a9d889dcb\", \"sector_id\": 9259733836259213201}",
-             COMM_R);
+    snprintf(
+        text, sizeof text,
+        "{\"registered_proof\": 5, \"comm_r\": \"%s\", \"comm_d\": "
+        "\"7e45f0925dc72593d6b296100e6ca63e3341c92a50c0e7a9461883a3c959ea28\", \"prover_id\": "
+        "\"101cbe4b9c42604f04c703c396f788c6cb2d6d7d58f45430b12eb2edd640076c\", \"ticket\": "
+        "\"e8867f2000d5597a0a5f4382c52b8b89890019df5320d486a067f38e6c68624b\", \"seed\": "
+        "\"56964257e0d6c11e074117b36172fff3ebd1a6ec18fa79555e58df5a9d889dcb\", \"sector_id\": 9259733836259213201}",
+        COMM_R);
     CHECK(parse_text(text, &info) == CUZK_OK);
     CHECK(memcmp(&rec, &info, sizeof rec) == 0);
     snprintf(text, sizeof text, INFO_FMT, "V1_2_0", "\"SyntheticPoRep\"", COMM_R, "1");

@@ -35,7 +35,10 @@ static void horner(fr_t *r, const fr_t *a, size_t n, const fr_t *x)
     *r = acc;
 }
 
-static void pow_u64(fr_t *r, const fr_t *a, uint64_t e) { fr_pow(r, a, &e, 1); }
+static void pow_u64(fr_t *r, const fr_t *a, uint64_t e)
+{
+    fr_pow(r, a, &e, 1);
+}
 
 static size_t rev_bits(size_t x, unsigned bits)
 {
@@ -44,7 +47,10 @@ static size_t rev_bits(size_t x, unsigned bits)
     return r;
 }
 
-static int vec_eq(const fr_t *a, const fr_t *b, size_t n) { return memcmp(a, b, n * sizeof(fr_t)) == 0; }
+static int vec_eq(const fr_t *a, const fr_t *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof(fr_t)) == 0;
+}
 
 /* Every output against the naive DFT, for both public directions and both building blocks. */
 static void check_small(pool_t *pool, unsigned log_m, rng_t *rng)

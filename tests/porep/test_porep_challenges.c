@@ -23,7 +23,7 @@ static void test_synth_vector(void)
 {
     uint8_t replica_id[32] = {55}, comm_r[32] = {101}, rand[32];
     memset(rand, 1, 32);
-    static const uint64_t synth[21] = {178, 297, 869, 211, 875, 477, 94, 781, 124, 332, 856,
+    static const uint64_t synth[21] = {178, 297, 869, 211, 875, 477, 94,  781, 124, 332, 856,
                                        801, 176, 692, 429, 691, 290, 204, 986, 210, 973};
     static const uint64_t porep[10] = {176, 781, 801, 986, 290, 211, 692, 856, 986, 332};
     for (unsigned i = 0; i < 21; i++)

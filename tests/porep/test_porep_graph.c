@@ -285,12 +285,30 @@ static void test_labels_kat(void)
         porep_api api;
         uint64_t want[4];
     } cases[] = {
-        {64, 0, POREP_API_1_0, {0xd3faa96b9a0fba04ull, 0xea81a283d106485eull, 0xe3d51b9afa5ac2b3ull, 0x0462f4f4f1a68d37ull}},
-        {128, 0, POREP_API_1_0, {0x7e191e52c4a8da86ull, 0x5ae8a1c9e6fac148ull, 0xce239f3b88a894b8ull, 0x234c00d1dc1d53beull}},
-        {64, 123, POREP_API_1_1, {0xabb3f38bb70defcfull, 0x777a2e4d7769119full, 0x3448959d495490bcull, 0x06021188c7a71cb5ull}},
-        {128, 123, POREP_API_1_1, {0x22ab81cf68c4676dull, 0x7a77a82fc7c9c189ull, 0xc6c03d32c1e42d23ull, 0x0f777c18cc2c55bdull}},
-        {64, 123, POREP_API_1_2, {0xabb3f38bb70defcfull, 0x777a2e4d7769119full, 0x3448959d495490bcull, 0x06021188c7a71cb5ull}},
-        {128, 123, POREP_API_1_2, {0x22ab81cf68c4676dull, 0x7a77a82fc7c9c189ull, 0xc6c03d32c1e42d23ull, 0x0f777c18cc2c55bdull}},
+        {64,
+         0,
+         POREP_API_1_0,
+         {0xd3faa96b9a0fba04ull, 0xea81a283d106485eull, 0xe3d51b9afa5ac2b3ull, 0x0462f4f4f1a68d37ull}},
+        {128,
+         0,
+         POREP_API_1_0,
+         {0x7e191e52c4a8da86ull, 0x5ae8a1c9e6fac148ull, 0xce239f3b88a894b8ull, 0x234c00d1dc1d53beull}},
+        {64,
+         123,
+         POREP_API_1_1,
+         {0xabb3f38bb70defcfull, 0x777a2e4d7769119full, 0x3448959d495490bcull, 0x06021188c7a71cb5ull}},
+        {128,
+         123,
+         POREP_API_1_1,
+         {0x22ab81cf68c4676dull, 0x7a77a82fc7c9c189ull, 0xc6c03d32c1e42d23ull, 0x0f777c18cc2c55bdull}},
+        {64,
+         123,
+         POREP_API_1_2,
+         {0xabb3f38bb70defcfull, 0x777a2e4d7769119full, 0x3448959d495490bcull, 0x06021188c7a71cb5ull}},
+        {128,
+         123,
+         POREP_API_1_2,
+         {0x22ab81cf68c4676dull, 0x7a77a82fc7c9c189ull, 0xc6c03d32c1e42d23ull, 0x0f777c18cc2c55bdull}},
     };
     enum { LAYERS = 11 };
     cuzk_error err;

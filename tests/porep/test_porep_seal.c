@@ -23,8 +23,8 @@ static porep_dom *random_data(rng_t *rng, uint64_t n)
 static void test_zero_comm_d(void)
 {
     /* filecoin-proofs tests: compute_comm_d(SectorSize(2048), &[]) */
-    static const uint8_t want[32] = {252, 126, 146, 130, 150, 229, 22,  250, 173, 233, 134, 178, 143, 146, 212, 74,
-                                     79,  36,  185, 53,  72,  82,  35,  55,  106, 121, 144, 39,  188, 24,  248, 51};
+    static const uint8_t want[32] = {252, 126, 146, 130, 150, 229, 22, 250, 173, 233, 134, 178, 143, 146, 212, 74,
+                                     79,  36,  185, 53,  72,  82,  35, 55,  106, 121, 144, 39,  188, 24,  248, 51};
     porep_seal_params p = {.geometry = porep_geometry_for_size(2048), .api = POREP_API_1_1};
     porep_sealed s;
     cuzk_error err;
@@ -176,8 +176,10 @@ static void expect_reject(const char *text, size_t len, cuzk_status want, const 
     cuzk_error err = {0};
     cuzk_status st = porep_c1_parse(&c1, text, len, NULL, &err);
     CHECK_MSG(st == want, "got %s (%s), wanted %s", cuzk_status_name(st), err.msg, cuzk_status_name(want));
-    if (st == CUZK_OK) porep_c1_free(&c1);
-    else if (needle) CHECK_MSG(strstr(err.msg, needle) != NULL, "'%s' not in: %s", needle, err.msg);
+    if (st == CUZK_OK)
+        porep_c1_free(&c1);
+    else if (needle)
+        CHECK_MSG(strstr(err.msg, needle) != NULL, "'%s' not in: %s", needle, err.msg);
 }
 
 /* Replaces the first occurrence of from (after offset at) with to. */

@@ -30,7 +30,10 @@ static void test_counts(void)
         unsigned base, sub, top, sectors;
         size_t inputs, constraints;
     } cases[] = {
-        {8, 0, 0, 3, 19, 16869}, {8, 4, 0, 3, 19, 22674}, {8, 4, 2, 3, 19, 27384}, {8, 0, 0, 2, 13, 11246},
+        {8, 0, 0, 3, 19, 16869},
+        {8, 4, 0, 3, 19, 22674},
+        {8, 4, 2, 3, 19, 27384},
+        {8, 0, 0, 2, 13, 11246},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         post_circuit c;
@@ -59,16 +62,20 @@ static void test_counts(void)
     /* constants.rs: WINDOW_POST_SECTOR_COUNT 32 GiB "gives 125,279,217 constraints"; 1 + 2349 * 11 inputs. */
     post_info info;
     CHECK(post_circuit_info(POST_WINDOW, UINT64_C(32) << 30, &info, &err) == CUZK_OK);
-    CHECK_MSG(info.synth_constraints == 125279217 && info.inputs == 25840, "WindowPoSt 32 GiB: %zu constraints, %zu "
-              "inputs", info.synth_constraints, info.inputs);
+    CHECK_MSG(info.synth_constraints == 125279217 && info.inputs == 25840,
+              "WindowPoSt 32 GiB: %zu constraints, %zu "
+              "inputs",
+              info.synth_constraints, info.inputs);
     /* WinningPoSt 32 GiB: 66 sectors of one challenge, the whole synthesis against the per-sector count. */
     const post_proof_type *t = post_proof_type_find(POST_WINNING, UINT64_C(32) << 30);
     CHECK(t && t->id == 3);
     CHECK(post_circuit_init_type(&c, t, &err) == CUZK_OK);
     count_full(&c, &nc, &ni);
     CHECK(post_circuit_count(&c, &info, &err) == CUZK_OK);
-    CHECK_MSG(info.synth_constraints == nc && info.inputs == ni && ni == 1 + 66 * 2, "WinningPoSt 32 GiB: %zu/%zu, "
-              "%zu/%zu", info.synth_constraints, nc, info.inputs, ni);
+    CHECK_MSG(info.synth_constraints == nc && info.inputs == ni && ni == 1 + 66 * 2,
+              "WinningPoSt 32 GiB: %zu/%zu, "
+              "%zu/%zu",
+              info.synth_constraints, nc, info.inputs, ni);
     printf("WinningPoSt 32 GiB: %zu constraints, %zu inputs\n", nc, ni);
     post_circuit_free(&c);
 }

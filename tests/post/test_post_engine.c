@@ -47,8 +47,7 @@ static void test_validation(rng_t *rng, pool_t *pool)
     for (size_t k = 0; k < 3; k++) {
         const post_proof_type *t = post_proof_type_by_id(ids[k]);
         post_vanilla v;
-        CHECK_MSG(post_vanilla_synth(&v, t, counts[k], 1000, rnd, rng_next(rng), pool, &err) == CUZK_OK, "%s",
-                  err.msg);
+        CHECK_MSG(post_vanilla_synth(&v, t, counts[k], 1000, rnd, rng_next(rng), pool, &err) == CUZK_OK, "%s", err.msg);
         engine_post_job *j = NULL;
         CHECK_MSG(engine_post_job_create(&j, &v, rnd, pool, &err) == CUZK_OK, "%s: %s", t->name, err.msg);
         if (j) check_job_inputs(pool, j);
@@ -97,8 +96,8 @@ static void test_validation(rng_t *rng, pool_t *pool)
                     synth++;
                 } else {
                     snprintf(want, sizeof want, "sector %zu (id", s);
-                    CHECK_MSG(!j && strstr(err.msg, want), "%s: sector %zu byte %zu bit 0x%02x: not named: %s",
-                              t->name, s, at, bit, err.msg);
+                    CHECK_MSG(!j && strstr(err.msg, want), "%s: sector %zu byte %zu bit 0x%02x: not named: %s", t->name,
+                              s, at, bit, err.msg);
                     job++;
                 }
                 engine_post_job_free(j);
@@ -190,8 +189,7 @@ static cuzk_status setup(pool_t *pool, const post_proof_type *t, groth16_params 
     return st;
 }
 
-static void test_prove(rng_t *rng, pool_t *pool, const sealed_pair *sp, const groth16_params *pp, unsigned id,
-                       size_t n)
+static void test_prove(rng_t *rng, pool_t *pool, const sealed_pair *sp, const groth16_params *pp, unsigned id, size_t n)
 {
     const post_proof_type *t = post_proof_type_by_id(id);
     groth16_params params = *pp; /* borrowed */

@@ -436,8 +436,10 @@ static size_t hash_check(const post_vanilla *v)
                 unsigned a = sh->arity[l], at = *post_vanilla_index(s, sh, i, l);
                 const porep_dom *sib = post_vanilla_sibs(s, sh, i, l);
                 for (unsigned q = 0, j = 0; q < a; q++) {
-                    if (q == at) in[q] = cur;
-                    else fr_from_bytes_le(&in[q], sib[j++]);
+                    if (q == at)
+                        in[q] = cur;
+                    else
+                        fr_from_bytes_le(&in[q], sib[j++]);
                 }
                 poseidon_hash(a == 2 ? &p2 : &p8, in, &cur);
             }

@@ -16,10 +16,14 @@ static rng_t rng;
 static void random_value(fr_t *v)
 {
     uint64_t r = rng_next(&rng) % 6;
-    if (r == 0) fr_set_zero(v);
-    else if (r == 1) fr_set_one(v);
-    else if (r == 2) fr_from_u64(v, rng_next(&rng) % 5);
-    else fr_random(v, &rng);
+    if (r == 0)
+        fr_set_zero(v);
+    else if (r == 1)
+        fr_set_one(v);
+    else if (r == 2)
+        fr_from_u64(v, rng_next(&rng) % 5);
+    else
+        fr_random(v, &rng);
 }
 
 /* ---- builder vs a dense reference ---- */
@@ -28,7 +32,7 @@ static void random_value(fr_t *v)
 #define MAXR 24
 
 typedef struct dense {
-    size_t ni, na, n; /* n synthesized rows */
+    size_t ni, na, n;      /* n synthesized rows */
     fr_t m[3][MAXR][MAXV]; /* column: input j at j, aux j at ni + j (final layout) */
 } dense;
 
@@ -53,7 +57,11 @@ static void test_dense_reference(int trials)
             CHECK(r1cs_alloc_input(&cs, &in[j], &v, &err) == CUZK_OK && v.index == j);
         }
         /* Terms are recorded by (kind, index) because the final column of an aux depends on ni_final. */
-        typedef struct { int kind; uint32_t idx; fr_t c; } rec;
+        typedef struct {
+            int kind;
+            uint32_t idx;
+            fr_t c;
+        } rec;
         static rec recs[MAXR][3][32];
         size_t nrec[MAXR][3];
         size_t ni_now = ni_early;
@@ -81,10 +89,14 @@ static void test_dense_reference(int trials)
                     }
                     fr_t c;
                     uint64_t r = rng_next(&rng) % 5;
-                    if (r == 0) fr_set_one(&c);
-                    else if (r == 1) fr_set_zero(&c);
-                    else if (r == 2) fr_from_u64(&c, 2);
-                    else fr_random(&c, &rng);
+                    if (r == 0)
+                        fr_set_one(&c);
+                    else if (r == 1)
+                        fr_set_zero(&c);
+                    else if (r == 2)
+                        fr_from_u64(&c, 2);
+                    else
+                        fr_random(&c, &rng);
                     int use_null = fr_is_one(&c) && (rng_next(&rng) & 1);
                     CHECK(r1cs_lc_add(&lc[m], x, use_null ? NULL : &c, &err) == CUZK_OK);
                     recs[i][m][nrec[i][m]++] = (rec){x.kind, x.index, c};
@@ -306,16 +318,16 @@ static void test_eval_threads(pool_t *pool)
         /* Flip one value (an aux when there are some) to something else: the threaded check and the naive
          * one agree on whether and where it fails. */
         for (int rep = 0; rep < 3; rep++) {
-            fr_t *w = cs.num_aux > 0 ? &cs.aux[rng_next(&rng) % cs.num_aux]
-                                     : &cs.inputs[rng_next(&rng) % cs.num_inputs];
+            fr_t *w =
+                cs.num_aux > 0 ? &cs.aux[rng_next(&rng) % cs.num_aux] : &cs.inputs[rng_next(&rng) % cs.num_inputs];
             fr_t saved = *w, one;
             fr_set_one(&one);
             fr_add(w, w, &one);
             size_t expect = test_r1cs_first_bad(&cs, cs.inputs, cs.aux);
             size_t got = 12345;
             int sat = r1cs_is_satisfied(pool, &cs, cs.inputs, cs.aux, &got);
-            CHECK_MSG(sat == (expect == SIZE_MAX) && (sat || got == expect), "shape %u: bad row %zu vs %zu", s,
-                      got, expect);
+            CHECK_MSG(sat == (expect == SIZE_MAX) && (sat || got == expect), "shape %u: bad row %zu vs %zu", s, got,
+                      expect);
             sat = r1cs_is_satisfied(NULL, &cs, cs.inputs, cs.aux, &got);
             CHECK(sat == (expect == SIZE_MAX) && (sat || got == expect));
             *w = saved;
@@ -571,8 +583,10 @@ static void test_nomem(void)
         cuzk_status st = random_circuit_build(&r2, &p, &cs, &err);
         r1cs_test_fail_alloc_after(-1);
         CHECK_MSG(st == CUZK_OK || st == CUZK_ERR_NOMEM, "random_circuit: %s", err.msg);
-        if (st == CUZK_OK) completed = 1;
-        else CHECK(cs.builder == NULL && cs.coeffs == NULL); /* left empty */
+        if (st == CUZK_OK)
+            completed = 1;
+        else
+            CHECK(cs.builder == NULL && cs.coeffs == NULL); /* left empty */
         r1cs_free(&cs);
     }
     CHECK(completed);

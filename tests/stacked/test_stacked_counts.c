@@ -58,10 +58,10 @@ static void test_por_counts(void)
         unsigned base, sub, top;
         size_t want;
     } cases[] = {
-        {POR_SHA256, 2, 0, 0, 272295},  {POR_SHA256, 4, 0, 0, 216258},  {POR_SHA256, 8, 0, 0, 250987},
-        {POR_POSEIDON, 2, 0, 0, 1887},  {POR_POSEIDON, 4, 0, 0, 1164},  {POR_POSEIDON, 8, 0, 0, 1063},
-        {POR_POSEIDON, 8, 2, 0, 1377},  {POR_POSEIDON, 8, 4, 2, 1764},  {POR_POSEIDON, 8, 8, 0, 1593},
-        {POR_POSEIDON, 8, 8, 2, 1907},  {POR_POSEIDON, 8, 2, 4, 1764},
+        {POR_SHA256, 2, 0, 0, 272295}, {POR_SHA256, 4, 0, 0, 216258}, {POR_SHA256, 8, 0, 0, 250987},
+        {POR_POSEIDON, 2, 0, 0, 1887}, {POR_POSEIDON, 4, 0, 0, 1164}, {POR_POSEIDON, 8, 0, 0, 1063},
+        {POR_POSEIDON, 8, 2, 0, 1377}, {POR_POSEIDON, 8, 4, 2, 1764}, {POR_POSEIDON, 8, 8, 0, 1593},
+        {POR_POSEIDON, 8, 8, 2, 1907}, {POR_POSEIDON, 8, 2, 4, 1764},
     };
     poseidon_constants pc[17];
     memset(pc, 0, sizeof pc);
@@ -166,8 +166,7 @@ static void test_stacked_small(void)
         CHECK(stacked_circuit_count(&c, &info, &err) == CUZK_OK);
         CHECK_MSG(info.synth_constraints == cases[k].want && info.inputs == 22,
                   "%u-%u-%u, %llu nodes: %zu constraints, %zu inputs; want %zu and 22", cases[k].base, cases[k].sub,
-                  cases[k].top, (unsigned long long)cases[k].nodes, info.synth_constraints, info.inputs,
-                  cases[k].want);
+                  cases[k].top, (unsigned long long)cases[k].nodes, info.synth_constraints, info.inputs, cases[k].want);
         CHECK(info.constraints == info.synth_constraints + info.inputs);
         if (k == 1) {
             /* A shape-only system built by the same code has the same numbers. */

@@ -46,8 +46,14 @@ static void random_witness(rng_t *rng, const stacked_circuit *c, stacked_witness
     }
 }
 
-static int same_u64(const uint64_t *x, const uint64_t *y, size_t n) { return n == 0 || memcmp(x, y, n * 8) == 0; }
-static int same_u32(const uint32_t *x, const uint32_t *y, size_t n) { return n == 0 || memcmp(x, y, n * 4) == 0; }
+static int same_u64(const uint64_t *x, const uint64_t *y, size_t n)
+{
+    return n == 0 || memcmp(x, y, n * 8) == 0;
+}
+static int same_u32(const uint32_t *x, const uint32_t *y, size_t n)
+{
+    return n == 0 || memcmp(x, y, n * 4) == 0;
+}
 
 static void compare_shapes(const r1cs *fast, const r1cs *ref, const char *what)
 {
@@ -61,7 +67,7 @@ static void compare_shapes(const r1cs *fast, const r1cs *ref, const char *what)
               "%s: coefficient tables differ (%zu, %zu)", what, fast->num_coeffs, ref->num_coeffs);
     const r1cs_matrix *fm[3] = {&fast->A, &fast->B, &fast->C}, *rm[3] = {&ref->A, &ref->B, &ref->C};
     for (int m = 0; m < 3; m++) {
-        CHECK_MSG(fm[m]->rows == rm[m]->rows, "%s: %c rows %zu, %zu", what, "ABC"[m], fm[m]->rows, rm[m]->rows);
+        CHECK_MSG(fm[m]->rows == rm[m]->rows, "%s: %c rows %zu, %zu", what, "ABC"[m], fm[m] -> rows, rm[m] -> rows);
         if (fm[m]->rows != rm[m]->rows) continue;
         size_t nnz = rm[m]->row_start[rm[m]->rows];
         CHECK_MSG(same_u64(fm[m]->row_start, rm[m]->row_start, rm[m]->rows + 1), "%s: %c row_start", what, "ABC"[m]);

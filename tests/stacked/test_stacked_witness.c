@@ -231,8 +231,12 @@ static void run_shape(rng_t *rng, uint64_t nodes, unsigned challenges, unsigned 
     if (!tamper) goto done;
     fr_t one;
     fr_set_one(&one);
-    fr_t *targets[] = {&w.comm_r, &w.proofs[0].data_leaf, &w.proofs[0].drg[3].rows[1], &w.proofs[0].exp[5].rows[0],
-                       &w.proofs[0].comm_d.sibs[0], &w.proofs[0].comm_c.sibs[c.tree_rc.arity[0] - 1],
+    fr_t *targets[] = {&w.comm_r,
+                       &w.proofs[0].data_leaf,
+                       &w.proofs[0].drg[3].rows[1],
+                       &w.proofs[0].exp[5].rows[0],
+                       &w.proofs[0].comm_d.sibs[0],
+                       &w.proofs[0].comm_c.sibs[c.tree_rc.arity[0] - 1],
                        &w.proofs[challenges - 1].comm_r_last.sibs[0]};
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         fr_t keep = *targets[i];

@@ -15,7 +15,7 @@ static void test_small_sizes(void)
     static const struct {
         const char *name;
         size_t want;
-    } cases[] = {{"1KiB", 1248389}, {"2KiB", 1705039}, {"4KiB", 2165109},
+    } cases[] = {{"1KiB", 1248389}, {"2KiB", 1705039},  {"4KiB", 2165109},
                  {"8KiB", 2620359}, {"16KiB", 6300021}, {"32KiB", 6760091}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const update_geometry *g;

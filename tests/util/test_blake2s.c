@@ -56,7 +56,8 @@ int main(void)
     for (size_t piece = 1; piece <= 130; piece++) {
         blake2s_state s;
         blake2s_init(&s, 32, NULL, 0);
-        for (size_t off = 0; off < 200; off += piece) blake2s_update(&s, in + off, off + piece > 200 ? 200 - off : piece);
+        for (size_t off = 0; off < 200; off += piece)
+            blake2s_update(&s, in + off, off + piece > 200 ? 200 - off : piece);
         blake2s_final(&s, md);
         CHECK_MSG(memcmp(md, want, 32) == 0, "pieces of %zu", piece);
     }

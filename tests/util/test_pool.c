@@ -35,8 +35,8 @@ static void check_visits(pool_t *pool, size_t n, size_t grain)
     pool_parallel_for(pool, n, grain, visit, &ctx);
     size_t wrong = 0;
     for (size_t i = 0; i < n; i++) wrong += atomic_load(&ctx.count[i]) != 1;
-    CHECK_MSG(wrong == 0, "n=%zu grain=%zu threads=%u: %zu indices not visited exactly once", n, grain,
-              pool_size(pool), wrong);
+    CHECK_MSG(wrong == 0, "n=%zu grain=%zu threads=%u: %zu indices not visited exactly once", n, grain, pool_size(pool),
+              wrong);
     CHECK_MSG(!atomic_load(&ctx.bad_chunk), "n=%zu grain=%zu: a chunk smaller than the grain", n, grain);
     CHECK_MSG(!atomic_load(&ctx.bad_worker), "n=%zu: worker id out of range", n);
     free(ctx.count);

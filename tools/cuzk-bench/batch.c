@@ -221,15 +221,17 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
     double spp = s->proofs ? span_s / (double)s->proofs : 0;
     double busy = busy_fraction(s);
     if (json) {
-        printf("{\"proofs\":%zu,\"verified\":%zu,\"failed\":%zu,\"cancelled\":%zu,", s->proofs, s->verified,
-               s->failed, s->cancelled);
+        printf("{\"proofs\":%zu,\"verified\":%zu,\"failed\":%zu,\"cancelled\":%zu,", s->proofs, s->verified, s->failed,
+               s->cancelled);
         printf("\"wall_s\":%.3f,\"s_per_proof\":%.4f,", span_s, spp);
         print_summary_json("gpu_ms", &g);
         putchar(',');
         print_summary_json("synth_ms", &sy);
         printf(",\"gpu_busy\":%.4f,", busy);
-        if (peak_rss >= 0) printf("\"peak_rss_bytes\":%lld,", peak_rss);
-        else printf("\"peak_rss_bytes\":null,");
+        if (peak_rss >= 0)
+            printf("\"peak_rss_bytes\":%lld,", peak_rss);
+        else
+            printf("\"peak_rss_bytes\":null,");
         if (es)
             printf("\"abc_sets_allocated\":%llu,\"abc_sets_pinned\":%llu,\"abc_sets_reused\":%llu,"
                    "\"abc_fallback\":%d,\"abc_alloc_ms\":%.3f,\"peak_pinned_bytes\":%llu,",
@@ -474,13 +476,43 @@ static uint64_t mem_available_bytes(void)
 /* ---- stages: one partition, GPU and CPU provers, per stage ---- */
 
 #ifdef CUZK_HAVE_GPU
-enum { ST_UPLOAD, ST_ABC_EVAL, ST_NTT, ST_MSM_H, ST_CLASSIFY, ST_CLASSIFY_WAIT, ST_BA_L, ST_BA_A, ST_BA_B, ST_TAIL_L, ST_TAIL_A,
-       ST_TAIL_B, ST_BA_B2, ST_START, ST_B_G2, ST_ASSEMBLY, ST_GPU_TOTAL, ST_N };
-static const char *const ST_NAME[ST_N] = {
-    "a/b/c (or witness) upload", "a/b/c evaluation (device)", "H: 7 NTTs + pointwise", "MSM H", "classify 0/1 (host, overlapped)", "  wait for classify",
-    "batch add L", "batch add A", "batch add B_G1", "tail MSM L", "tail MSM A", "tail MSM B_G1",
-    "B_G2 (GPU)", "prove_start total", "B_G2 MSM (CPU, when not on the GPU)", "assembly (CPU)",
-    "partition total"};
+enum {
+    ST_UPLOAD,
+    ST_ABC_EVAL,
+    ST_NTT,
+    ST_MSM_H,
+    ST_CLASSIFY,
+    ST_CLASSIFY_WAIT,
+    ST_BA_L,
+    ST_BA_A,
+    ST_BA_B,
+    ST_TAIL_L,
+    ST_TAIL_A,
+    ST_TAIL_B,
+    ST_BA_B2,
+    ST_START,
+    ST_B_G2,
+    ST_ASSEMBLY,
+    ST_GPU_TOTAL,
+    ST_N
+};
+static const char *const ST_NAME[ST_N] = {"a/b/c (or witness) upload",
+                                          "a/b/c evaluation (device)",
+                                          "H: 7 NTTs + pointwise",
+                                          "MSM H",
+                                          "classify 0/1 (host, overlapped)",
+                                          "  wait for classify",
+                                          "batch add L",
+                                          "batch add A",
+                                          "batch add B_G1",
+                                          "tail MSM L",
+                                          "tail MSM A",
+                                          "tail MSM B_G1",
+                                          "B_G2 (GPU)",
+                                          "prove_start total",
+                                          "B_G2 MSM (CPU, when not on the GPU)",
+                                          "assembly (CPU)",
+                                          "partition total"};
 
 static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps, int fake, unsigned threads,
                         int abc_pinned, int abc_device)
@@ -540,8 +572,7 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
         goto fail;
     }
     memset(abc, 0, 3 * d.m * sizeof(fr_t));
-    if (r1cs_eval_abc(pool, &shape, shape.inputs, shape.aux, abc, abc + d.m, abc + 2 * d.m, &err) != CUZK_OK)
-        goto fail;
+    if (r1cs_eval_abc(pool, &shape, shape.inputs, shape.aux, abc, abc + d.m, abc + 2 * d.m, &err) != CUZK_OK) goto fail;
     printf("stages: %s: %zu constraints, domain 2^%u, %zu inputs, %zu aux; %s %.1f s; %u threads\n", canon,
            shape.num_constraints, d.log_m, shape.num_inputs, shape.num_aux, fake ? "fake setup" : "setup", setup_s,
            pool_size(pool));
@@ -590,13 +621,12 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
         groth16_pending pd;
         memset(&tm, 0, sizeof(tm));
         uint64_t a0 = bench_now_ns();
-        cuzk_status st =
-            abc_device ? gpu_prove_start_shape(pv, gp, gs, pool, &params, wit ? wit : shape.inputs, shape.num_inputs,
-                                               wit ? wit + shape.num_inputs : shape.aux, shape.num_aux, &dn, &pd,
-                                               NULL, &gt, &err)
-                       : gpu_prove_start_abc(pv, gp, pool, &params, shape.num_constraints, abc, abc + d.m,
-                                             abc + 2 * d.m, shape.inputs, shape.num_inputs, shape.aux, shape.num_aux,
-                                             &dn, &pd, NULL, &gt, &err);
+        cuzk_status st = abc_device ? gpu_prove_start_shape(pv, gp, gs, pool, &params, wit ? wit : shape.inputs,
+                                                            shape.num_inputs, wit ? wit + shape.num_inputs : shape.aux,
+                                                            shape.num_aux, &dn, &pd, NULL, &gt, &err)
+                                    : gpu_prove_start_abc(pv, gp, pool, &params, shape.num_constraints, abc, abc + d.m,
+                                                          abc + 2 * d.m, shape.inputs, shape.num_inputs, shape.aux,
+                                                          shape.num_aux, &dn, &pd, NULL, &gt, &err);
         if (st != CUZK_OK) goto fail;
         if (groth16_prove_finish(pool, &pd, &r, &s, &pg, &tm, &err) != CUZK_OK) goto fail;
         double total = (double)(bench_now_ns() - a0) / 1e6;
@@ -664,8 +694,8 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
         printf("%-34s %12.2f\n", ST_NAME[k], bench_median(col, reps));
     }
     if (cpu_reps) {
-        static const char *const CN[8] = {"H: NTTs", "MSM H", "MSM L", "MSM A", "MSM B_G1", "MSM B_G2", "assembly",
-                                          "partition total"};
+        static const char *const CN[8] = {"H: NTTs",  "MSM H",    "MSM L",    "MSM A",
+                                          "MSM B_G1", "MSM B_G2", "assembly", "partition total"};
         printf("\n%-34s %12s   (median of %u CPU runs, %u threads)\n", "stage (CPU backend)", "ms", cpu_reps,
                pool_size(pool));
         for (int k = 0; k < 8; k++) {
@@ -683,8 +713,10 @@ done:
     gpu_shape_free(gs);
     gpu_host_free(wit);
     gpu_params_free(gp);
-    if (abc_pinned) gpu_host_free(abc);
-    else free(abc);
+    if (abc_pinned)
+        gpu_host_free(abc);
+    else
+        free(abc);
     free(scratch);
     free(t);
     free(tc);
@@ -734,8 +766,8 @@ static cuzk_status batch_snap_job(const update_geometry *g, engine_snap_job *job
     fr_to_bytes_le(crn, &e.comm_r_new);
     fr_to_bytes_le(cdn, &e.comm_d_new);
     if (st == CUZK_OK)
-        st = engine_snap_job_parse(job, g, (const uint8_t *const *)bins, lens, c.partitions, cro, 32, crn, 32, cdn,
-                                   32, err);
+        st = engine_snap_job_parse(job, g, (const uint8_t *const *)bins, lens, c.partitions, cro, 32, crn, 32, cdn, 32,
+                                   err);
     for (unsigned k = 0; bins && k < c.partitions; k++) free(bins[k]);
     free(bins);
     free(lens);
@@ -746,64 +778,65 @@ static cuzk_status batch_snap_job(const update_geometry *g, engine_snap_job *job
 
 static void batch_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cuzk-bench batch --circuit SPEC -n PROOFS -j CONCURRENCY [--partitions P] [--backend cpu|gpu]\n"
-            "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
-            "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
-            "                        [--no-verify] [--abc device|host] [--abc-pinned on|off] [--abc-cache N]\n"
-            "                        [--devices LIST] [--gpu-memory-limit SIZE]\n"
-            "                        [--critical CSPEC [--critical-every S] [--critical-count K]]\n"
-            "       cuzk-bench batch --critical CSPEC [--critical-every S] [--critical-count K] [--backend cpu|gpu]\n"
-            "                        [--json] [--no-verify] [...]\n"
-            "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
-            "                        [--abc device|host] [--abc-pinned on|off]\n"
-            "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
-            "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
-            "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
-            "accounted memory. SPEC synthetic:k=K[,partitions=P]: P partitions (default 2, or --partitions P) of\n"
-            "the synthetic circuit;\n"
-            "zkey:ZKEY,wtns:WTNS: a snarkjs circuit (BLS12-381 .zkey and .wtns files), each of the P partitions\n"
-            "proving that witness (no --stages).\n"
-            "--budget: bytes for the partitions in flight (default: 80%% of the memory available after setup; 0:\n"
-            "unlimited).\n"
-            "SPEC porep:SIZE (e.g. porep:32GiB): PoRep C2 of one sector, every partition of its C1 (--c1 FILE, else\n"
-            "a synthetic C1 from `cuzk porep synth-c1`'s generator); a 32GiB sector needs ~110 GiB of memory.\n"
-            "SPEC wpost:SIZE / winning:SIZE: a WindowPoSt partition of the size's full sector count / a WinningPoSt,\n"
-            "one request of synthetic vanilla proofs (`cuzk post synth-vanilla`'s generator) proved n times.\n"
-            "SPEC snap:SIZE: a SnapDeals proof (every partition) of a synthetic encoded sector (`cuzk snap\n"
-            "synth-vanilla`'s generator) proved n times.\n"
-            "--threads: the prover's thread pool (default: all CPUs); synthesis runs on the partition workers' own\n"
-            "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
-            "--devices LIST: the GPUs to prove on, e.g. 0,1 (default: every visible one), --gpu-workers on each;\n"
-"a partition stays on its worker's device; GPU busy is the mean over the devices.\n"
-            "--gpu-memory-limit SIZE: the GPU backend holds at most SIZE bytes on each device (e.g. 16G, 24GiB;\n"
-            "K/M/G/T powers of 1024), as on a card of that size (default: CUZK_GPU_MEMORY_LIMIT, else none).\n"
-            "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
-            "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
-            "--abc device|host: where a, b, c are evaluated with the gpu backend: on the device from the circuit's\n"
-            "matrices (uploaded once; only the witness travels) or by the engine on the host and uploaded (default:\n"
-            "the backend's, now %s).\n"
-            "--abc-pinned: a, b, c (--abc host) or a copy of the witness (--abc device) of each partition in\n"
-            "page-locked memory when the backend offers it (gpu; the device then reads them by direct DMA), or in\n"
-            "malloc'd memory (default: the engine's, now on; with --stages, for the one partition).\n"
-            "--abc-cache N: idle buffer sets the engine keeps for the next partitions (default: hand-off capacity\n"
-            "+ prover workers, page-locked sets only; N: N sets of either kind; 0: none, each set freed).\n"
-            "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
-            "not verify, but both provers must still agree byte for byte).\n"
-            "--critical CSPEC (winning:SIZE, e.g. winning:32GiB; also wpost:SIZE or synthetic:k=K): a stream of\n"
-            "CRITICAL proofs in the same engine, with a parameter set of its own set up in memory; a PoSt proof starts\n"
-            "from one request of synthetic vanilla proofs in bincode, checked, decoded and validated for every proof as\n"
-            "the daemon does. One proof at a time, one every --critical-every S seconds (default 2; a proof slower than\n"
-            "that delays the next), from the batch's first prove_start for as long as its jobs are in flight, at most\n"
-            "--critical-count K (default: no limit). Without -n (and without --circuit, -j): an idle engine, K proofs\n"
-            "(default 10). Prints per proof the latency from the request to the verified proof's bytes, split into\n"
-            "validation, queue, synthesis, wait for a prover, prove_start (the device's turn included), wait for\n"
-            "prove_finish and prove_finish with verification (from the engine's events), and the load at its submit;\n"
-            "then 'critical: N proofs, latency median X ms, p90 Y ms, max Z ms' (--json: a \"critical\" member). The\n"
-            "batch's own figures leave the critical jobs out. With a budget, the engine's critical_reserve is set as\n"
-            "the daemon sets it (a sixteenth of the budget, at most 256 MiB, at least one critical partition). Exit 1\n"
-            "when a critical proof failed or was not verified, or none ran.\n",
-            ENGINE_GPU_ABC_ON_DEVICE_DEFAULT ? "device" : "host");
+    fprintf(
+        f,
+        "usage: cuzk-bench batch --circuit SPEC -n PROOFS -j CONCURRENCY [--partitions P] [--backend cpu|gpu]\n"
+        "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
+        "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
+        "                        [--no-verify] [--abc device|host] [--abc-pinned on|off] [--abc-cache N]\n"
+        "                        [--devices LIST] [--gpu-memory-limit SIZE]\n"
+        "                        [--critical CSPEC [--critical-every S] [--critical-count K]]\n"
+        "       cuzk-bench batch --critical CSPEC [--critical-every S] [--critical-count K] [--backend cpu|gpu]\n"
+        "                        [--json] [--no-verify] [...]\n"
+        "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
+        "                        [--abc device|host] [--abc-pinned on|off]\n"
+        "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
+        "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
+        "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
+        "accounted memory. SPEC synthetic:k=K[,partitions=P]: P partitions (default 2, or --partitions P) of\n"
+        "the synthetic circuit;\n"
+        "zkey:ZKEY,wtns:WTNS: a snarkjs circuit (BLS12-381 .zkey and .wtns files), each of the P partitions\n"
+        "proving that witness (no --stages).\n"
+        "--budget: bytes for the partitions in flight (default: 80%% of the memory available after setup; 0:\n"
+        "unlimited).\n"
+        "SPEC porep:SIZE (e.g. porep:32GiB): PoRep C2 of one sector, every partition of its C1 (--c1 FILE, else\n"
+        "a synthetic C1 from `cuzk porep synth-c1`'s generator); a 32GiB sector needs ~110 GiB of memory.\n"
+        "SPEC wpost:SIZE / winning:SIZE: a WindowPoSt partition of the size's full sector count / a WinningPoSt,\n"
+        "one request of synthetic vanilla proofs (`cuzk post synth-vanilla`'s generator) proved n times.\n"
+        "SPEC snap:SIZE: a SnapDeals proof (every partition) of a synthetic encoded sector (`cuzk snap\n"
+        "synth-vanilla`'s generator) proved n times.\n"
+        "--threads: the prover's thread pool (default: all CPUs); synthesis runs on the partition workers' own\n"
+        "threads. --backend: default gpu when a CUDA device is visible, else cpu.\n"
+        "--devices LIST: the GPUs to prove on, e.g. 0,1 (default: every visible one), --gpu-workers on each;\n"
+        "a partition stays on its worker's device; GPU busy is the mean over the devices.\n"
+        "--gpu-memory-limit SIZE: the GPU backend holds at most SIZE bytes on each device (e.g. 16G, 24GiB;\n"
+        "K/M/G/T powers of 1024), as on a card of that size (default: CUZK_GPU_MEMORY_LIMIT, else none).\n"
+        "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
+        "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
+        "--abc device|host: where a, b, c are evaluated with the gpu backend: on the device from the circuit's\n"
+        "matrices (uploaded once; only the witness travels) or by the engine on the host and uploaded (default:\n"
+        "the backend's, now %s).\n"
+        "--abc-pinned: a, b, c (--abc host) or a copy of the witness (--abc device) of each partition in\n"
+        "page-locked memory when the backend offers it (gpu; the device then reads them by direct DMA), or in\n"
+        "malloc'd memory (default: the engine's, now on; with --stages, for the one partition).\n"
+        "--abc-cache N: idle buffer sets the engine keeps for the next partitions (default: hand-off capacity\n"
+        "+ prover workers, page-locked sets only; N: N sets of either kind; 0: none, each set freed).\n"
+        "--fake-setup: bases tiled from 4096 random points instead of a real setup (timing only; the proofs do\n"
+        "not verify, but both provers must still agree byte for byte).\n"
+        "--critical CSPEC (winning:SIZE, e.g. winning:32GiB; also wpost:SIZE or synthetic:k=K): a stream of\n"
+        "CRITICAL proofs in the same engine, with a parameter set of its own set up in memory; a PoSt proof starts\n"
+        "from one request of synthetic vanilla proofs in bincode, checked, decoded and validated for every proof as\n"
+        "the daemon does. One proof at a time, one every --critical-every S seconds (default 2; a proof slower than\n"
+        "that delays the next), from the batch's first prove_start for as long as its jobs are in flight, at most\n"
+        "--critical-count K (default: no limit). Without -n (and without --circuit, -j): an idle engine, K proofs\n"
+        "(default 10). Prints per proof the latency from the request to the verified proof's bytes, split into\n"
+        "validation, queue, synthesis, wait for a prover, prove_start (the device's turn included), wait for\n"
+        "prove_finish and prove_finish with verification (from the engine's events), and the load at its submit;\n"
+        "then 'critical: N proofs, latency median X ms, p90 Y ms, max Z ms' (--json: a \"critical\" member). The\n"
+        "batch's own figures leave the critical jobs out. With a budget, the engine's critical_reserve is set as\n"
+        "the daemon sets it (a sixteenth of the budget, at most 256 MiB, at least one critical partition). Exit 1\n"
+        "when a critical proof failed or was not verified, or none ran.\n",
+        ENGINE_GPU_ABC_ON_DEVICE_DEFAULT ? "device" : "host");
 }
 
 int bench_batch(int argc, char **argv)
@@ -930,16 +963,15 @@ int bench_batch(int argc, char **argv)
         return 2;
     }
     if (crit_idle && !crit_count) crit_count = 10;
-    if (spec_text && stages) return batch_stages(spec_text, (unsigned)stages, (unsigned)cpu_reps, fake_setup,
-                                                 (unsigned)threads,
-                                                 (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0,
-                                                 abc_device);
+    if (spec_text && stages)
+        return batch_stages(spec_text, (unsigned)stages, (unsigned)cpu_reps, fake_setup, (unsigned)threads,
+                            (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0, abc_device);
     if (!crit_idle && (!spec_text || !n || !j)) {
         fprintf(stderr, "batch: --circuit, -n and -j are required (try --help)\n");
         return 2;
     }
-    if (!parts || parts > 1024 || !pw || pw > 256 || !gw || gw > 64 || !lookahead || lookahead > 1024 ||
-        j > 1024 || n > 1000000 || threads > 1024) {
+    if (!parts || parts > 1024 || !pw || pw > 256 || !gw || gw > 64 || !lookahead || lookahead > 1024 || j > 1024 ||
+        n > 1000000 || threads > 1024) {
         fprintf(stderr, "batch: a count is out of range\n");
         return 2;
     }
@@ -1103,8 +1135,8 @@ int bench_batch(int argc, char **argv)
         if (!json)
             fprintf(stderr, "batch: %s: %zu constraints, domain %zu; %s %.2f s, ready after %.2f s\n", spec_canon,
                     b.circuit->shape->num_constraints, b.circuit->m,
-                    params_path || is_zkey ? "parameters read in" : "setup in memory",
-                    setup_s, (double)(bench_now_ns() - t0) / 1e9);
+                    params_path || is_zkey ? "parameters read in" : "setup in memory", setup_s,
+                    (double)(bench_now_ns() - t0) / 1e9);
     }
     /* The critical stream's own parameter set and circuit; its synthesis shares the batch circuit's pool, as the
      * daemon's circuits share one pool. */
@@ -1136,19 +1168,27 @@ int bench_batch(int argc, char **argv)
     }
     /* GPU: B_G2 and assembly on a pool of their own, so that they overlap the next partition's witness
      * classification (pool calls from several threads are serialised). */
-    engine_open_config oc = {
-        .backend = !strcmp(backend, "gpu") ? ENGINE_BACKEND_GPU : ENGINE_BACKEND_CPU,
-        .devices = devices,
-        .num_devices = num_devices,
-        .pool = pool,
-        .finish_threads = (unsigned)threads,
-        .abc_on_device = abc_device,
-        .gpu_memory_limit = gpu_mem_limit,
-        .engine = {.synth_pool = synth_pool, .gpu_workers = (unsigned)gw, .partition_workers = (unsigned)pw,
-                   .synthesis_lookahead = (unsigned)lookahead, .host_budget = budget, .no_verify = no_verify,
-                   .event_cb = batch_event, .event_ctx = &b, .timeline = b.tl_file, .abc_pinned = abc_pinned,
-                   .abc_cache = !abc_cache_given ? 0 : abc_cache ? (int)abc_cache : -1,
-                   .critical_reserve = crit_reserve}};
+    engine_open_config oc = {.backend = !strcmp(backend, "gpu") ? ENGINE_BACKEND_GPU : ENGINE_BACKEND_CPU,
+                             .devices = devices,
+                             .num_devices = num_devices,
+                             .pool = pool,
+                             .finish_threads = (unsigned)threads,
+                             .abc_on_device = abc_device,
+                             .gpu_memory_limit = gpu_mem_limit,
+                             .engine = {.synth_pool = synth_pool,
+                                        .gpu_workers = (unsigned)gw,
+                                        .partition_workers = (unsigned)pw,
+                                        .synthesis_lookahead = (unsigned)lookahead,
+                                        .host_budget = budget,
+                                        .no_verify = no_verify,
+                                        .event_cb = batch_event,
+                                        .event_ctx = &b,
+                                        .timeline = b.tl_file,
+                                        .abc_pinned = abc_pinned,
+                                        .abc_cache = !abc_cache_given ? 0
+                                                     : abc_cache      ? (int)abc_cache
+                                                                      : -1,
+                                        .critical_reserve = crit_reserve}};
     if (engine_open(&oc, &host, &err) != CUZK_OK) goto fail;
     b.e = host->eng;
     be = host->backend;
@@ -1163,13 +1203,15 @@ int bench_batch(int argc, char **argv)
                  k ? "," : " on devices ", devices[k]);
     if (budget) snprintf(budget_text, sizeof(budget_text), "%.1f MiB", (double)budget / 1048576.0);
     if (!json)
-        fprintf(stderr, "batch: %s%llu proofs x %llu partitions, -j %llu, backend %s%s, partition workers %llu, "
-                        "gpu workers %llu, budget %s%s, a/b/c %s\n",
-                crit_idle ? "no batch: " : "", (unsigned long long)n, (unsigned long long)parts,
-                (unsigned long long)j, backend, devices_text,
-                (unsigned long long)pw, (unsigned long long)gw, budget_text, no_verify ? ", no verification" : "",
-                be->evaluates_abc ? "on the device"
-                : (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0 ? "pinned" : "pageable");
+        fprintf(stderr,
+                "batch: %s%llu proofs x %llu partitions, -j %llu, backend %s%s, partition workers %llu, "
+                "gpu workers %llu, budget %s%s, a/b/c %s\n",
+                crit_idle ? "no batch: " : "", (unsigned long long)n, (unsigned long long)parts, (unsigned long long)j,
+                backend, devices_text, (unsigned long long)pw, (unsigned long long)gw, budget_text,
+                no_verify ? ", no verification" : "",
+                be->evaluates_abc                                           ? "on the device"
+                : (abc_pinned ? abc_pinned : ENGINE_ABC_PINNED_DEFAULT) > 0 ? "pinned"
+                                                                            : "pageable");
     if (crit && !json) {
         char count_text[32] = "";
         if (crit_count) snprintf(count_text, sizeof count_text, ", at most %llu", (unsigned long long)crit_count);
@@ -1180,8 +1222,8 @@ int bench_batch(int argc, char **argv)
     }
     /* The stream first: it waits for the batch's first prove_start (and is stopped at `done` if the clients do
      * not start). */
-    if (crit && bench_critical_start(crit, b.e, crit_every, crit_count, crit_idle ? NULL : batch_running, &b,
-                                     &err) != CUZK_OK)
+    if (crit &&
+        bench_critical_start(crit, b.e, crit_every, crit_count, crit_idle ? NULL : batch_running, &b, &err) != CUZK_OK)
         goto fail;
     if (crit_idle) {
         bench_critical_join(crit, 0);

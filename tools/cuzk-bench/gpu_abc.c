@@ -46,11 +46,11 @@ static int pending_same(const groth16_pending *x, const groth16_pending *y)
 enum { PS_UPLOAD, PS_EVAL, PS_NTT, PS_MSM_H, PS_WAIT, PS_TOTAL, PS_N };
 
 /* prove_start both ways, runs times each; 0 or an error. */
-static cuzk_status bench_prove_start(pool_t *pool, const r1cs *sh, const r1cs *wit, const gpu_shape *s,
-                                     const fr_t *abc, uint64_t runs, cuzk_error *err)
+static cuzk_status bench_prove_start(pool_t *pool, const r1cs *sh, const r1cs *wit, const gpu_shape *s, const fr_t *abc,
+                                     uint64_t runs, cuzk_error *err)
 {
-    static const char *const NAME[PS_N] = {"upload (a/b/c | witness)", "a/b/c eval on the GPU", "H: NTTs",
-                                           "MSM H", "wait for classify", "prove_start total"};
+    static const char *const NAME[PS_N] = {"upload (a/b/c | witness)", "a/b/c eval on the GPU", "H: NTTs", "MSM H",
+                                           "wait for classify",        "prove_start total"};
     size_t n = sh->num_constraints;
     domain_t d;
     r1cs_density dn;
@@ -76,8 +76,7 @@ static cuzk_status bench_prove_start(pool_t *pool, const r1cs *sh, const r1cs *w
         for (int way = 0; way < 2 && st == CUZK_OK; way++) {
             gpu_prove_timings gt;
             st = way == 0 ? gpu_prove_start_abc(pv, gp, pool, &params, n, abc, abc + n, abc + 2 * n, wit->inputs,
-                                                wit->num_inputs, wit->aux, wit->num_aux, &dn, &ref, NULL,
-                                                &gt, err)
+                                                wit->num_inputs, wit->aux, wit->num_aux, &dn, &ref, NULL, &gt, err)
                           : gpu_prove_start_shape(pv, gp, s, pool, &params, wit->inputs, wit->num_inputs, wit->aux,
                                                   wit->num_aux, &dn, &p, NULL, &gt, err);
             if (st != CUZK_OK) break;
@@ -223,8 +222,8 @@ int bench_gpu_abc(int argc, char **argv)
     if (gpu_ctx_create(&ctx, 0, &err) != CUZK_OK) goto fail;
     t0 = bench_now_ns();
     if (gpu_shape_upload(0, sh, &s, &err) != CUZK_OK) goto fail;
-    printf("shape upload: %.1f ms, %zu device bytes (%.2f GiB; host CSR %.2f GiB)\n", ms_since(t0),
-           gpu_shape_bytes(s), gpu_shape_bytes(s) / 1073741824.0, host_bytes / 1073741824.0);
+    printf("shape upload: %.1f ms, %zu device bytes (%.2f GiB; host CSR %.2f GiB)\n", ms_since(t0), gpu_shape_bytes(s),
+           gpu_shape_bytes(s) / 1073741824.0, host_bytes / 1073741824.0);
     /* The outputs stay on the device (as the prover keeps them): one buffer of 3n. */
     host_abc = calloc(3 * n + 1, sizeof(fr_t));
     if (!host_abc) {
@@ -245,8 +244,8 @@ int bench_gpu_abc(int argc, char **argv)
             gpu_tune_reload_env();
             for (uint64_t r = 0; r < runs; r++) {
                 gpu_abc_timings t;
-                if (gpu_shape_eval(ctx, s, wit->inputs, wit->num_inputs, wit->aux, wit->num_aux, da, da + n,
-                                   da + 2 * n, &t, &err) != CUZK_OK)
+                if (gpu_shape_eval(ctx, s, wit->inputs, wit->num_inputs, wit->aux, wit->num_aux, da, da + n, da + 2 * n,
+                                   &t, &err) != CUZK_OK)
                     goto fail;
                 t_up[r] = t.upload_ms;
                 t_ev[r] = t.eval_ms;

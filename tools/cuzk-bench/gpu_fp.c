@@ -13,12 +13,13 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk-bench gpu-fp [--n N] [--iters K] [--runs R] [--seed S]\n"
-               "  times N independent chains of K Montgomery products in Fp (x <- x * y) on device 0, by the 32-bit\n"
-               "  integer multiply-adds of the MSM and NTT, and prints the median kernel ms over R runs (after one\n"
-               "  warm-up run) and the products per second\n"
-               "  defaults: --n 1048576 --iters 256 --runs 5 --seed 1\n"
-               "  the first %d chains of every run are recomputed on the CPU; exit status 1 when one differs\n",
+    fprintf(f,
+            "usage: cuzk-bench gpu-fp [--n N] [--iters K] [--runs R] [--seed S]\n"
+            "  times N independent chains of K Montgomery products in Fp (x <- x * y) on device 0, by the 32-bit\n"
+            "  integer multiply-adds of the MSM and NTT, and prints the median kernel ms over R runs (after one\n"
+            "  warm-up run) and the products per second\n"
+            "  defaults: --n 1048576 --iters 256 --runs 5 --seed 1\n"
+            "  the first %d chains of every run are recomputed on the CPU; exit status 1 when one differs\n",
             FPB_CHECKED);
 }
 
@@ -41,10 +42,14 @@ int bench_gpu_fp(int argc, char **argv)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(argv[i], "--n") == 0) dst = &n;
-        else if (strcmp(argv[i], "--iters") == 0) dst = &iters;
-        else if (strcmp(argv[i], "--runs") == 0) dst = &runs;
-        else if (strcmp(argv[i], "--seed") == 0) dst = &seed;
+        } else if (strcmp(argv[i], "--n") == 0)
+            dst = &n;
+        else if (strcmp(argv[i], "--iters") == 0)
+            dst = &iters;
+        else if (strcmp(argv[i], "--runs") == 0)
+            dst = &runs;
+        else if (strcmp(argv[i], "--seed") == 0)
+            dst = &seed;
         if (dst == NULL || i + 1 >= argc || bench_parse_u64(argv[++i], dst) != 0) {
             fprintf(stderr, "gpu-fp: bad argument '%s'\n", argv[i]);
             usage(stderr);

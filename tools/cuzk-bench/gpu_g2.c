@@ -92,11 +92,16 @@ int bench_gpu_g2(int argc, char **argv)
                 return 2;
             }
             continue;
-        } else if (strcmp(argv[i], "--bases") == 0) dst = &nbases;
-        else if (strcmp(argv[i], "--ones") == 0) dst = &ones;
-        else if (strcmp(argv[i], "--tail") == 0) dst = &tail;
-        else if (strcmp(argv[i], "--runs") == 0) dst = &runs;
-        else if (strcmp(argv[i], "--seed") == 0) dst = &seed;
+        } else if (strcmp(argv[i], "--bases") == 0)
+            dst = &nbases;
+        else if (strcmp(argv[i], "--ones") == 0)
+            dst = &ones;
+        else if (strcmp(argv[i], "--tail") == 0)
+            dst = &tail;
+        else if (strcmp(argv[i], "--runs") == 0)
+            dst = &runs;
+        else if (strcmp(argv[i], "--seed") == 0)
+            dst = &seed;
         if (dst == NULL || i + 1 >= argc || bench_parse_u64(argv[++i], dst) != 0) {
             fprintf(stderr, "gpu-g2: bad argument '%s'\n", argv[i]);
             usage(stderr);

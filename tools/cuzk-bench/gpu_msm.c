@@ -132,12 +132,18 @@ int bench_gpu_msm(int argc, char **argv)
                 return 2;
             }
             continue;
-        } else if (strcmp(argv[i], "--log") == 0) dst = &hi;
-        else if (strcmp(argv[i], "--from") == 0) dst = &lo;
-        else if (strcmp(argv[i], "--runs") == 0) dst = &runs;
-        else if (strcmp(argv[i], "--window") == 0) dst = &window;
-        else if (strcmp(argv[i], "--seed") == 0) dst = &seed;
-        else if (strcmp(argv[i], "--step") == 0) dst = &step;
+        } else if (strcmp(argv[i], "--log") == 0)
+            dst = &hi;
+        else if (strcmp(argv[i], "--from") == 0)
+            dst = &lo;
+        else if (strcmp(argv[i], "--runs") == 0)
+            dst = &runs;
+        else if (strcmp(argv[i], "--window") == 0)
+            dst = &window;
+        else if (strcmp(argv[i], "--seed") == 0)
+            dst = &seed;
+        else if (strcmp(argv[i], "--step") == 0)
+            dst = &step;
         if (dst == NULL || i + 1 >= argc || bench_parse_u64(argv[++i], dst) != 0) {
             fprintf(stderr, "gpu-msm: bad argument '%s'\n", argv[i]);
             usage(stderr);
@@ -238,8 +244,10 @@ int bench_gpu_msm(int argc, char **argv)
             }
             double md = bench_median(t_dev, runs), mh = bench_median(t_host, runs);
             printf("2^%-4llu %4u %12.2f %12.2f %10.1f %6s %s\n", (unsigned long long)lg,
-                   pb ? gpu_msm_bases_window(pb) : window ? (unsigned)window : gpu_msm_window_bits(ctx, n), md, mh,
-                   (double)n / md / 1e3, check, vlist[vi].text);
+                   pb       ? gpu_msm_bases_window(pb)
+                   : window ? (unsigned)window
+                            : gpu_msm_window_bits(ctx, n),
+                   md, mh, (double)n / md / 1e3, check, vlist[vi].text);
             fflush(stdout);
             variant_env(vlist[vi].text, 0);
         }

@@ -55,8 +55,8 @@ static double med(double *v, unsigned n)
 /* Creates *plan (the variant CUZK_NTT_VARIANT names) and times its forward and inverse NTT of the device vector
  * dx; with o->check, compares its forward NTT of a with want (the CPU's) and its inverse of that with a.
  * 0 on success. */
-static int time_variant(gpu_ctx *ctx, unsigned L, const opts *o, const fr_t *a, const fr_t *want, fr_t *h,
-                        gpu_buf *dx, double *t, double mul_rate, gpu_ntt_plan **plan, cuzk_error *err)
+static int time_variant(gpu_ctx *ctx, unsigned L, const opts *o, const fr_t *a, const fr_t *want, fr_t *h, gpu_buf *dx,
+                        double *t, double mul_rate, gpu_ntt_plan **plan, cuzk_error *err)
 {
     static const gpu_ntt_kind kinds[2] = {GPU_NTT_FORWARD, GPU_NTT_INVERSE};
     static const char *names[2] = {"forward NTT", "inverse NTT"};

@@ -14,7 +14,6 @@ typedef struct bench_command {
     const char *summary;
 } bench_command;
 
-
 /* One line per subcommand. */
 static const bench_command COMMANDS[] = {
     {"micro", bench_micro, "single-thread cost of field, curve and pairing operations"},

@@ -233,8 +233,7 @@ static void print_json(const micro_result *res, uint64_t seed, uint64_t iters)
     for (size_t i = 0; i < N_BENCHES; i++) {
         const micro_bench *b = &BENCHES[i];
         printf("%s{\"op\":\"%s\",\"unit\":\"%s\",\"iters\":%llu,\"median\":%.3f,\"min\":%.3f,\"max\":%.3f,\"target\":",
-               i ? "," : "", b->key, b->unit, (unsigned long long)res[i].iters, res[i].median, res[i].min,
-               res[i].max);
+               i ? "," : "", b->key, b->unit, (unsigned long long)res[i].iters, res[i].median, res[i].min, res[i].max);
         if (b->target > 0)
             printf("%g}", b->target);
         else

@@ -72,8 +72,10 @@ static void gen_body(void *vctx, size_t begin, size_t end, unsigned worker)
         size_t lo = c * MSM_BENCH_CHUNK, hi = lo + MSM_BENCH_CHUNK < g->n ? lo + MSM_BENCH_CHUNK : g->n;
         rng_t rng;
         rng_seed(&rng, g->seed ^ (0x9e3779b97f4a7c15ULL * (c + 1)));
-        if (g->g2) gen_g2(g, lo, hi, &rng);
-        else gen_g1(g, lo, hi, &rng);
+        if (g->g2)
+            gen_g2(g, lo, hi, &rng);
+        else
+            gen_g1(g, lo, hi, &rng);
     }
 }
 
@@ -89,17 +91,18 @@ double bench_cpu_seconds(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk-bench msm [--log N] [--threads T] [--g2] [--window C] [--reps R] [--seed S]\n\n"
-               "Wall time of one multi-scalar multiplication of 2^N random points with random 255-bit scalars\n"
-               "on a pool of T threads: one warm-up run, then the median of R timed runs.\n\n"
-               "  --log N     log2 of the number of points (default 16, at most 26)\n"
-               "  --threads T threads, 0 = one per online CPU (default 0)\n"
-               "  --g2        G2 instead of G1\n"
-               "  --window C  force the window size to C bits, 1..16 (default: chosen by msm_window_bits)\n"
-               "  --reps R    timed runs, 1..%d (default 3)\n"
-               "  --seed S    seed of the input generator, decimal or 0x-hex (default: CUZK_SEED, else random)\n"
-               "  --help      this text\n",
-               MSM_BENCH_MAX_REPS);
+    fprintf(f,
+            "usage: cuzk-bench msm [--log N] [--threads T] [--g2] [--window C] [--reps R] [--seed S]\n\n"
+            "Wall time of one multi-scalar multiplication of 2^N random points with random 255-bit scalars\n"
+            "on a pool of T threads: one warm-up run, then the median of R timed runs.\n\n"
+            "  --log N     log2 of the number of points (default 16, at most 26)\n"
+            "  --threads T threads, 0 = one per online CPU (default 0)\n"
+            "  --g2        G2 instead of G1\n"
+            "  --window C  force the window size to C bits, 1..16 (default: chosen by msm_window_bits)\n"
+            "  --reps R    timed runs, 1..%d (default 3)\n"
+            "  --seed S    seed of the input generator, decimal or 0x-hex (default: CUZK_SEED, else random)\n"
+            "  --help      this text\n",
+            MSM_BENCH_MAX_REPS);
 }
 
 int bench_msm(int argc, char **argv)
@@ -172,8 +175,10 @@ int bench_msm(int argc, char **argv)
         g2_jac_t r2;
         uint64_t start = bench_now_ns();
         double cpu_start = bench_cpu_seconds();
-        if (g2) msm_g2_window(pool, &r2, gen.bases, scalars, NULL, n, c);
-        else msm_g1_window(pool, &r1, gen.bases, scalars, NULL, n, c);
+        if (g2)
+            msm_g2_window(pool, &r2, gen.bases, scalars, NULL, n, c);
+        else
+            msm_g1_window(pool, &r1, gen.bases, scalars, NULL, n, c);
         double s = (double)(bench_now_ns() - start) / 1e9, cs = bench_cpu_seconds() - cpu_start;
         if (r > 0) times[r - 1] = s, cpu[r - 1] = cs; /* run 0 warms up */
         printf("  run %llu%s: %.3f s (cpu %.3f s)\n", (unsigned long long)r, r ? "" : " (warm-up)", s, cs);

@@ -13,15 +13,16 @@ int bench_ntt(int argc, char **argv);
 
 static void ntt_usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk-bench ntt [--log N]... [--threads T] [--reps R] [--seed S] [--json]\n\n"
-               "Times the forward NTT (natural order in and out) and poly_compute_h in the\n"
-               "bellperson and snarkjs forms on random inputs of 2^N elements; reports the\n"
-               "median of R runs (default 5). Without --log: N = 16, 18, 20.\n\n"
-               "  --log N      domain size 2^N, 1 <= N <= %d; repeatable\n"
-               "  --threads T  pool threads (default: one per CPU)\n"
-               "  --reps R     timed runs per figure (default 5)\n"
-               "  --seed S     input seed (default: fresh, printed)\n"
-               "  --json       one JSON object per size instead of the table\n",
+    fprintf(f,
+            "usage: cuzk-bench ntt [--log N]... [--threads T] [--reps R] [--seed S] [--json]\n\n"
+            "Times the forward NTT (natural order in and out) and poly_compute_h in the\n"
+            "bellperson and snarkjs forms on random inputs of 2^N elements; reports the\n"
+            "median of R runs (default 5). Without --log: N = 16, 18, 20.\n\n"
+            "  --log N      domain size 2^N, 1 <= N <= %d; repeatable\n"
+            "  --threads T  pool threads (default: one per CPU)\n"
+            "  --reps R     timed runs per figure (default 5)\n"
+            "  --seed S     input seed (default: fresh, printed)\n"
+            "  --json       one JSON object per size instead of the table\n",
             POLY_MAX_LOG);
 }
 

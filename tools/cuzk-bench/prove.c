@@ -18,8 +18,8 @@
 
 /* Wall milliseconds per stage and in all, then the process CPU milliseconds of the whole proof: on a shared
  * machine the wall times include waiting for a core, the CPU time does not. */
-static const char *STAGE_NAMES[N_STAGES] = {"a/b/c", "H (NTTs)", "MSM H", "MSM L", "MSM A",
-                                             "MSM B_G1", "MSM B_G2", "assembly", "total", "cpu"};
+static const char *STAGE_NAMES[N_STAGES] = {"a/b/c",    "H (NTTs)", "MSM H",    "MSM L", "MSM A",
+                                            "MSM B_G1", "MSM B_G2", "assembly", "total", "cpu"};
 
 double bench_cpu_seconds(void); /* msm.c */
 
@@ -39,8 +39,8 @@ static cuzk_status prove_params(pool_t *pool, const circuit_spec *spec, const r1
 {
     char path[4096];
     if (cache) {
-        int len = snprintf(path, sizeof path, "%s/prove-k%u-seed%llu.params", cache, spec->k,
-                           (unsigned long long)spec->seed);
+        int len =
+            snprintf(path, sizeof path, "%s/prove-k%u-seed%llu.params", cache, spec->k, (unsigned long long)spec->seed);
         if (len < 0 || (size_t)len >= sizeof path)
             return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "cache path under '%s' is too long", cache);
         FILE *f = fopen(path, "rb");
@@ -71,8 +71,8 @@ static cuzk_status prove_params(pool_t *pool, const circuit_spec *spec, const r1
 }
 
 /* CUZK_OK if proof verifies against the circuit's public inputs (without the constant ONE). */
-static cuzk_status prove_verify(pool_t *pool, const groth16_params *params, const r1cs *cs,
-                                const groth16_proof *proof, cuzk_error *err)
+static cuzk_status prove_verify(pool_t *pool, const groth16_params *params, const r1cs *cs, const groth16_proof *proof,
+                                cuzk_error *err)
 {
     groth16_pvk pvk;
     cuzk_status st = groth16_pvk_prepare(&pvk, &params->vk, err);
@@ -134,8 +134,11 @@ int bench_prove(int argc, char **argv)
         return 1;
     }
     int rc = 0;
-    if (json) printf("{\"threads\": %u, \"reps\": %u, \"sizes\": [", pool_size(pool), reps);
-    else printf("CPU prover, %u threads, median of %u proofs (ms; stages wall, cpu = process CPU time)\n%-4s %-12s", pool_size(pool), reps, "k", "constraints");
+    if (json)
+        printf("{\"threads\": %u, \"reps\": %u, \"sizes\": [", pool_size(pool), reps);
+    else
+        printf("CPU prover, %u threads, median of %u proofs (ms; stages wall, cpu = process CPU time)\n%-4s %-12s",
+               pool_size(pool), reps, "k", "constraints");
     if (!json)
         for (int s = 0; s < N_STAGES; s++) printf(" %9s", STAGE_NAMES[s]);
     if (!json) printf("\n");
@@ -166,7 +169,7 @@ int bench_prove(int argc, char **argv)
             }
             double *row = samples + (size_t)(r - 1) * N_STAGES;
             double v[N_STAGES] = {t.eval_abc_ms, t.h_ms,        t.msm_h_ms,    t.msm_l_ms, t.msm_a_ms,
-                                  t.msm_b_g1_ms, t.msm_b_g2_ms, t.assembly_ms, total, cpu};
+                                  t.msm_b_g1_ms, t.msm_b_g2_ms, t.assembly_ms, total,      cpu};
             memcpy(row, v, sizeof v);
         }
         if (st != CUZK_OK) {
@@ -180,9 +183,9 @@ int bench_prove(int argc, char **argv)
             }
             if (json) {
                 printf("%s{\"k\": %u, \"constraints\": %zu", li ? ", " : "", spec.k, cs.num_constraints);
-                static const char *keys[N_STAGES] = {"abc_ms",    "h_ms",      "msm_h_ms",    "msm_l_ms", "msm_a_ms",
-                                                     "msm_b_g1_ms", "msm_b_g2_ms", "assembly_ms", "total_ms",
-                                                     "cpu_ms"};
+                static const char *keys[N_STAGES] = {"abc_ms",   "h_ms",        "msm_h_ms",    "msm_l_ms",
+                                                     "msm_a_ms", "msm_b_g1_ms", "msm_b_g2_ms", "assembly_ms",
+                                                     "total_ms", "cpu_ms"};
                 for (int s = 0; s < N_STAGES; s++) printf(", \"%s\": %.3f", keys[s], med[s]);
                 printf("}");
             } else {

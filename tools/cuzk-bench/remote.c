@@ -17,11 +17,36 @@ static int no_grpc(const char *name)
     return 2;
 }
 
-int bench_single(int argc, char **argv) { (void)argc; (void)argv; return no_grpc("single"); }
-int bench_status(int argc, char **argv) { (void)argc; (void)argv; return no_grpc("status"); }
-int bench_preload(int argc, char **argv) { (void)argc; (void)argv; return no_grpc("preload"); }
-int bench_metrics(int argc, char **argv) { (void)argc; (void)argv; return no_grpc("metrics"); }
-int bench_remote_batch(int argc, char **argv) { (void)argc; (void)argv; return no_grpc("batch --addr"); }
+int bench_single(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return no_grpc("single");
+}
+int bench_status(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return no_grpc("status");
+}
+int bench_preload(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return no_grpc("preload");
+}
+int bench_metrics(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return no_grpc("metrics");
+}
+int bench_remote_batch(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return no_grpc("batch --addr");
+}
 
 #else
 
@@ -53,10 +78,8 @@ static const struct {
     const char *name;
     Cuzk__V1__ProofKind kind;
 } TYPES[] = {
-    {"porep", CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT},
-    {"snap", CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE},
-    {"wpost", CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION},
-    {"winning", CUZK__V1__PROOF_KIND__WINNING_POST},
+    {"porep", CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT},     {"snap", CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE},
+    {"wpost", CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION}, {"winning", CUZK__V1__PROOF_KIND__WINNING_POST},
     {"circuit", CUZK__V1__PROOF_KIND__CIRCUIT_SPEC},
 };
 
@@ -100,13 +123,20 @@ static int request_opt(request_opts *o, int argc, char **argv, int *i, const cha
     const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     const char **str = NULL;
     uint64_t *num = NULL;
-    if (!strcmp(a, "--addr")) str = &o->addr;
-    else if (!strcmp(a, "-t") || !strcmp(a, "--type")) str = &o->type;
-    else if (!strcmp(a, "--c1") || !strcmp(a, "--vanilla")) str = &o->c1_path;
-    else if (!strcmp(a, "--circuit")) str = &o->circuit;
-    else if (!strcmp(a, "--partitions")) num = &o->partitions;
-    else if (!strcmp(a, "--sector-size")) num = &o->sector_size;
-    else if (!strcmp(a, "--priority")) num = &o->priority;
+    if (!strcmp(a, "--addr"))
+        str = &o->addr;
+    else if (!strcmp(a, "-t") || !strcmp(a, "--type"))
+        str = &o->type;
+    else if (!strcmp(a, "--c1") || !strcmp(a, "--vanilla"))
+        str = &o->c1_path;
+    else if (!strcmp(a, "--circuit"))
+        str = &o->circuit;
+    else if (!strcmp(a, "--partitions"))
+        num = &o->partitions;
+    else if (!strcmp(a, "--sector-size"))
+        num = &o->sector_size;
+    else if (!strcmp(a, "--priority"))
+        num = &o->priority;
     else if (!strcmp(a, "--timeout")) {
         uint64_t t;
         if (bench_parse_u64(v, &t)) {
@@ -116,7 +146,8 @@ static int request_opt(request_opts *o, int argc, char **argv, int *i, const cha
         o->timeout_s = (double)t;
         (*i)++;
         return 1;
-    } else return 0;
+    } else
+        return 0;
     if (!v) {
         fprintf(stderr, "%s: %s needs a value\n", cmd, a);
         return -1;
@@ -187,20 +218,24 @@ static void make_id(char *out, size_t n, const char *what, unsigned i)
     snprintf(out, n, "bench-%s-%ld-%ld-%u", what, (long)getpid(), (long)time(NULL), i);
 }
 
-static double now_s(void) { return (double)bench_now_ns() / 1e9; }
+static double now_s(void)
+{
+    return (double)bench_now_ns() / 1e9;
+}
 
 /* ---- single ---- */
 
 static void single_usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk-bench single [--addr ADDR] -t porep|snap|wpost|winning|circuit\n"
-               "                        (--c1 FILE | --circuit SPEC) [--partitions N] [--sector-size BYTES]\n"
-               "                        [--priority 1-4] [--timeout SECONDS]\n"
-               "One proof through a running daemon (Prove): prints the Rust cuzk-bench's '=== Proof Result ===' block.\n"
-               "ADDR: unix:///path, host:port or http://host:port (default " DEFAULT_ADDR ").\n"
-               "--c1: the C1 output for porep (raw JSON or the Lotus/Curio envelope), the vanilla proof otherwise.\n"
-               "--circuit: a cuzk circuit spec for -t circuit (e.g. synthetic:k=10).\n"
-               "Exit status: 0 proof COMPLETED, 1 any other outcome or an RPC error, 2 usage.\n");
+    fprintf(f,
+            "usage: cuzk-bench single [--addr ADDR] -t porep|snap|wpost|winning|circuit\n"
+            "                        (--c1 FILE | --circuit SPEC) [--partitions N] [--sector-size BYTES]\n"
+            "                        [--priority 1-4] [--timeout SECONDS]\n"
+            "One proof through a running daemon (Prove): prints the Rust cuzk-bench's '=== Proof Result ===' block.\n"
+            "ADDR: unix:///path, host:port or http://host:port (default " DEFAULT_ADDR ").\n"
+            "--c1: the C1 output for porep (raw JSON or the Lotus/Curio envelope), the vanilla proof otherwise.\n"
+            "--circuit: a cuzk circuit spec for -t circuit (e.g. synthetic:k=10).\n"
+            "Exit status: 0 proof COMPLETED, 1 any other outcome or an RPC error, 2 usage.\n");
 }
 
 int bench_single(int argc, char **argv)
@@ -238,8 +273,8 @@ int bench_single(int argc, char **argv)
     rq.submit = &sub;
     Cuzk__V1__ProveResponse *resp = NULL;
     double t0 = now_s();
-    cuzk_status st = rpc_call(c, "Prove", &rq.base, &cuzk__v1__prove_response__descriptor,
-                              (ProtobufCMessage **)&resp, o.timeout_s, NULL, &err);
+    cuzk_status st = rpc_call(c, "Prove", &rq.base, &cuzk__v1__prove_response__descriptor, (ProtobufCMessage **)&resp,
+                              o.timeout_s, NULL, &err);
     double wall = now_s() - t0;
     int rc = 1;
     if (st != CUZK_OK) {
@@ -405,8 +440,8 @@ int bench_remote_batch(int argc, char **argv)
         goto out;
     }
     pthread_mutex_init(&b.mu, NULL);
-    printf("batch: %u proofs of %s, %u at a time, against %s\n", b.n, o.circuit ? o.circuit : o.type,
-           (unsigned)j, o.addr);
+    printf("batch: %u proofs of %s, %u at a time, against %s\n", b.n, o.circuit ? o.circuit : o.type, (unsigned)j,
+           o.addr);
     double t0 = now_s();
     unsigned started = 0;
     for (; started < j; started++)
@@ -513,8 +548,8 @@ int bench_status(int argc, char **argv)
     printf("loaded srs: %zu\n", r->n_loaded_srs);
     for (size_t i = 0; i < r->n_loaded_srs; i++) {
         const Cuzk__V1__SRSStatus *e = r->loaded_srs[i];
-        const ProtobufCEnumValue *t = protobuf_c_enum_descriptor_get_value(&cuzk__v1__srsstatus__tier__descriptor,
-                                                                            e->tier);
+        const ProtobufCEnumValue *t =
+            protobuf_c_enum_descriptor_get_value(&cuzk__v1__srsstatus__tier__descriptor, e->tier);
         printf("  %s: %s, %.1f MiB, %u reference(s)\n", e->circuit_id, t ? t->name : "?", e->size_bytes / 1048576.0,
                e->ref_count);
     }

@@ -20,31 +20,35 @@ typedef enum witness_source { WIT_SYNTH, WIT_SEAL, WIT_RANDOM, WIT_ZERO } witnes
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: cuzk-bench synth --circuit porep:SIZE [--threads N[,N...]]... [--reps R] [--witness KIND]\n"
-            "                        [--challenges K] [--serial] [--no-check]\n"
-            "  Compiles the interactive PoRep partition circuit of SIZE (2KiB, 8MiB, 512MiB, 32GiB, ...) once, then\n"
-            "  for each thread count (default 1) times witness generation and a/b/c evaluation, median of R runs\n"
-            "  (default 3). KIND, partition 0 of: synth (default: porep_synth_c1's C1 of a sparse synthetic sector,\n"
-            "  any size) or seal (a sector sealed here, 2KiB .. 8MiB); or random (values drawn at random: the same\n"
-            "  work, not a satisfying witness) or zero. --serial also times stacked_synthesize into a witness-only\n"
-            "  system (the path before). A C1 witness is checked against the compiled shape unless --no-check.\n"
-            "  --challenges K: the circuit of SIZE with K challenges instead of the partition's (a smaller run of a\n"
-            "  large shape; random witness unless --witness zero).\n"
-            "       cuzk-bench synth --circuit wpost:SIZE|winning:SIZE [--threads N[,N...]]... [--reps R]\n"
-            "                        [--sectors S]\n"
-            "  PoSt: one request of synthetic vanilla proofs checked (timed), then the parallel witness timed per thread\n"
-            "  count; --sectors S synthesizes the first S sectors only (a 32 GiB partition's witness is 4 GB).\n"
-            "       cuzk-bench synth --circuit snap:SIZE [--threads N[,N...]]... [--reps R] [--partition K]\n"
-            "                        [--serial] [--no-check]\n"
-            "  SnapDeals: partition K (default 0) of the synthetic sector `cuzk snap synth-vanilla` proves; its\n"
-            "  vanilla proof is checked and turned into a witness (timed), then update_synthesize_witness is timed\n"
-            "  per thread count, median of R runs, and the witness's SHA-256 printed (the same values give the same\n"
-            "  digest on every machine and version). The shape is compiled and the witness checked against it\n"
-            "  unless --no-check; --serial also times update_synthesize into one witness-only system.\n");
+    fprintf(
+        f,
+        "usage: cuzk-bench synth --circuit porep:SIZE [--threads N[,N...]]... [--reps R] [--witness KIND]\n"
+        "                        [--challenges K] [--serial] [--no-check]\n"
+        "  Compiles the interactive PoRep partition circuit of SIZE (2KiB, 8MiB, 512MiB, 32GiB, ...) once, then\n"
+        "  for each thread count (default 1) times witness generation and a/b/c evaluation, median of R runs\n"
+        "  (default 3). KIND, partition 0 of: synth (default: porep_synth_c1's C1 of a sparse synthetic sector,\n"
+        "  any size) or seal (a sector sealed here, 2KiB .. 8MiB); or random (values drawn at random: the same\n"
+        "  work, not a satisfying witness) or zero. --serial also times stacked_synthesize into a witness-only\n"
+        "  system (the path before). A C1 witness is checked against the compiled shape unless --no-check.\n"
+        "  --challenges K: the circuit of SIZE with K challenges instead of the partition's (a smaller run of a\n"
+        "  large shape; random witness unless --witness zero).\n"
+        "       cuzk-bench synth --circuit wpost:SIZE|winning:SIZE [--threads N[,N...]]... [--reps R]\n"
+        "                        [--sectors S]\n"
+        "  PoSt: one request of synthetic vanilla proofs checked (timed), then the parallel witness timed per thread\n"
+        "  count; --sectors S synthesizes the first S sectors only (a 32 GiB partition's witness is 4 GB).\n"
+        "       cuzk-bench synth --circuit snap:SIZE [--threads N[,N...]]... [--reps R] [--partition K]\n"
+        "                        [--serial] [--no-check]\n"
+        "  SnapDeals: partition K (default 0) of the synthetic sector `cuzk snap synth-vanilla` proves; its\n"
+        "  vanilla proof is checked and turned into a witness (timed), then update_synthesize_witness is timed\n"
+        "  per thread count, median of R runs, and the witness's SHA-256 printed (the same values give the same\n"
+        "  digest on every machine and version). The shape is compiled and the witness checked against it\n"
+        "  unless --no-check; --serial also times update_synthesize into one witness-only system.\n");
 }
 
-static double seconds_since(uint64_t t0) { return (double)(bench_now_ns() - t0) * 1e-9; }
+static double seconds_since(uint64_t t0)
+{
+    return (double)(bench_now_ns() - t0) * 1e-9;
+}
 
 /* CPU time of the whole process, all threads: on a shared machine it says what the work costs when wall time
  * cannot. */
@@ -366,9 +370,8 @@ int bench_synth(int argc, char **argv)
     int satisfying;
     uint64_t t0 = bench_now_ns();
     if (make_witness(g, &c, src, &w, &satisfying, &err) != CUZK_OK) goto fail;
-    static const char *src_names[] = {"of a synthetic C1 (porep_synth_c1, partition 0)",
-                                      "sealed here (C1 partition 0)", "random values (not satisfying)",
-                                      "zero values (not satisfying)"};
+    static const char *src_names[] = {"of a synthetic C1 (porep_synth_c1, partition 0)", "sealed here (C1 partition 0)",
+                                      "random values (not satisfying)", "zero values (not satisfying)"};
     printf("circuit porep:%s: %u challenges, witness %s, made in %.2f s\n", g->name, c.challenges, src_names[src],
            seconds_since(t0));
 
@@ -423,8 +426,7 @@ int bench_synth(int argc, char **argv)
         }
         if (ti == 0) {
             printf("witness: %zu bytes (%zu inputs + %zu aux); a/b/c: %zu bytes\n",
-                   (wit.num_inputs + wit.num_aux) * sizeof(fr_t), wit.num_inputs, wit.num_aux,
-                   3 * nc * sizeof(fr_t));
+                   (wit.num_inputs + wit.num_aux) * sizeof(fr_t), wit.num_inputs, wit.num_aux, 3 * nc * sizeof(fr_t));
             if (satisfying && check) {
                 size_t bad = 0;
                 if (!r1cs_is_satisfied(pool, &shape, wit.inputs, wit.aux, &bad)) {

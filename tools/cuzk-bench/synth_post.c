@@ -67,7 +67,8 @@ int bench_synth_post(const char *spec_text, const unsigned *threads, unsigned n_
     post_witness w = job->witness;
     w.sectors = sectors;
     printf("synth %s: %u of %u sectors x %u challenges; vanilla generated in %.2f s, the request checked in %.3f s "
-           "(one thread)\n", t->name, sectors, S, C, gen_s, check_s);
+           "(one thread)\n",
+           t->name, sectors, S, C, gen_s, check_s);
     pool_destroy(pool);
     pool = NULL;
     for (unsigned ti = 0; ti < n_threads; ti++) {

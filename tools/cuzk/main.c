@@ -141,19 +141,32 @@ static int parse_options(int argc, char **argv, options *o)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = NULL;
-        if (strcmp(a, "--circuit") == 0) slot = &o->circuit;
-        else if (strcmp(a, "--params") == 0) slot = &o->params;
-        else if (strcmp(a, "--vk") == 0) slot = &o->vk;
-        else if (strcmp(a, "--proof") == 0) slot = &o->proof;
-        else if (strcmp(a, "--public") == 0) slot = &o->public_path;
-        else if (strcmp(a, "--zkey") == 0) slot = &o->zkey;
-        else if (strcmp(a, "--wtns") == 0) slot = &o->wtns;
-        else if (strcmp(a, "--porep") == 0) slot = &o->porep;
-        else if (strcmp(a, "--out") == 0) slot = &o->out;
-        else if (strcmp(a, "--backend") == 0) slot = &o->backend;
-        else if (strcmp(a, "--api") == 0) slot = &o->api;
-        else if (strcmp(a, "--post") == 0) slot = &o->post;
-        else if (strcmp(a, "--info") == 0) slot = &o->info;
+        if (strcmp(a, "--circuit") == 0)
+            slot = &o->circuit;
+        else if (strcmp(a, "--params") == 0)
+            slot = &o->params;
+        else if (strcmp(a, "--vk") == 0)
+            slot = &o->vk;
+        else if (strcmp(a, "--proof") == 0)
+            slot = &o->proof;
+        else if (strcmp(a, "--public") == 0)
+            slot = &o->public_path;
+        else if (strcmp(a, "--zkey") == 0)
+            slot = &o->zkey;
+        else if (strcmp(a, "--wtns") == 0)
+            slot = &o->wtns;
+        else if (strcmp(a, "--porep") == 0)
+            slot = &o->porep;
+        else if (strcmp(a, "--out") == 0)
+            slot = &o->out;
+        else if (strcmp(a, "--backend") == 0)
+            slot = &o->backend;
+        else if (strcmp(a, "--api") == 0)
+            slot = &o->api;
+        else if (strcmp(a, "--post") == 0)
+            slot = &o->post;
+        else if (strcmp(a, "--info") == 0)
+            slot = &o->info;
         else if (strcmp(a, "--trusted") == 0) {
             o->trusted = 1;
             continue;
@@ -288,9 +301,8 @@ static int cmd_setup(pool_t *pool, const options *o)
     if (st) return cli_report("setup", st, &err);
     const char *want = o->backend;
     if (want && strcmp(want, "cpu") != 0 && strcmp(want, "gpu") != 0)
-        return cli_report("setup",
-                          cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "--backend must be cpu or gpu, not '%s'", want),
-                          &err);
+        return cli_report(
+            "setup", cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "--backend must be cpu or gpu, not '%s'", want), &err);
     char canon[128];
     circuit_spec_format(&spec, canon, sizeof canon);
     double t0 = now_s();
@@ -330,8 +342,8 @@ static int cmd_setup(pool_t *pool, const options *o)
     st = circuit_spec_build(pool, &spec, R1CS_MATRICES, &cs, &err);
     if (st) return cli_report("setup", st, &err);
     progress("setup", "circuit built", t0);
-    fprintf(stderr, "cuzk setup: %s: %zu constraints, %zu inputs, %zu aux\n", canon, cs.num_constraints,
-            cs.num_inputs, cs.num_aux);
+    fprintf(stderr, "cuzk setup: %s: %zu constraints, %zu inputs, %zu aux\n", canon, cs.num_constraints, cs.num_inputs,
+            cs.num_aux);
     groth16_fixed_base gpu_fb;
     setup_progress_ctx pc = {t0};
     groth16_setup_options opts = {NULL, setup_progress_cb, &pc};
@@ -396,8 +408,7 @@ static int cmd_prove_zkey(pool_t *pool, const options *o)
     else
         on_gpu = (!want || !strcmp(want, "gpu")) && gpu_device_count() > 0;
     if (st == CUZK_OK)
-        st = zkey_prove_with(pool, &z, w.values, w.n, NULL, NULL, on_gpu ? zkey_gpu_start : NULL, NULL, &proof,
-                             &err);
+        st = zkey_prove_with(pool, &z, w.values, w.n, NULL, NULL, on_gpu ? zkey_gpu_start : NULL, NULL, &proof, &err);
     if (st == CUZK_OK) fprintf(stderr, "cuzk prove: proved on the %s\n", on_gpu ? "GPU" : "CPU");
     if (st == CUZK_OK) {
         progress("prove", "proved", t0);
@@ -498,8 +509,9 @@ static int cmd_prove_porep(pool_t *pool, const options *o)
         pp.backend = be->name;
         if (choice == ENGINE_BACKEND_AUTO && !host->on_devices)
             fprintf(stderr, "cuzk prove: %s; proving on the CPU\n",
-                    host->backend_note[0] ? host->backend_note : "no CUDA device (none visible, or cuzk was built "
-                                                                 "without CUDA)");
+                    host->backend_note[0] ? host->backend_note
+                                          : "no CUDA device (none visible, or cuzk was built "
+                                            "without CUDA)");
     }
     if (st == CUZK_OK) {
         double t1 = now_s();
@@ -582,8 +594,10 @@ static int cmd_verify_porep(pool_t *pool, const options *o)
     /* Checked before the proofs are decoded: a key of another circuit is unusable input, not an invalid proof. */
     size_t want_inputs = 3 + (size_t)POREP_INPUTS_PER_CHALLENGE * c1.challenges;
     if (st == CUZK_OK && vk.ic_len != want_inputs + 1)
-        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s expects %zu public inputs, %s has %zu: a key of another "
-                            "circuit", o->vk, vk.ic_len - 1, c1.type->name, want_inputs);
+        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG,
+                            "%s expects %zu public inputs, %s has %zu: a key of another "
+                            "circuit",
+                            o->vk, vk.ic_len - 1, c1.type->name, want_inputs);
     if (st == CUZK_OK && !(proofs = malloc(c1.partitions * sizeof *proofs)))
         st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
     if (st == CUZK_OK && (st = groth16_proofs_read(proofs, c1.partitions, bytes, len, &err)) != CUZK_OK &&
@@ -607,8 +621,10 @@ static int cmd_verify_porep(pool_t *pool, const options *o)
     }
     if (st == CUZK_OK && bad)
         st = cuzk_error_set(&err, CUZK_ERR_INVALID_PROOF, "%u of %u partition proofs are invalid", bad, c1.partitions);
-    if (st == CUZK_OK) printf("valid\n");
-    else if (st == CUZK_ERR_INVALID_PROOF) printf("invalid\n");
+    if (st == CUZK_OK)
+        printf("valid\n");
+    else if (st == CUZK_ERR_INVALID_PROOF)
+        printf("invalid\n");
     free(pub);
     free(proofs);
     free(bytes);
@@ -622,8 +638,8 @@ static int cmd_prove(pool_t *pool, const options *o)
 {
     if (o->porep) return cmd_prove_porep(pool, o);
     if (o->post) {
-        cli_post_prove a = {o->post, o->info, o->params, o->vk, o->out ? o->out : o->proof, o->backend, o->threads,
-                            o->trusted};
+        cli_post_prove a = {o->post,    o->info,    o->params, o->vk, o->out ? o->out : o->proof,
+                            o->backend, o->threads, o->trusted};
         return cmd_prove_post(pool, &a);
     }
     if (o->zkey) return cmd_prove_zkey(pool, o);
@@ -637,8 +653,8 @@ static int cmd_prove(pool_t *pool, const options *o)
     groth16_proof proof;
     groth16_timings tm;
     double t0 = now_s();
-    cuzk_status st = groth16_params_read(pool, &params, o->params, o->trusted ? GROTH16_LOAD_SKIP_SUBGROUP_CHECK : 0,
-                                         &err);
+    cuzk_status st =
+        groth16_params_read(pool, &params, o->params, o->trusted ? GROTH16_LOAD_SKIP_SUBGROUP_CHECK : 0, &err);
     if (st) return cli_report("prove", st, &err);
     progress("prove", "parameters loaded", t0);
     st = build_circuit(pool, o->circuit, R1CS_MATRICES | R1CS_WITNESS, &cs, &err);
@@ -701,8 +717,10 @@ static int cmd_verify_snarkjs(const options *o)
         }
     }
     if (st == CUZK_OK) st = snarkjs_verify(&vk, &proof, pub, n_pub, &err);
-    if (st == CUZK_OK) printf("valid\n");
-    else if (st == CUZK_ERR_INVALID_PROOF) printf("invalid\n");
+    if (st == CUZK_OK)
+        printf("valid\n");
+    else if (st == CUZK_ERR_INVALID_PROOF)
+        printf("invalid\n");
     free(pub);
     groth16_vk_free(&vk);
     return cli_report("verify", st, &err);
@@ -736,8 +754,10 @@ static int cmd_verify(pool_t *pool, const options *o)
         if (st == CUZK_OK) {
             n_inputs = cs.num_inputs - 1;
             inputs = malloc((n_inputs ? n_inputs : 1) * sizeof *inputs);
-            if (!inputs) st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
-            else memcpy(inputs, cs.inputs + 1, n_inputs * sizeof *inputs);
+            if (!inputs)
+                st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+            else
+                memcpy(inputs, cs.inputs + 1, n_inputs * sizeof *inputs);
             r1cs_free(&cs);
         }
     }
@@ -766,8 +786,10 @@ static int cmd_verify(pool_t *pool, const options *o)
                             n_inputs, vk.ic_len - 1);
     if (st == CUZK_OK && (st = groth16_pvk_prepare(&pvk, &vk, &err)) == CUZK_OK) have_pvk = 1;
     if (st == CUZK_OK) st = groth16_verify(pool, &pvk, &proofs[0], inputs, n_inputs, &err);
-    if (st == CUZK_OK) printf("valid\n");
-    else if (st == CUZK_ERR_INVALID_PROOF) printf("invalid\n");
+    if (st == CUZK_OK)
+        printf("valid\n");
+    else if (st == CUZK_ERR_INVALID_PROOF)
+        printf("invalid\n");
     if (have_pvk) groth16_pvk_free(&pvk);
     free(proofs);
     free(bytes);
@@ -847,11 +869,13 @@ static int inspect_one(pool_t *pool, const char *path, int trusted)
         if (len > 0 && len % GROTH16_PROOF_BYTES == 0) {
             size_t n = len / GROTH16_PROOF_BYTES;
             groth16_proof *proofs = malloc(n * sizeof *proofs);
-            if (!proofs) st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
-            else st = groth16_proofs_read(proofs, n, bytes, len, &err);
+            if (!proofs)
+                st = cuzk_error_set(&err, CUZK_ERR_NOMEM, "out of memory");
+            else
+                st = groth16_proofs_read(proofs, n, bytes, len, &err);
             if (st == CUZK_OK)
-                printf("%s: %zu Groth16 proof%s (192 bytes each), points well-formed and in their subgroups\n", path,
-                       n, n == 1 ? "" : "s");
+                printf("%s: %zu Groth16 proof%s (192 bytes each), points well-formed and in their subgroups\n", path, n,
+                       n == 1 ? "" : "s");
             free(proofs);
         } else {
             st = cuzk_error_set(&err, CUZK_ERR_FORMAT,
@@ -924,10 +948,14 @@ int main(int argc, char **argv)
             return 0;
         }
     int (*fn)(pool_t *, const options *) = NULL;
-    if (strcmp(cmd, "setup") == 0) fn = cmd_setup;
-    else if (strcmp(cmd, "prove") == 0) fn = cmd_prove;
-    else if (strcmp(cmd, "verify") == 0) fn = cmd_verify;
-    else if (strcmp(cmd, "inspect") == 0) fn = cmd_inspect;
+    if (strcmp(cmd, "setup") == 0)
+        fn = cmd_setup;
+    else if (strcmp(cmd, "prove") == 0)
+        fn = cmd_prove;
+    else if (strcmp(cmd, "verify") == 0)
+        fn = cmd_verify;
+    else if (strcmp(cmd, "inspect") == 0)
+        fn = cmd_inspect;
     if (!fn) {
         fprintf(stderr, "cuzk: unknown command '%s' (try 'cuzk --help')\n", cmd);
         free(o.files);

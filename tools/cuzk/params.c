@@ -48,7 +48,8 @@ static cuzk_status read_whole(const char *path, uint8_t **out, size_t *len, cuzk
             if (!nb) {
                 free(buf);
                 buf = NULL;
-            } else buf = nb, cap *= 2;
+            } else
+                buf = nb, cap *= 2;
         }
     }
     int bad = ferror(f);
@@ -156,12 +157,18 @@ static int verify_records(const char *path, const char *dir_arg, int verbose)
         if (st == CUZK_OK) st = filecoin_seal_verify(&sp, &pvk, proof, pj->len, &err);
         free(proof);
         json_free(doc);
-        if (st == CUZK_OK) valid++;
-        else if (st == CUZK_ERR_INVALID_PROOF) invalid++;
-        else bad++;
+        if (st == CUZK_OK)
+            valid++;
+        else if (st == CUZK_ERR_INVALID_PROOF)
+            invalid++;
+        else
+            bad++;
         if ((st && invalid + bad <= 10) || verbose)
-            printf("%s:%zu: %s %s api %s: %s%s\n", path, line, sp.g->name, FILECOIN_SEAL_KIND_NAMES[sp.kind], FILECOIN_SEAL_API_NAMES[sp.api],
-                   st == CUZK_OK ? "valid" : st == CUZK_ERR_INVALID_PROOF ? "INVALID: " : "error: ",
+            printf("%s:%zu: %s %s api %s: %s%s\n", path, line, sp.g->name, FILECOIN_SEAL_KIND_NAMES[sp.kind],
+                   FILECOIN_SEAL_API_NAMES[sp.api],
+                   st == CUZK_OK                  ? "valid"
+                   : st == CUZK_ERR_INVALID_PROOF ? "INVALID: "
+                                                  : "error: ",
                    st == CUZK_OK ? "" : err.msg);
     }
     if (have_pvk) groth16_pvk_free(&pvk);
@@ -179,12 +186,18 @@ int cmd_verify_seal(int argc, char **argv)
     int verbose = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--info") == 0 && i + 1 < argc) info = argv[++i];
-        else if (strcmp(a, "--proof") == 0 && i + 1 < argc) proof_path = argv[++i];
-        else if (strcmp(a, "--vk") == 0 && i + 1 < argc) vk_arg = argv[++i];
-        else if (strcmp(a, "--params-dir") == 0 && i + 1 < argc) dir_arg = argv[++i];
-        else if (strcmp(a, "--records") == 0 && i + 1 < argc) records = argv[++i];
-        else if (strcmp(a, "--verbose") == 0) verbose = 1;
+        if (strcmp(a, "--info") == 0 && i + 1 < argc)
+            info = argv[++i];
+        else if (strcmp(a, "--proof") == 0 && i + 1 < argc)
+            proof_path = argv[++i];
+        else if (strcmp(a, "--vk") == 0 && i + 1 < argc)
+            vk_arg = argv[++i];
+        else if (strcmp(a, "--params-dir") == 0 && i + 1 < argc)
+            dir_arg = argv[++i];
+        else if (strcmp(a, "--records") == 0 && i + 1 < argc)
+            records = argv[++i];
+        else if (strcmp(a, "--verbose") == 0)
+            verbose = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(VUSAGE, stdout);
             return 0;
@@ -209,20 +222,22 @@ int cmd_verify_seal(int argc, char **argv)
     if (st) cuzk_error_prefix(&err, "%s: ", info);
     if (st == CUZK_OK) st = read_whole(proof_path, &proof, &plen, &err);
     char vk[4096];
-    if (st == CUZK_OK && vk_arg) snprintf(vk, sizeof vk, "%s", vk_arg);
+    if (st == CUZK_OK && vk_arg)
+        snprintf(vk, sizeof vk, "%s", vk_arg);
     else if (st == CUZK_OK) {
         char dir[4096];
         st = filecoin_params_dir(dir_arg, dir, sizeof dir, &err);
-        if (st == CUZK_OK) st = filecoin_params_find_vk(dir, FILECOIN_PARAMS_POREP, sp.g->sector_size, vk, sizeof vk,
-                                                        NULL, &err);
+        if (st == CUZK_OK)
+            st = filecoin_params_find_vk(dir, FILECOIN_PARAMS_POREP, sp.g->sector_size, vk, sizeof vk, NULL, &err);
     }
     groth16_pvk pvk;
     int have_pvk = 0;
     if (st == CUZK_OK && (st = load_pvk(vk, &pvk, &err)) == CUZK_OK) have_pvk = 1;
     if (st == CUZK_OK) st = filecoin_seal_verify(&sp, &pvk, proof, plen, &err);
     if (st == CUZK_OK)
-        printf("valid: %s %s PoRep (api %s), %u partition%s, sector %llu\n", sp.g->name, FILECOIN_SEAL_KIND_NAMES[sp.kind],
-               FILECOIN_SEAL_API_NAMES[sp.api], sp.partitions, sp.partitions == 1 ? "" : "s", (unsigned long long)sp.sector_id);
+        printf("valid: %s %s PoRep (api %s), %u partition%s, sector %llu\n", sp.g->name,
+               FILECOIN_SEAL_KIND_NAMES[sp.kind], FILECOIN_SEAL_API_NAMES[sp.api], sp.partitions,
+               sp.partitions == 1 ? "" : "s", (unsigned long long)sp.sector_id);
     if (have_pvk) groth16_pvk_free(&pvk);
     if (doc) json_free(doc);
     free(text);
@@ -296,7 +311,8 @@ static void params_check_file(const char *dir, const char *file, const json_valu
     if (digest) {
         char d[33];
         const json_value *dj = json_get(entry, "digest");
-        if (filecoin_params_digest(path, d, &err)) WHY(" %s;", err.msg);
+        if (filecoin_params_digest(path, d, &err))
+            WHY(" %s;", err.msg);
         else if (!dj || dj->type != JSON_STRING || strcmp(dj->text, d) != 0)
             WHY(" digest %s, parameters.json says %s;", d, dj && dj->type == JSON_STRING ? dj->text : "nothing");
     }
@@ -321,7 +337,8 @@ static void params_check_file(const char *dir, const char *file, const json_valu
         groth16_vk_free(&vk);
         char params[4096];
         if (snprintf(params, sizeof params, "%s/%s.params", dir, stem) < (int)sizeof params &&
-            access(params, R_OK) == 0 && filecoin_params_check_vk(params, path, &err)) WHY(" %s;", err.msg);
+            access(params, R_OK) == 0 && filecoin_params_check_vk(params, path, &err))
+            WHY(" %s;", err.msg);
         return;
     }
     filecoin_params_layout lo;
@@ -330,8 +347,8 @@ static void params_check_file(const char *dir, const char *file, const json_valu
         WHY(" %s;", err.msg);
         return;
     }
-    if (lo.ic != want_ic) WHY(" ic %llu, the circuit has %llu inputs;", (unsigned long long)lo.ic,
-                              (unsigned long long)want_ic);
+    if (lo.ic != want_ic)
+        WHY(" ic %llu, the circuit has %llu inputs;", (unsigned long long)lo.ic, (unsigned long long)want_ic);
     if (kind == FILECOIN_PARAMS_POREP || kind == FILECOIN_PARAMS_POREP_NI) {
         int si = size == 2048 ? 0 : size == 8ull << 20 ? 1 : size == 512ull << 20 ? 2 : size == 32ull << 30 ? 3 : 4;
         if (!porep_have[si]) {
@@ -384,7 +401,8 @@ static cuzk_status params_check_dir(const char *dir, const char *manifest, int d
     for (size_t i = 0; i < root->len; i++) {
         const char *file = root->keys[i];
         size_t fl = strlen(file);
-        int kind_ok = (fl > 7 && strcmp(file + fl - 7, ".params") == 0) || (fl > 3 && strcmp(file + fl - 3, ".vk") == 0);
+        int kind_ok =
+            (fl > 7 && strcmp(file + fl - 7, ".params") == 0) || (fl > 3 && strcmp(file + fl - 3, ".vk") == 0);
         char path[4096];
         struct stat sb;
         if (!kind_ok || strchr(file, '/') || snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path ||
@@ -398,7 +416,10 @@ static cuzk_status params_check_dir(const char *dir, const char *manifest, int d
         ++*checked;
         *bad += why[0] != 0;
         printf("%s %s: %llu bytes%s%s (%.1f s)\n", why[0] ? "BAD" : "ok ", file, (unsigned long long)sb.st_size,
-               why[0] ? ":" : "", why[0] ? why : digest ? ", digest and sections match" : ", sections match",
+               why[0] ? ":" : "",
+               why[0]   ? why
+               : digest ? ", digest and sections match"
+                        : ", sections match",
                now_s() - t0);
     }
     printf("params check: %zu files in %s checked, %zu bad; %zu listed files absent\n", *checked, dir, *bad, absent);
@@ -419,12 +440,15 @@ int cmd_params(int argc, char **argv)
     const char *dir_arg = NULL, *manifest = NULL;
     int digest = 1;
     for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc) manifest = argv[++i];
-        else if (strcmp(argv[i], "--no-digest") == 0) digest = 0;
+        if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc)
+            manifest = argv[++i];
+        else if (strcmp(argv[i], "--no-digest") == 0)
+            digest = 0;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(PCUSAGE, stdout);
             return 0;
-        } else if (!dir_arg && argv[i][0] != '-') dir_arg = argv[i];
+        } else if (!dir_arg && argv[i][0] != '-')
+            dir_arg = argv[i];
         else {
             fprintf(stderr, "cuzk params check: unexpected argument '%s'\n%s", argv[i], PCUSAGE);
             return EXIT_BAD_INPUT;
@@ -458,8 +482,14 @@ typedef struct selftest {
 static void st_line(selftest *t, const char *what, cuzk_status st, const cuzk_error *err, const char *detail)
 {
     if (st) t->failed++;
-    printf("%-4s %s%s%s (%.1f s)\n", st ? "FAIL" : "ok", what, st ? ": " : detail ? ": " : "",
-           st ? err->msg : detail ? detail : "", now_s() - t->t0);
+    printf("%-4s %s%s%s (%.1f s)\n", st ? "FAIL" : "ok", what,
+           st       ? ": "
+           : detail ? ": "
+                    : "",
+           st       ? err->msg
+           : detail ? detail
+                    : "",
+           now_s() - t->t0);
     fflush(stdout);
     t->t0 = now_s();
 }
@@ -472,8 +502,7 @@ static void st_skip(selftest *t, const char *what)
 }
 
 /* cuzk's own 2 KiB parameters in tmp (setup of the circuit's shape from fresh toxic waste). */
-static cuzk_status selftest_own_params(pool_t *pool, const char *tmp, char *params, char *vk, size_t n,
-                                       cuzk_error *err)
+static cuzk_status selftest_own_params(pool_t *pool, const char *tmp, char *params, char *vk, size_t n, cuzk_error *err)
 {
     if (snprintf(params, n, "%s/porep-2k.params", tmp) >= (int)n || snprintf(vk, n, "%s/porep-2k.vk", tmp) >= (int)n)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "the temporary directory name is too long");
@@ -532,10 +561,14 @@ int cmd_selftest(int argc, char **argv)
     const char *dir_arg = NULL, *manifest = NULL, *records[8];
     int nrec = 0, digest = 1;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--params-dir") == 0 && i + 1 < argc) dir_arg = argv[++i];
-        else if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc) manifest = argv[++i];
-        else if (strcmp(argv[i], "--records") == 0 && i + 1 < argc && nrec < 8) records[nrec++] = argv[++i];
-        else if (strcmp(argv[i], "--no-digest") == 0) digest = 0;
+        if (strcmp(argv[i], "--params-dir") == 0 && i + 1 < argc)
+            dir_arg = argv[++i];
+        else if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc)
+            manifest = argv[++i];
+        else if (strcmp(argv[i], "--records") == 0 && i + 1 < argc && nrec < 8)
+            records[nrec++] = argv[++i];
+        else if (strcmp(argv[i], "--no-digest") == 0)
+            digest = 0;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(SUSAGE, stdout);
             return 0;
@@ -561,7 +594,8 @@ int cmd_selftest(int argc, char **argv)
         published = 1;
         snprintf(params_path, sizeof params_path, "%s", f.params);
         snprintf(vk_path, sizeof vk_path, "%s", f.vk);
-        st_line(&t, "published 2 KiB .params found", CUZK_OK, &err, f.vk[0] ? "with its .vk, which is its key" : "no .vk");
+        st_line(&t, "published 2 KiB .params found", CUZK_OK, &err,
+                f.vk[0] ? "with its .vk, which is its key" : "no .vk");
     } else if (st == CUZK_OK) {
         snprintf(params_path, sizeof params_path, "%s", f.params);
         snprintf(vk_path, sizeof vk_path, "%s", f.vk);
@@ -570,7 +604,8 @@ int cmd_selftest(int argc, char **argv)
     } else if (st == CUZK_ERR_FORMAT) {
         st_line(&t, "2 KiB .vk against its .params", st, &err, NULL);
     } else {
-        st_skip(&t, "proving with the published 2 KiB parameters: they are not in the directory; cuzk's own made instead");
+        st_skip(&t,
+                "proving with the published 2 KiB parameters: they are not in the directory; cuzk's own made instead");
         snprintf(tmp, sizeof tmp, "/tmp/cuzk-selftest-XXXXXX");
         st = mkdtemp(tmp) ? CUZK_OK : cuzk_error_set(&err, CUZK_ERR_IO, "mkdtemp: %s", strerror(errno));
         if (st == CUZK_OK) st = selftest_own_params(pool, tmp, params_path, vk_path, sizeof params_path, &err);
@@ -611,8 +646,10 @@ int cmd_selftest(int argc, char **argv)
     }
     if (proof) {
         groth16_pvk pvk;
-        if (vk_path[0]) st = load_pvk(vk_path, &pvk, &err);
-        else st = groth16_pvk_prepare(&pvk, &params.vk, &err);
+        if (vk_path[0])
+            st = load_pvk(vk_path, &pvk, &err);
+        else
+            st = groth16_pvk_prepare(&pvk, &params.vk, &err);
         if (st == CUZK_OK) {
             filecoin_seal sp;
             memset(&sp, 0, sizeof sp);
@@ -625,14 +662,16 @@ int cmd_selftest(int argc, char **argv)
             memcpy(sp.ticket, c1.ticket, 32), memcpy(sp.seed, c1.seed, 32);
             sp.sector_id = sector_id;
             st = filecoin_seal_verify(&sp, &pvk, proof, (size_t)c1.partitions * GROTH16_PROOF_BYTES, &err);
-            st_line(&t, vk_path[0] ? "verify-seal from the public values with the .vk" :
-                                     "verify-seal from the public values with the .params' key", st, &err, NULL);
+            st_line(&t,
+                    vk_path[0] ? "verify-seal from the public values with the .vk"
+                               : "verify-seal from the public values with the .params' key",
+                    st, &err, NULL);
             sp.seed[0] ^= 1;
             cuzk_status bad = filecoin_seal_verify(&sp, &pvk, proof, (size_t)c1.partitions * GROTH16_PROOF_BYTES, &err);
             st_line(&t, "verify-seal rejects another seed",
-                    bad == CUZK_ERR_INVALID_PROOF ? CUZK_OK
-                                                  : cuzk_error_set(&err, CUZK_ERR_INTERNAL, "a changed seed %s",
-                                                                   bad ? err.msg : "verified"),
+                    bad == CUZK_ERR_INVALID_PROOF
+                        ? CUZK_OK
+                        : cuzk_error_set(&err, CUZK_ERR_INTERNAL, "a changed seed %s", bad ? err.msg : "verified"),
                     &err, NULL);
             groth16_pvk_free(&pvk);
         } else
@@ -648,21 +687,24 @@ int cmd_selftest(int argc, char **argv)
     int any = 0;
     for (int v = 0; v < 2 + nrec; v++) {
         char path[4096];
-        if (v < nrec) snprintf(path, sizeof path, "%s", records[v]);
+        if (v < nrec)
+            snprintf(path, sizeof path, "%s", records[v]);
         else if (snprintf(path, sizeof path, "%s/seal_regression_records-v%d.json", dir, v - nrec == 0 ? 16 : 18) >=
-                     (int)sizeof path || access(path, R_OK) != 0)
+                     (int)sizeof path ||
+                 access(path, R_OK) != 0)
             continue;
         any = 1;
         int rc = verify_records(path, dir, 0);
-        st_line(&t, "seal regression records", rc == 0 ? CUZK_OK : cuzk_error_set(&err, CUZK_ERR_INVALID_PROOF,
-                                                                                 "%s: see above", path), &err, path);
+        st_line(&t, "seal regression records",
+                rc == 0 ? CUZK_OK : cuzk_error_set(&err, CUZK_ERR_INVALID_PROOF, "%s: see above", path), &err, path);
     }
     if (!any) st_skip(&t, "seal regression records: none given (--records FILE) and none in the directory");
 
     /* Digests and sections of what is there. */
     size_t checked = 0, bad = 0;
     st = params_check_dir(dir, manifest, digest, &checked, &bad, &err);
-    if (st == CUZK_ERR_IO && !manifest) st_skip(&t, "params check: no parameters.json in the directory (--manifest)");
+    if (st == CUZK_ERR_IO && !manifest)
+        st_skip(&t, "params check: no parameters.json in the directory (--manifest)");
     else {
         if (st == CUZK_OK && bad) st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%zu of %zu files bad", bad, checked);
         st_line(&t, "params check", st, &err, NULL);

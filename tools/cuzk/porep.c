@@ -62,11 +62,16 @@ static int porep_write_cmd(int argc, char **argv, int synth)
     unsigned long long seed = 1;
     int envelope = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc) size = argv[++i];
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else if (strcmp(argv[i], "--envelope") == 0) envelope = 1;
-        else if (!synth && strcmp(argv[i], "--info") == 0 && i + 1 < argc) info = argv[++i];
-        else if (!synth && strcmp(argv[i], "--sector-dir") == 0 && i + 1 < argc) dir = argv[++i];
+        if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc)
+            size = argv[++i];
+        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (strcmp(argv[i], "--envelope") == 0)
+            envelope = 1;
+        else if (!synth && strcmp(argv[i], "--info") == 0 && i + 1 < argc)
+            info = argv[++i];
+        else if (!synth && strcmp(argv[i], "--sector-dir") == 0 && i + 1 < argc)
+            dir = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             char *end;
             seed = strtoull(argv[++i], &end, 0);
@@ -126,8 +131,8 @@ static int porep_write_cmd(int argc, char **argv, int synth)
     }
     char *buf = NULL;
     size_t len = 0;
-    st = envelope ? porep_c1_to_envelope(&c1, (int64_t)seed, &buf, &len, &err)
-                  : porep_c1_to_json(&c1, &buf, &len, &err);
+    st =
+        envelope ? porep_c1_to_envelope(&c1, (int64_t)seed, &buf, &len, &err) : porep_c1_to_json(&c1, &buf, &len, &err);
     if (st == CUZK_OK) st = cli_write_file(out, buf, len, &err);
     if (st == CUZK_OK) fprintf(stderr, "cuzk %s: wrote %s (%zu bytes)\n", cmd, out, len);
     free(buf);
@@ -208,7 +213,8 @@ static int porep_check_circuit_cmd(int argc, char **argv)
     long part = 0;
     int all = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--all") == 0) all = 1;
+        if (strcmp(argv[i], "--all") == 0)
+            all = 1;
         else if (strcmp(argv[i], "--partition") == 0 && i + 1 < argc) {
             char *end;
             part = strtol(argv[++i], &end, 10);
@@ -216,7 +222,8 @@ static int porep_check_circuit_cmd(int argc, char **argv)
                 fprintf(stderr, "cuzk %s: --partition needs a number\n", cmd);
                 return EXIT_BAD_INPUT;
             }
-        } else if (!file && argv[i][0] != '-') file = argv[i];
+        } else if (!file && argv[i][0] != '-')
+            file = argv[i];
         else {
             fprintf(stderr, "cuzk %s: unexpected argument '%s'\n%s", cmd, argv[i], PUSAGE);
             return EXIT_BAD_INPUT;
@@ -254,8 +261,10 @@ int cmd_circuit_info(int argc, char **argv)
     const char *text = NULL;
     int want_hash = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc) text = argv[++i];
-        else if (strcmp(argv[i], "--hash") == 0) want_hash = 1;
+        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc)
+            text = argv[++i];
+        else if (strcmp(argv[i], "--hash") == 0)
+            want_hash = 1;
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: cuzk circuit-info --circuit porep:SIZE[,api=..,kind=..] [--hash]\n"
                    "  constraints and public inputs of one PoRep partition circuit, counted without storing it, and\n"
@@ -288,8 +297,7 @@ int cmd_circuit_info(int argc, char **argv)
     return cli_circuit_files_and_hash(&spec, pk, g->sector_size, want_hash);
 }
 
-int cli_circuit_files_and_hash(const circuit_spec *spec, filecoin_params_kind kind, uint64_t sector_size,
-                               int want_hash)
+int cli_circuit_files_and_hash(const circuit_spec *spec, filecoin_params_kind kind, uint64_t sector_size, int want_hash)
 {
     cuzk_error err;
     char name[FILECOIN_PARAMS_NAME_MAX];

@@ -30,8 +30,10 @@ int cmd_post_circuit_info(int argc, char **argv)
     const char *text = NULL;
     int want_hash = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc) text = argv[++i];
-        else if (strcmp(argv[i], "--hash") == 0) want_hash = 1;
+        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc)
+            text = argv[++i];
+        else if (strcmp(argv[i], "--hash") == 0)
+            want_hash = 1;
         else {
             fprintf(stderr, "cuzk circuit-info: unexpected argument '%s'\n", argv[i]);
             return EXIT_BAD_INPUT;
@@ -53,9 +55,9 @@ int cmd_post_circuit_info(int argc, char **argv)
            "with the prover's input constraints), %zu aux variables\n",
            post_kind_name(t->kind), post_proof_type_geometry(t)->name, t->name, S, C, info.synth_constraints,
            info.inputs, info.constraints, info.aux);
-    return cli_circuit_files_and_hash(&spec, t->kind == POST_WINDOW ? FILECOIN_PARAMS_WINDOW_POST
-                                                                     : FILECOIN_PARAMS_WINNING_POST,
-                                      t->sector_size, want_hash);
+    return cli_circuit_files_and_hash(
+        &spec, t->kind == POST_WINDOW ? FILECOIN_PARAMS_WINDOW_POST : FILECOIN_PARAMS_WINNING_POST, t->sector_size,
+        want_hash);
 }
 
 /* The request's sectors from the vanilla proofs agree with INFO's (when INFO lists them). */
@@ -99,9 +101,8 @@ int cmd_prove_post(pool_t *pool, const cli_post_prove *a)
     if ((st = post_vanilla_read_json(&v, info.type, a->vanilla, &err)) == CUZK_OK) have_v = 1;
     if (st == CUZK_OK) st = post_sectors_agree(&info, &v, &err);
     if (st == CUZK_OK) fprintf(stderr, "cuzk prove: %s: %s, %zu sectors\n", a->vanilla, info.type->name, v.count);
-    if (st == CUZK_OK &&
-        (st = groth16_params_read(pool, &params, a->params, a->trusted ? GROTH16_LOAD_SKIP_SUBGROUP_CHECK : 0,
-                                  &err)) == CUZK_OK)
+    if (st == CUZK_OK && (st = groth16_params_read(pool, &params, a->params,
+                                                   a->trusted ? GROTH16_LOAD_SKIP_SUBGROUP_CHECK : 0, &err)) == CUZK_OK)
         have_params = 1;
     if (st == CUZK_OK && a->vk && (st = groth16_vk_read(&vk, a->vk, &err)) == CUZK_OK) have_vk = 1;
     t_load = post_now_s() - t0;
@@ -119,8 +120,9 @@ int cmd_prove_post(pool_t *pool, const cli_post_prove *a)
     }
     if (st == CUZK_OK && choice == ENGINE_BACKEND_AUTO && !host->on_devices)
         fprintf(stderr, "cuzk prove: %s; proving on the CPU\n",
-                host->backend_note[0] ? host->backend_note : "no CUDA device (none visible, or cuzk was built without "
-                                                             "CUDA)");
+                host->backend_note[0] ? host->backend_note
+                                      : "no CUDA device (none visible, or cuzk was built without "
+                                        "CUDA)");
     if (st == CUZK_OK) {
         double t1 = post_now_s();
         engine_request rq;
@@ -146,8 +148,10 @@ int cmd_prove_post(pool_t *pool, const cli_post_prove *a)
                 st = groth16_verify(pool, &pvk, &res.proofs[0], pub, n, &err);
                 groth16_pvk_free(&pvk);
                 if (st == CUZK_ERR_INVALID_PROOF)
-                    st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "the proof does not verify with %s: it is not the "
-                                        "key of %s", a->vk, a->params);
+                    st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG,
+                                        "the proof does not verify with %s: it is not the "
+                                        "key of %s",
+                                        a->vk, a->params);
             }
             free(pub);
         }
@@ -179,9 +183,12 @@ int cmd_verify_post(int argc, char **argv)
     const char *info_path = NULL, *proof_path = NULL, *vk_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char **slot = NULL;
-        if (strcmp(argv[i], "--info") == 0) slot = &info_path;
-        else if (strcmp(argv[i], "--proof") == 0) slot = &proof_path;
-        else if (strcmp(argv[i], "--vk") == 0) slot = &vk_path;
+        if (strcmp(argv[i], "--info") == 0)
+            slot = &info_path;
+        else if (strcmp(argv[i], "--proof") == 0)
+            slot = &proof_path;
+        else if (strcmp(argv[i], "--vk") == 0)
+            slot = &vk_path;
         else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: cuzk verify-post --info INFO.json --proof FILE --vk FILE\n"
                    "  exit 0 valid, 1 invalid, 2 bad input\n");
@@ -214,8 +221,10 @@ int cmd_verify_post(int argc, char **argv)
     if (st == CUZK_OK && (st = groth16_vk_read(&vk, vk_path, &err)) == CUZK_OK) have_vk = 1;
     /* Checked before the proof is decoded: a key of another circuit is unusable input, not an invalid proof. */
     if (st == CUZK_OK && vk.ic_len != n + 1)
-        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s expects %zu public inputs, %s has %zu: a key of another "
-                            "circuit", vk_path, vk.ic_len - 1, info.type->name, n);
+        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG,
+                            "%s expects %zu public inputs, %s has %zu: a key of another "
+                            "circuit",
+                            vk_path, vk.ic_len - 1, info.type->name, n);
     if (st == CUZK_OK) st = cli_read_file(proof_path, &bytes, &len, &err);
     if (st == CUZK_OK && len != GROTH16_PROOF_BYTES)
         st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s: %zu bytes, a PoSt proof has %d", proof_path, len,
@@ -228,8 +237,10 @@ int cmd_verify_post(int argc, char **argv)
     if (st == CUZK_OK && (st = groth16_pvk_prepare(&pvk, &vk, &err)) == CUZK_OK) have_pvk = 1;
     if (st == CUZK_OK && (st = pool_create(&pool, 0, &err)) == CUZK_OK)
         st = groth16_verify(pool, &pvk, &proof, pub, n, &err);
-    if (st == CUZK_OK) printf("valid\n");
-    else if (st == CUZK_ERR_INVALID_PROOF) printf("invalid\n");
+    if (st == CUZK_OK)
+        printf("valid\n");
+    else if (st == CUZK_ERR_INVALID_PROOF)
+        printf("invalid\n");
     pool_destroy(pool);
     free(pub);
     free(bytes);

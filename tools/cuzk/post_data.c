@@ -79,9 +79,12 @@ static int post_parse(const char *cmd, int argc, char **argv, post_opts *o)
                 return -1;
             }
             o->dirs[o->ndirs++] = v;
-        } else if (strcmp(a, "--out") == 0) o->out = v;
-        else if (strcmp(a, "--info") == 0) o->info = v;
-        else if (strcmp(a, "--sector-size") == 0) o->size = v;
+        } else if (strcmp(a, "--out") == 0)
+            o->out = v;
+        else if (strcmp(a, "--info") == 0)
+            o->info = v;
+        else if (strcmp(a, "--sector-size") == 0)
+            o->size = v;
         else if (strcmp(a, "--registered-proof") == 0) {
             if (post_number(cmd, a, v, &n) != 0) return -1;
             if (n > 1000) n = 1000; /* reported as unknown below */
@@ -125,7 +128,8 @@ static cuzk_status post_write_info(const post_vanilla *v, const char *out, const
                                    const uint8_t prover_id[32], cuzk_error *err)
 {
     char path[4096];
-    if (info) snprintf(path, sizeof path, "%s", info);
+    if (info)
+        snprintf(path, sizeof path, "%s", info);
     else {
         const char *slash = strrchr(out, '/');
         int dlen = slash ? (int)(slash - out) : 0;
@@ -230,12 +234,13 @@ static cuzk_status post_synth_cmd_run(const post_opts *o, cuzk_error *err)
     cuzk_status st = post_type_for(o, &t, err);
     if (st) return st;
     if (!o->size || !o->sectors || !o->out || !o->have_randomness)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "--sector-size, --sectors, --randomness and --out are required");
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "--sector-size, --sectors, --randomness and --out are required");
     const porep_geometry *g;
     if ((st = porep_geometry_parse(o->size, &g, err))) return st;
     if (g->sector_size != t->sector_size)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "--sector-size %s, but %s is for %s sectors", g->name,
-                              t->name, post_proof_type_geometry(t)->name);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "--sector-size %s, but %s is for %s sectors", g->name, t->name,
+                              post_proof_type_geometry(t)->name);
     if ((st = post_check_randomness(o->randomness, err))) return st;
     pool_t *pool = NULL;
     if ((st = pool_create(&pool, (unsigned)o->threads, err))) return st;
@@ -276,8 +281,8 @@ static cuzk_status post_check_cmd_run(const post_opts *o, cuzk_error *err)
     if (!st) st = post_vanilla_verify(&v, &h, o->have_randomness ? o->randomness : NULL, 0, err);
     if (!st)
         printf("%s: %zu %s vanilla proofs, every path and comm_r verifies%s (read and decode %.3f s, verify %.3f s)\n",
-               o->file, v.count, t->name, o->have_randomness ? ", every challenge matches the randomness" : "",
-               t1 - t0, post_now() - t1);
+               o->file, v.count, t->name, o->have_randomness ? ", every challenge matches the randomness" : "", t1 - t0,
+               post_now() - t1);
     porep_hashers_free(&h);
     post_vanilla_free(&v);
     return st;
@@ -293,9 +298,12 @@ int cmd_post_data(int argc, char **argv)
     char cmd[64];
     snprintf(cmd, sizeof cmd, "post %s", sub);
     cuzk_status (*run)(const post_opts *, cuzk_error *) = NULL;
-    if (strcmp(sub, "vanilla") == 0) run = post_vanilla_cmd_run;
-    else if (strcmp(sub, "synth-vanilla") == 0) run = post_synth_cmd_run;
-    else if (strcmp(sub, "check-vanilla") == 0) run = post_check_cmd_run;
+    if (strcmp(sub, "vanilla") == 0)
+        run = post_vanilla_cmd_run;
+    else if (strcmp(sub, "synth-vanilla") == 0)
+        run = post_synth_cmd_run;
+    else if (strcmp(sub, "check-vanilla") == 0)
+        run = post_check_cmd_run;
     if (!run) {
         fprintf(stderr, "cuzk post: unknown subcommand '%s'\n%s", sub, POST_USAGE);
         return EXIT_BAD_INPUT;

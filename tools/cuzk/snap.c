@@ -132,7 +132,10 @@ static cuzk_status unhex32(uint8_t out[32], const char *s, size_t n, const char 
         unsigned v = 0;
         for (int j = 0; j < 2; j++) {
             char c = s[2 * i + j];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
             if (d < 0) return cuzk_error_set(err, CUZK_ERR_FORMAT, "%s: '%c' is not a hex digit", what, c);
             v = v * 16 + (unsigned)d;
         }
@@ -218,7 +221,8 @@ static void vproofs_free(uint8_t **bins, size_t *lens, size_t n)
 /* snap-vproof.json and commitments.json of an encoded sector into dir. */
 static cuzk_status write_outputs(const char *dir, const update_circuit *c, const update_encoded *e, cuzk_error *err)
 {
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", dir, strerror(errno));
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return cuzk_error_set(err, CUZK_ERR_IO, "%s: %s", dir, strerror(errno));
     char path[4096];
     snprintf(path, sizeof path, "%s/snap-vproof.json", dir);
     FILE *f = fopen(path, "w");
@@ -252,9 +256,10 @@ static cuzk_status write_outputs(const char *dir, const update_circuit *c, const
     fr_to_bytes_le(b[2], &e->comm_d_new);
     for (int i = 0; i < 3; i++) hex32(h[i], b[i]);
     char json[512];
-    int n = snprintf(json, sizeof json,
-                     "{\"sector_size\": %llu, \"comm_r_old\": \"%s\", \"comm_r_new\": \"%s\", \"comm_d_new\": \"%s\"}\n",
-                     (unsigned long long)(c->g->nodes << 5), h[0], h[1], h[2]);
+    int n =
+        snprintf(json, sizeof json,
+                 "{\"sector_size\": %llu, \"comm_r_old\": \"%s\", \"comm_r_new\": \"%s\", \"comm_d_new\": \"%s\"}\n",
+                 (unsigned long long)(c->g->nodes << 5), h[0], h[1], h[2]);
     snprintf(path, sizeof path, "%s/commitments.json", dir);
     return cli_write_file(path, json, (size_t)n, err);
 }
@@ -294,7 +299,8 @@ static cuzk_status read_sector_dir(const char *dir, const update_circuit *c, fr_
     if (st == CUZK_OK && size != c->g->nodes << 5)
         st = cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "the sector is of %llu bytes, --sector-size %s",
                             (unsigned long long)size, c->g->name);
-    if (st == CUZK_OK && fr_from_bytes_le(comm_c, cc)) st = cuzk_error_set(err, CUZK_ERR_FORMAT, "comm_c is not below r");
+    if (st == CUZK_OK && fr_from_bytes_le(comm_c, cc))
+        st = cuzk_error_set(err, CUZK_ERR_FORMAT, "comm_c is not below r");
     if (st) return cuzk_error_prefix(err, "%s: ", path);
     snprintf(path, sizeof path, "%s/sealed", dir);
     if ((st = read_all(path, &buf, &len, err))) return st;
@@ -314,9 +320,12 @@ static int snap_write_cmd(int argc, char **argv, int synth)
     const char *size = NULL, *out = NULL, *sector_dir = NULL;
     unsigned long long seed = 1;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc) size = argv[++i];
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else if (!synth && strcmp(argv[i], "--sector-dir") == 0 && i + 1 < argc) sector_dir = argv[++i];
+        if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc)
+            size = argv[++i];
+        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (!synth && strcmp(argv[i], "--sector-dir") == 0 && i + 1 < argc)
+            sector_dir = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             char *end;
             seed = strtoull(argv[++i], &end, 0);
@@ -341,7 +350,8 @@ static int snap_write_cmd(int argc, char **argv, int synth)
         return cli_report(cmd,
                           cuzk_error_set(&err, CUZK_ERR_UNSUPPORTED,
                                          "encoding %s in memory is not supported (up to 16MiB; synth-vanilla makes "
-                                         "proofs of any size)", g->name),
+                                         "proofs of any size)",
+                                         g->name),
                           &err);
     update_circuit c;
     if ((st = update_circuit_init(&c, g, &err))) return cli_report(cmd, st, &err);
@@ -428,17 +438,28 @@ static int snap_opts_parse(int argc, char **argv, snap_opts *o, const char *cmd)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = NULL;
-        if (strcmp(a, "--snap") == 0) slot = &o->snap;
-        else if (strcmp(a, "--commitments") == 0) slot = &o->commitments;
-        else if (strcmp(a, "--params") == 0) slot = &o->params;
-        else if (strcmp(a, "--vk") == 0) slot = &o->vk;
-        else if (strcmp(a, "--out") == 0) slot = &o->out;
-        else if (strcmp(a, "--proof") == 0) slot = &o->proof;
-        else if (strcmp(a, "--backend") == 0) slot = &o->backend;
-        else if (strcmp(a, "--sector-size") == 0) slot = &o->size;
-        else if (strcmp(a, "--comm-r-old") == 0) slot = &o->cro;
-        else if (strcmp(a, "--comm-r-new") == 0) slot = &o->crn;
-        else if (strcmp(a, "--comm-d-new") == 0) slot = &o->cdn;
+        if (strcmp(a, "--snap") == 0)
+            slot = &o->snap;
+        else if (strcmp(a, "--commitments") == 0)
+            slot = &o->commitments;
+        else if (strcmp(a, "--params") == 0)
+            slot = &o->params;
+        else if (strcmp(a, "--vk") == 0)
+            slot = &o->vk;
+        else if (strcmp(a, "--out") == 0)
+            slot = &o->out;
+        else if (strcmp(a, "--proof") == 0)
+            slot = &o->proof;
+        else if (strcmp(a, "--backend") == 0)
+            slot = &o->backend;
+        else if (strcmp(a, "--sector-size") == 0)
+            slot = &o->size;
+        else if (strcmp(a, "--comm-r-old") == 0)
+            slot = &o->cro;
+        else if (strcmp(a, "--comm-r-new") == 0)
+            slot = &o->crn;
+        else if (strcmp(a, "--comm-d-new") == 0)
+            slot = &o->cdn;
         if (!slot || i + 1 >= argc) {
             fprintf(stderr, "cuzk %s: unexpected argument '%s'\n%s", cmd, a, SUSAGE);
             return -1;
@@ -467,8 +488,8 @@ int cmd_snap_prove(int argc, char **argv, unsigned threads)
     if (snap_opts_parse(argc, argv, &o, "prove")) return EXIT_BAD_INPUT;
     cuzk_error err;
     if (!o.snap || !o.params || !o.out)
-        return cli_report("prove", cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "--snap, --params and --out are required"),
-                          &err);
+        return cli_report("prove",
+                          cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "--snap, --params and --out are required"), &err);
     snap_comms cm;
     uint8_t **bins = NULL;
     size_t *lens = NULL, n = 0;
@@ -485,10 +506,11 @@ int cmd_snap_prove(int argc, char **argv, unsigned threads)
     cuzk_status st = comms_from_opts(&o, &cm, &err);
     if (st == CUZK_OK) st = vproofs_read(o.snap, &bins, &lens, &n, &err);
     if (st == CUZK_OK)
-        st = engine_snap_job_parse(&job, cm.g, (const uint8_t *const *)bins, lens, n, cm.comm_r_old, 32,
-                                   cm.comm_r_new, 32, cm.comm_d_new, 32, &err);
-    if (st == CUZK_OK) fprintf(stderr, "cuzk prove: %s: SnapDeals %s, %u partitions, all vanilla proofs valid\n", o.snap,
-                               cm.g->name, job.partitions);
+        st = engine_snap_job_parse(&job, cm.g, (const uint8_t *const *)bins, lens, n, cm.comm_r_old, 32, cm.comm_r_new,
+                                   32, cm.comm_d_new, 32, &err);
+    if (st == CUZK_OK)
+        fprintf(stderr, "cuzk prove: %s: SnapDeals %s, %u partitions, all vanilla proofs valid\n", o.snap, cm.g->name,
+                job.partitions);
     if (st == CUZK_OK) st = pool_create(&pool, threads, &err);
     if (st == CUZK_OK && (st = groth16_params_read(pool, &params, o.params, 0, &err)) == CUZK_OK) have_params = 1;
     if (st == CUZK_OK) st = engine_snap_circuit_create(cm.g, &params, pool, &sc, &err);
@@ -558,8 +580,10 @@ int cmd_verify_snap(int argc, char **argv)
     unsigned bad = 0;
     if ((st = groth16_vk_read(&vk, o.vk, &err)) == CUZK_OK) have_vk = 1;
     if (st == CUZK_OK && vk.ic_len != UPDATE_NUM_PUBLIC_INPUTS + 1)
-        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG, "%s expects %zu public inputs, SnapDeals has %d: a key of "
-                            "another circuit", o.vk, vk.ic_len - 1, UPDATE_NUM_PUBLIC_INPUTS);
+        st = cuzk_error_set(&err, CUZK_ERR_INVALID_ARG,
+                            "%s expects %zu public inputs, SnapDeals has %d: a key of "
+                            "another circuit",
+                            o.vk, vk.ic_len - 1, UPDATE_NUM_PUBLIC_INPUTS);
     if (st == CUZK_OK) st = read_all(o.proof, &bytes, &len, &err);
     if (st == CUZK_OK && len != (size_t)parts * GROTH16_PROOF_BYTES)
         st = cuzk_error_set(&err, CUZK_ERR_FORMAT, "%s: %zu bytes; SnapDeals %s has %u partitions, so %zu are expected",
@@ -584,7 +608,8 @@ int cmd_verify_snap(int argc, char **argv)
             st = v;
         }
     }
-    if (st == CUZK_OK && bad) st = cuzk_error_set(&err, CUZK_ERR_INVALID_PROOF, "%u of %u partitions invalid", bad, parts);
+    if (st == CUZK_OK && bad)
+        st = cuzk_error_set(&err, CUZK_ERR_INVALID_PROOF, "%u of %u partitions invalid", bad, parts);
     if (st == CUZK_OK) printf("valid: SnapDeals %s, %u partitions\n", cm.g->name, parts);
     free(proofs);
     free(bytes);

@@ -107,8 +107,7 @@ cuzk_status gadget_bit_and(r1cs *cs, const gadget_bit *a, const gadget_bit *b, g
     return product_gate(cs, a, 0, b, 0, out, err);
 }
 
-cuzk_status gadget_bit_and_not(r1cs *cs, const gadget_bit *a, const gadget_bit *b, gadget_bit *out,
-                               cuzk_error *err)
+cuzk_status gadget_bit_and_not(r1cs *cs, const gadget_bit *a, const gadget_bit *b, gadget_bit *out, cuzk_error *err)
 {
     return product_gate(cs, a, 0, b, 1, out, err);
 }
@@ -148,8 +147,7 @@ static gadget_bit underlying(const gadget_bool *b)
     return r;
 }
 
-cuzk_status gadget_bool_xor(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out,
-                            cuzk_error *err)
+cuzk_status gadget_bool_xor(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out, cuzk_error *err)
 {
     /* Match arms in bellpepper's order. */
     if (a->kind == GADGET_BOOL_CONST && !a->value) {
@@ -183,8 +181,7 @@ cuzk_status gadget_bool_xor(r1cs *cs, const gadget_bool *a, const gadget_bool *b
     return CUZK_OK;
 }
 
-cuzk_status gadget_bool_and(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out,
-                            cuzk_error *err)
+cuzk_status gadget_bool_and(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out, cuzk_error *err)
 {
     if ((a->kind == GADGET_BOOL_CONST && !a->value) || (b->kind == GADGET_BOOL_CONST && !b->value)) {
         *out = gadget_bool_const(0);
@@ -246,7 +243,10 @@ cuzk_status gadget_bool_enforce_equal(r1cs *cs, const gadget_bool *a, const gadg
     return r1cs_enforce(cs, NULL, NULL, &c.lc, err);
 }
 
-static int is_const(const gadget_bool *x, int v) { return x->kind == GADGET_BOOL_CONST && x->value == (v ? 1 : 0); }
+static int is_const(const gadget_bool *x, int v)
+{
+    return x->kind == GADGET_BOOL_CONST && x->value == (v ? 1 : 0);
+}
 
 cuzk_status gadget_bool_sha256_ch(r1cs *cs, const gadget_bool *a, const gadget_bool *b, const gadget_bool *c,
                                   gadget_bool *out, cuzk_error *err)
@@ -366,10 +366,8 @@ cuzk_status gadget_bool_lc_add(r1cs_lc *lc, const gadget_bool *b, const fr_t *co
     else
         fr_set_one(&c);
     switch (b->kind) {
-    case GADGET_BOOL_CONST:
-        return b->value ? r1cs_lc_add(lc, r1cs_one(), &c, err) : CUZK_OK;
-    case GADGET_BOOL_IS:
-        return r1cs_lc_add(lc, b->var, &c, err);
+    case GADGET_BOOL_CONST: return b->value ? r1cs_lc_add(lc, r1cs_one(), &c, err) : CUZK_OK;
+    case GADGET_BOOL_IS: return r1cs_lc_add(lc, b->var, &c, err);
     default: {
         cuzk_status st = r1cs_lc_add(lc, r1cs_one(), &c, err);
         if (st != CUZK_OK) return st;

@@ -42,8 +42,7 @@ cuzk_status gadget_bit_xor(r1cs *cs, const gadget_bit *a, const gadget_bit *b, g
 /* AllocatedBit::and: new r; a * b = r. */
 cuzk_status gadget_bit_and(r1cs *cs, const gadget_bit *a, const gadget_bit *b, gadget_bit *out, cuzk_error *err);
 /* AllocatedBit::and_not (a AND NOT b): new r; a * (ONE - b) = r. */
-cuzk_status gadget_bit_and_not(r1cs *cs, const gadget_bit *a, const gadget_bit *b, gadget_bit *out,
-                               cuzk_error *err);
+cuzk_status gadget_bit_and_not(r1cs *cs, const gadget_bit *a, const gadget_bit *b, gadget_bit *out, cuzk_error *err);
 /* AllocatedBit::nor: new r; (ONE - a) * (ONE - b) = r. */
 cuzk_status gadget_bit_nor(r1cs *cs, const gadget_bit *a, const gadget_bit *b, gadget_bit *out, cuzk_error *err);
 
@@ -54,10 +53,8 @@ gadget_bool gadget_bool_not(const gadget_bool *b);
 
 /* Boolean::xor, Boolean::and, Boolean::or: constants fold away; otherwise one AllocatedBit operation chosen by
  * the (Is/Not) pattern exactly as bellpepper matches it. */
-cuzk_status gadget_bool_xor(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out,
-                            cuzk_error *err);
-cuzk_status gadget_bool_and(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out,
-                            cuzk_error *err);
+cuzk_status gadget_bool_xor(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out, cuzk_error *err);
+cuzk_status gadget_bool_and(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out, cuzk_error *err);
 cuzk_status gadget_bool_or(r1cs *cs, const gadget_bool *a, const gadget_bool *b, gadget_bool *out, cuzk_error *err);
 
 /* Boolean::enforce_equal: one constraint 0 * 0 = (a - b) in bellpepper's three shapes; two constants that

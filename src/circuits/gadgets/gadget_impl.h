@@ -55,9 +55,7 @@ static inline void gadget_slc_bool(gadget_slc *s, const gadget_bool *b, int nega
     case GADGET_BOOL_CONST:
         if (b->value) gadget_slc_add(s, r1cs_one(), pos);
         break;
-    case GADGET_BOOL_IS:
-        gadget_slc_add(s, b->var, pos);
-        break;
+    case GADGET_BOOL_IS: gadget_slc_add(s, b->var, pos); break;
     default:
         gadget_slc_add(s, r1cs_one(), pos);
         gadget_slc_add(s, b->var, neg);

@@ -5,7 +5,7 @@
 
 #include "circuits/gadgets/num.h"
 
-#define GADGET_INSERT_MAX 64 /* largest insertion size (elements + 1) */
+#define GADGET_INSERT_MAX 64     /* largest insertion size (elements + 1) */
 #define GADGET_SELECT_MAX_BITS 7 /* select among up to 128 (SnapDeals' apex leaves) */
 
 /* pick: new c = cond ? a : b; (b - a) * cond = (b - c). One constraint. */

@@ -32,8 +32,7 @@ static cuzk_status accumulate(gadget_multieq *me, cuzk_error *err)
     return CUZK_OK;
 }
 
-static cuzk_status add_shifted(gadget_multieq *me, r1cs_lc *dst, const gadget_pow2_term *src, size_t n,
-                               cuzk_error *err)
+static cuzk_status add_shifted(gadget_multieq *me, r1cs_lc *dst, const gadget_pow2_term *src, size_t n, cuzk_error *err)
 {
     for (size_t k = 0; k < n; k++) {
         const fr_t *c = &me->pow2[me->bits_used + src[k].exp];
@@ -45,8 +44,8 @@ static cuzk_status add_shifted(gadget_multieq *me, r1cs_lc *dst, const gadget_po
     return CUZK_OK;
 }
 
-cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, const gadget_pow2_term *lhs,
-                                         size_t nl, const gadget_pow2_term *rhs, size_t nr, cuzk_error *err)
+cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, const gadget_pow2_term *lhs, size_t nl,
+                                         const gadget_pow2_term *rhs, size_t nr, cuzk_error *err)
 {
     if (num_bits >= GADGET_FR_CAPACITY)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gadget_multieq_enforce_equal: %zu bits", num_bits);

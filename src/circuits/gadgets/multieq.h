@@ -25,8 +25,8 @@ typedef struct gadget_pow2_term {
 
 /* Adds the equality sum(lhs) = sum(rhs) (num_bits wide); may first enforce the pending batch. num_bits < 254 and
  * every exp < 64. */
-cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, const gadget_pow2_term *lhs,
-                                         size_t nl, const gadget_pow2_term *rhs, size_t nr, cuzk_error *err);
+cuzk_status gadget_multieq_enforce_equal(gadget_multieq *me, size_t num_bits, const gadget_pow2_term *lhs, size_t nl,
+                                         const gadget_pow2_term *rhs, size_t nr, cuzk_error *err);
 /* Enforces the pending batch, if any, and frees the multieq (also on error paths: call it once, always). */
 cuzk_status gadget_multieq_finish(gadget_multieq *me, cuzk_error *err);
 

@@ -3,8 +3,7 @@
 #include "circuits/gadgets/gadget_impl.h"
 
 /* Builds the packed Num of bits[0..n) and allocates x (input or aux) with (Num) * ONE = x. */
-static cuzk_status pack_one(r1cs *cs, const gadget_bool *bits, size_t n, int as_input, gadget_num *out,
-                            cuzk_error *err)
+static cuzk_status pack_one(r1cs *cs, const gadget_bool *bits, size_t n, int as_input, gadget_num *out, cuzk_error *err)
 {
     gadget_lcnum num;
     gadget_lcnum_init(&num, cs);

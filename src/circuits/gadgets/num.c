@@ -32,8 +32,7 @@ cuzk_status gadget_num_inputize(r1cs *cs, const gadget_num *num, cuzk_error *err
     return r1cs_enforce(cs, &a.lc, &b.lc, &c.lc, err);
 }
 
-cuzk_status gadget_num_to_bits_le(r1cs *cs, const gadget_num *num, gadget_bool out[GADGET_FR_NUM_BITS],
-                                  cuzk_error *err)
+cuzk_status gadget_num_to_bits_le(r1cs *cs, const gadget_num *num, gadget_bool out[GADGET_FR_NUM_BITS], cuzk_error *err)
 {
     uint64_t v[FR_LIMBS];
     fr_from_mont(v, &num->value);
@@ -62,8 +61,8 @@ cuzk_status gadget_num_to_bits_le(r1cs *cs, const gadget_num *num, gadget_bool o
 }
 
 /* new r with value; (a terms) * (b terms) = r, the shape of add/mul/square. */
-static cuzk_status binary_gate(r1cs *cs, const fr_t *value, const gadget_slc *a, const gadget_slc *b,
-                               gadget_num *out, cuzk_error *err)
+static cuzk_status binary_gate(r1cs *cs, const fr_t *value, const gadget_slc *a, const gadget_slc *b, gadget_num *out,
+                               cuzk_error *err)
 {
     cuzk_status st = gadget_num_alloc(cs, value, out, err);
     if (st != CUZK_OK) return st;
@@ -166,7 +165,10 @@ void gadget_lcnum_init(gadget_lcnum *n, const r1cs *cs)
     n->keep_lc = !cs->witness_only;
 }
 
-void gadget_lcnum_free(gadget_lcnum *n) { r1cs_lc_free(&n->lc); }
+void gadget_lcnum_free(gadget_lcnum *n)
+{
+    r1cs_lc_free(&n->lc);
+}
 
 cuzk_status gadget_lcnum_add_bool(gadget_lcnum *n, const gadget_bool *bit, const fr_t *coeff, cuzk_error *err)
 {
@@ -179,8 +181,7 @@ cuzk_status gadget_lcnum_add_bool(gadget_lcnum *n, const gadget_bool *bit, const
     return n->keep_lc ? gadget_bool_lc_add(&n->lc, bit, &c, err) : CUZK_OK;
 }
 
-cuzk_status gadget_lcnum_add_var(gadget_lcnum *n, r1cs_var var, const fr_t *value, const fr_t *coeff,
-                                 cuzk_error *err)
+cuzk_status gadget_lcnum_add_var(gadget_lcnum *n, r1cs_var var, const fr_t *value, const fr_t *coeff, cuzk_error *err)
 {
     fr_t t;
     if (coeff) {

@@ -50,8 +50,7 @@ void gadget_lcnum_free(gadget_lcnum *n);
 /* Num::add_bool_with_coeff: n += coeff * bit (coeff NULL means 1). */
 cuzk_status gadget_lcnum_add_bool(gadget_lcnum *n, const gadget_bool *bit, const fr_t *coeff, cuzk_error *err);
 /* n += coeff * var with value (coeff NULL means 1); the From<AllocatedNum> term. */
-cuzk_status gadget_lcnum_add_var(gadget_lcnum *n, r1cs_var var, const fr_t *value, const fr_t *coeff,
-                                 cuzk_error *err);
+cuzk_status gadget_lcnum_add_var(gadget_lcnum *n, r1cs_var var, const fr_t *value, const fr_t *coeff, cuzk_error *err);
 /* n += scale * other (Num::add of a Num::scale'd copy; scale NULL means 1). */
 cuzk_status gadget_lcnum_add_scaled(gadget_lcnum *n, const gadget_lcnum *other, const fr_t *scale, cuzk_error *err);
 /* Num::scale in place. */

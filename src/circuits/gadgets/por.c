@@ -48,8 +48,8 @@ cuzk_status gadget_por(r1cs *cs, const por_tree *t, const por_args *args, gadget
     for (unsigned l = 0; l < t->levels; l++) {
         unsigned a = t->arity[l];
         if (a < 2 || a > POR_MAX_ARITY || (a & (a - 1)))
-            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gadget_por: level %u arity %u (a power of two, 2..%d)",
-                                  l, a, POR_MAX_ARITY);
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gadget_por: level %u arity %u (a power of two, 2..%d)", l,
+                                  a, POR_MAX_ARITY);
     }
     gadget_bool path_bits[POR_MAX_LEVELS * 4];
     cuzk_status st;

@@ -35,9 +35,9 @@ typedef struct por_args {
     fr_t leaf_value;
     const gadget_num *root; /* Root::Var; NULL: allocate root_value after the path input (Root::Val) */
     fr_t root_value;
-    int public_root;        /* PoRCircuit private = false: inputize the root */
-    const uint8_t *index;   /* per level, the running node's position among its siblings; NULL: zeros (shape) */
-    const fr_t *sibs;       /* per level arity - 1 siblings, levels concatenated; NULL: zeros (shape) */
+    int public_root;      /* PoRCircuit private = false: inputize the root */
+    const uint8_t *index; /* per level, the running node's position among its siblings; NULL: zeros (shape) */
+    const fr_t *sibs;     /* per level arity - 1 siblings, levels concatenated; NULL: zeros (shape) */
 } por_args;
 
 /* Total index bits of the path (= log2 of the leaves the path addresses). */

@@ -107,8 +107,7 @@ cuzk_status gadget_u32_sha256_maj(r1cs *cs, const gadget_u32 *a, const gadget_u3
     return CUZK_OK;
 }
 
-cuzk_status gadget_u32_addmany(gadget_multieq *me, const gadget_u32 *ops, size_t n, gadget_u32 *out,
-                               cuzk_error *err)
+cuzk_status gadget_u32_addmany(gadget_multieq *me, const gadget_u32 *ops, size_t n, gadget_u32 *out, cuzk_error *err)
 {
     if (n < 2 || n > 10) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gadget_u32_addmany: %zu operands", n);
     r1cs *cs = me->cs;

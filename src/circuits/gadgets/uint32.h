@@ -33,7 +33,6 @@ cuzk_status gadget_u32_sha256_maj(r1cs *cs, const gadget_u32 *a, const gadget_u3
 /* UInt32::addmany: the sum of 2..10 operands mod 2^32. If every operand bit is constant the result is a constant
  * and nothing is allocated; otherwise the full sum is allocated as ceil(log2(n (2^32 - 1))) bits (33 to 36), each
  * with its boolean constraint, and (sum of operand bits) = (sum of result bits) goes to the multieq. */
-cuzk_status gadget_u32_addmany(gadget_multieq *me, const gadget_u32 *ops, size_t n, gadget_u32 *out,
-                               cuzk_error *err);
+cuzk_status gadget_u32_addmany(gadget_multieq *me, const gadget_u32 *ops, size_t n, gadget_u32 *out, cuzk_error *err);
 
 #endif

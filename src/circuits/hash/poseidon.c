@@ -49,7 +49,10 @@ void poseidon_round_numbers(unsigned arity, poseidon_strength strength, unsigned
     *partial = (unsigned)rp;
 }
 
-void poseidon_merkle_tag(unsigned arity, fr_t *tag) { fr_from_u64(tag, (arity < 64 ? 1ULL << arity : 0) - 1); }
+void poseidon_merkle_tag(unsigned arity, fr_t *tag)
+{
+    fr_from_u64(tag, (arity < 64 ? 1ULL << arity : 0) - 1);
+}
 
 /* ---- Grain LFSR (neptune round_constants.rs) ---- */
 

@@ -15,7 +15,10 @@ const uint32_t SHA256_K[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-static inline uint32_t rotr(uint32_t x, unsigned n) { return x >> n | x << (32 - n); }
+static inline uint32_t rotr(uint32_t x, unsigned n)
+{
+    return x >> n | x << (32 - n);
+}
 
 void sha256_compress(uint32_t state[8], const uint8_t block[SHA256_BLOCK_BYTES])
 {
@@ -103,7 +106,10 @@ void sha256_digest(const void *data, size_t len, uint8_t out[SHA256_DIGEST_BYTES
     sha256_final(&ctx, out);
 }
 
-void sha256_trim_fr32(uint8_t digest[SHA256_DIGEST_BYTES]) { digest[31] &= 0x3f; }
+void sha256_trim_fr32(uint8_t digest[SHA256_DIGEST_BYTES])
+{
+    digest[31] &= 0x3f;
+}
 
 void sha256_fr(const void *data, size_t len, fr_t *out)
 {

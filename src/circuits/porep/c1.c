@@ -130,8 +130,7 @@ static uint64_t d_index(const porep_merkle_proof *p, const porep_c1_layout *lo)
     return v;
 }
 
-static cuzk_status check_doms(const porep_dom *d, size_t n, unsigned k, unsigned i, const char *what,
-                              cuzk_error *err)
+static cuzk_status check_doms(const porep_dom *d, size_t n, unsigned k, unsigned i, const char *what, cuzk_error *err)
 {
     for (size_t j = 0; j < n; j++)
         if (!below_r(d[j])) return VFAIL("C1 partition %u, challenge %u, %s[%zu]: value not below r", k, i, what, j);
@@ -200,20 +199,22 @@ cuzk_status porep_c1_validate(const porep_c1 *c1, cuzk_error *err)
             /* TreeR */
             if ((st = check_tree_proof(&p->comm_r_last, &lo, c, k, i, "comm_r_last_proof", err))) return st;
             if (memcmp(p->comm_r_last.root, first->comm_r_last.root, 32) != 0)
-                return VFAIL("C1 partition %u, challenge %u, comm_r_last_proof.root: differs from the first proof's",
-                             k, i);
+                return VFAIL("C1 partition %u, challenge %u, comm_r_last_proof.root: differs from the first proof's", k,
+                             i);
             /* TreeC columns */
             uint32_t parents[POREP_DEGREE];
             porep_graph_parents(&graph, (uint32_t)c, parents);
             for (unsigned j = 0; j < 1 + POREP_DEGREE; j++) {
-                const porep_column_proof *col = j == 0 ? &p->c_x
+                const porep_column_proof *col = j == 0                  ? &p->c_x
                                                 : j <= POREP_DRG_DEGREE ? &p->drg[j - 1]
                                                                         : &p->exp[j - 1 - POREP_DRG_DEGREE];
                 char what[64];
-                if (j == 0) snprintf(what, sizeof what, "replica_column_proofs.c_x");
+                if (j == 0)
+                    snprintf(what, sizeof what, "replica_column_proofs.c_x");
                 else if (j <= POREP_DRG_DEGREE)
                     snprintf(what, sizeof what, "replica_column_proofs.drg_parents[%u]", j - 1);
-                else snprintf(what, sizeof what, "replica_column_proofs.exp_parents[%u]", j - 1 - POREP_DRG_DEGREE);
+                else
+                    snprintf(what, sizeof what, "replica_column_proofs.exp_parents[%u]", j - 1 - POREP_DRG_DEGREE);
                 uint64_t node = j == 0 ? c : parents[j - 1];
                 if (col->node != node)
                     return VFAIL("C1 partition %u, challenge %u, %s.column.index: %u, the graph gives %llu", k, i, what,
@@ -267,8 +268,14 @@ cuzk_status porep_c1_public_inputs(const porep_c1 *c1, unsigned k, fr_t *out, cu
     return porep_public_inputs(out, &graph, ch, c1->challenges, c1->replica_id, c1->comm_d, c1->comm_r, err);
 }
 
-void porep_c1_comm_c(const porep_c1 *c1, porep_dom out) { memcpy(out, c1->proofs[0].c_x.path.root, 32); }
-void porep_c1_comm_r_last(const porep_c1 *c1, porep_dom out) { memcpy(out, c1->proofs[0].comm_r_last.root, 32); }
+void porep_c1_comm_c(const porep_c1 *c1, porep_dom out)
+{
+    memcpy(out, c1->proofs[0].c_x.path.root, 32);
+}
+void porep_c1_comm_r_last(const porep_c1 *c1, porep_dom out)
+{
+    memcpy(out, c1->proofs[0].comm_r_last.root, 32);
+}
 
 /* ---------------------------------------------------------------- verification (hashing) */
 
@@ -309,14 +316,16 @@ cuzk_status porep_c1_verify(const porep_c1 *c1, cuzk_error *err)
             porep_dom cur;
             memcpy(cur, p->comm_d.leaf, 32);
             for (unsigned l = 0; l < lo.d_levels; l++) {
-                if (p->comm_d.index[l]) porep_sha256_node(p->comm_d.sibs[l], cur, cur);
-                else porep_sha256_node(cur, p->comm_d.sibs[l], cur);
+                if (p->comm_d.index[l])
+                    porep_sha256_node(p->comm_d.sibs[l], cur, cur);
+                else
+                    porep_sha256_node(cur, p->comm_d.sibs[l], cur);
             }
             if (memcmp(cur, c1->comm_d, 32) != 0) bad = "comm_d_proofs does not hash to comm_d";
             if (!bad && (tree_root(&h, &p->comm_r_last, &lo, cur) || memcmp(cur, comm_r_last, 32) != 0))
                 bad = "comm_r_last_proof does not hash to its root";
             for (unsigned j = 0; !bad && j < 1 + POREP_DEGREE; j++) {
-                const porep_column_proof *col = j == 0 ? &p->c_x
+                const porep_column_proof *col = j == 0                  ? &p->c_x
                                                 : j <= POREP_DRG_DEGREE ? &p->drg[j - 1]
                                                                         : &p->exp[j - 1 - POREP_DRG_DEGREE];
                 if (porep_poseidon(&h, lo.layers, col->rows, cur) != 0 || memcmp(cur, col->path.leaf, 32) != 0)

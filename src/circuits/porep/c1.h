@@ -22,16 +22,16 @@ typedef struct porep_merkle_proof {
 } porep_merkle_proof;
 
 typedef struct porep_column_proof {
-    uint32_t node;     /* column index */
-    porep_dom *rows;   /* the labels of the node in layers 1..L */
+    uint32_t node;           /* column index */
+    porep_dom *rows;         /* the labels of the node in layers 1..L */
     porep_merkle_proof path; /* TreeC inclusion of the column hash (path.leaf) */
 } porep_column_proof;
 
 typedef struct porep_challenge_proof {
-    uint64_t challenge;           /* the challenged node (= every path index below) */
-    porep_merkle_proof comm_d;    /* TreeD: leaf = the unsealed data node */
+    uint64_t challenge;             /* the challenged node (= every path index below) */
+    porep_merkle_proof comm_d;      /* TreeD: leaf = the unsealed data node */
     porep_merkle_proof comm_r_last; /* TreeR: leaf = the replica node */
-    porep_column_proof c_x;       /* the challenged column */
+    porep_column_proof c_x;         /* the challenged column */
     porep_column_proof drg[POREP_DRG_DEGREE];
     porep_column_proof exp[POREP_EXP_DEGREE];
     porep_dom *labeling; /* layers x 37 parent labels (LabelingProof.parents), layer 1 first */

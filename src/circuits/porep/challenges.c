@@ -90,8 +90,7 @@ void porep_synth_indexes(uint64_t *out, unsigned count, uint64_t num_synth, cons
 }
 
 void porep_challenges_synth(uint64_t *out, unsigned count, uint64_t nodes, uint64_t num_synth,
-                            const uint8_t replica_id[32], const uint8_t comm_r[32], const uint8_t seed[32],
-                            unsigned k)
+                            const uint8_t replica_id[32], const uint8_t comm_r[32], const uint8_t seed[32], unsigned k)
 {
     if (num_synth == 0) num_synth = porep_synth_challenge_count(nodes);
     porep_synth_indexes(out, count, num_synth, replica_id, seed, k);

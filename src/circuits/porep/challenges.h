@@ -32,8 +32,7 @@ uint64_t porep_synth_challenge(uint64_t nodes, const uint8_t replica_id[32], con
 void porep_synth_indexes(uint64_t *out, unsigned count, uint64_t num_synth, const uint8_t replica_id[32],
                          const uint8_t seed[32], unsigned k);
 void porep_challenges_synth(uint64_t *out, unsigned count, uint64_t nodes, uint64_t num_synth,
-                            const uint8_t replica_id[32], const uint8_t comm_r[32], const uint8_t seed[32],
-                            unsigned k);
+                            const uint8_t replica_id[32], const uint8_t comm_r[32], const uint8_t seed[32], unsigned k);
 
 /* The challenges of partition k for a proof type (count = porep_challenges(g, kind)); the seed is unused by
  * non-interactive PoRep, comm_r unused by interactive. */

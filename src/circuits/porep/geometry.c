@@ -94,13 +94,15 @@ unsigned porep_tree_level_arity(const porep_geometry *g, unsigned level)
 
 /* rust-filecoin-proofs-api 0e64ce8 src/registry.rs: RegisteredSealProof, REGISTERED_PROOF_IDS, version() and the
  * features of as_v1_config (SyntheticPoRep / NonInteractivePoRep). */
-#define PT(size, sname, base)                                                                      \
-    {"StackedDrg" sname "V1", base, size, POREP_API_1_0, POREP_INTERACTIVE},                       \
-    {"StackedDrg" sname "V1_1", base + 5, size, POREP_API_1_1, POREP_INTERACTIVE},                 \
-    {"StackedDrg" sname "V1_1_Feat_SyntheticPoRep", base + 10, size, POREP_API_1_2, POREP_SYNTHETIC}, \
-    {"StackedDrg" sname "V1_2_Feat_NonInteractivePoRep", base + 15, size, POREP_API_1_2, POREP_NON_INTERACTIVE}
+#define PT(size, sname, base)                                                                                          \
+    {"StackedDrg" sname "V1", base, size, POREP_API_1_0, POREP_INTERACTIVE},                                           \
+        {"StackedDrg" sname "V1_1", base + 5, size, POREP_API_1_1, POREP_INTERACTIVE},                                 \
+        {"StackedDrg" sname "V1_1_Feat_SyntheticPoRep", base + 10, size, POREP_API_1_2, POREP_SYNTHETIC},              \
+    {                                                                                                                  \
+        "StackedDrg" sname "V1_2_Feat_NonInteractivePoRep", base + 15, size, POREP_API_1_2, POREP_NON_INTERACTIVE      \
+    }
 static const porep_proof_type PROOF_TYPES[] = {
-    PT(2 * KIB, "2KiB", 0), PT(8 * MIB, "8MiB", 1), PT(512 * MIB, "512MiB", 2),
+    PT(2 * KIB, "2KiB", 0),   PT(8 * MIB, "8MiB", 1),   PT(512 * MIB, "512MiB", 2),
     PT(32 * GIB, "32GiB", 3), PT(64 * GIB, "64GiB", 4),
 };
 #undef PT

@@ -11,27 +11,27 @@
 #include "cuzk/status.h"
 
 #define POREP_NODE_BYTES 32
-#define POREP_DRG_DEGREE 6      /* BucketGraph parents, the first is node-1 (API >= 1.1) */
-#define POREP_EXP_DEGREE 8      /* expander parents from the Feistel permutation */
+#define POREP_DRG_DEGREE 6 /* BucketGraph parents, the first is node-1 (API >= 1.1) */
+#define POREP_EXP_DEGREE 8 /* expander parents from the Feistel permutation */
 #define POREP_DEGREE 14
-#define POREP_LABEL_PARENTS 37  /* parent labels hashed into one label */
+#define POREP_LABEL_PARENTS 37 /* parent labels hashed into one label */
 #define POREP_MAX_LAYERS 11
 #define POREP_MAX_CHALLENGES 18 /* per partition */
 #define POREP_MAX_PARTITIONS 126
 #define POREP_MAX_TREE_LEVELS 40 /* TreeD of 64 GiB has 31 */
 
 typedef struct porep_geometry {
-    const char *name;     /* "2KiB", "32GiB" */
-    uint64_t sector_size; /* bytes */
-    uint64_t nodes;       /* sector_size / 32 */
-    unsigned layers;      /* SDR layers; also the TreeC column height and column-hash arity */
-    unsigned partitions;  /* interactive and synthetic PoRep */
-    unsigned challenges;  /* per partition, interactive and synthetic */
-    unsigned ni_partitions, ni_challenges; /* non-interactive PoRep */
+    const char *name;                          /* "2KiB", "32GiB" */
+    uint64_t sector_size;                      /* bytes */
+    uint64_t nodes;                            /* sector_size / 32 */
+    unsigned layers;                           /* SDR layers; also the TreeC column height and column-hash arity */
+    unsigned partitions;                       /* interactive and synthetic PoRep */
+    unsigned challenges;                       /* per partition, interactive and synthetic */
+    unsigned ni_partitions, ni_challenges;     /* non-interactive PoRep */
     unsigned base_arity, sub_arity, top_arity; /* TreeR/TreeC shape; 0 = level absent */
-    unsigned base_levels; /* path levels inside one base tree */
-    unsigned tree_d_levels; /* log2(nodes) */
-    int published;        /* has parameters and a registered proof */
+    unsigned base_levels;                      /* path levels inside one base tree */
+    unsigned tree_d_levels;                    /* log2(nodes) */
+    int published;                             /* has parameters and a registered proof */
 } porep_geometry;
 
 /* All sizes, ascending; *count receives the number of entries. */

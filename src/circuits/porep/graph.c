@@ -41,8 +41,7 @@ static void domain_seed(uint8_t out[32], const char *tag, const uint8_t porep_id
     sha256_final(&c, out);
 }
 
-cuzk_status porep_graph_init(porep_graph *g, uint64_t nodes, porep_api api, const uint8_t porep_id[32],
-                             cuzk_error *err)
+cuzk_status porep_graph_init(porep_graph *g, uint64_t nodes, porep_api api, const uint8_t porep_id[32], cuzk_error *err)
 {
     uint8_t drg[32], fk[32];
     uint64_t keys[4];

@@ -14,8 +14,14 @@ static uint32_t load32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t rotr64(uint64_t x, unsigned n) { return x >> n | x << (64 - n); }
-static uint32_t rotl32(uint32_t x, unsigned n) { return x << n | x >> (32 - n); }
+static uint64_t rotr64(uint64_t x, unsigned n)
+{
+    return x >> n | x << (64 - n);
+}
+static uint32_t rotl32(uint32_t x, unsigned n)
+{
+    return x << n | x >> (32 - n);
+}
 
 /* ---- BLAKE2b (RFC 7693 section 3) ---- */
 
@@ -33,16 +39,16 @@ static const uint8_t BLAKE2B_SIGMA[12][16] = {
     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
 };
 
-#define B2B_G(a, b, c, d, x, y)      \
-    do {                             \
-        v[a] = v[a] + v[b] + (x);    \
-        v[d] = rotr64(v[d] ^ v[a], 32); \
-        v[c] = v[c] + v[d];          \
-        v[b] = rotr64(v[b] ^ v[c], 24); \
-        v[a] = v[a] + v[b] + (y);    \
-        v[d] = rotr64(v[d] ^ v[a], 16); \
-        v[c] = v[c] + v[d];          \
-        v[b] = rotr64(v[b] ^ v[c], 63); \
+#define B2B_G(a, b, c, d, x, y)                                                                                        \
+    do {                                                                                                               \
+        v[a] = v[a] + v[b] + (x);                                                                                      \
+        v[d] = rotr64(v[d] ^ v[a], 32);                                                                                \
+        v[c] = v[c] + v[d];                                                                                            \
+        v[b] = rotr64(v[b] ^ v[c], 24);                                                                                \
+        v[a] = v[a] + v[b] + (y);                                                                                      \
+        v[d] = rotr64(v[d] ^ v[a], 16);                                                                                \
+        v[c] = v[c] + v[d];                                                                                            \
+        v[b] = rotr64(v[b] ^ v[c], 63);                                                                                \
     } while (0)
 
 static void blake2b_compress(porep_blake2b_state *s, const uint8_t block[128], int last)
@@ -126,16 +132,16 @@ void porep_blake2b(uint8_t *out, size_t out_len, const void *data, size_t len)
 
 /* ---- ChaCha ---- */
 
-#define QR(a, b, c, d)              \
-    do {                            \
-        x[a] += x[b];               \
-        x[d] = rotl32(x[d] ^ x[a], 16); \
-        x[c] += x[d];               \
-        x[b] = rotl32(x[b] ^ x[c], 12); \
-        x[a] += x[b];               \
-        x[d] = rotl32(x[d] ^ x[a], 8);  \
-        x[c] += x[d];               \
-        x[b] = rotl32(x[b] ^ x[c], 7);  \
+#define QR(a, b, c, d)                                                                                                 \
+    do {                                                                                                               \
+        x[a] += x[b];                                                                                                  \
+        x[d] = rotl32(x[d] ^ x[a], 16);                                                                                \
+        x[c] += x[d];                                                                                                  \
+        x[b] = rotl32(x[b] ^ x[c], 12);                                                                                \
+        x[a] += x[b];                                                                                                  \
+        x[d] = rotl32(x[d] ^ x[a], 8);                                                                                 \
+        x[c] += x[d];                                                                                                  \
+        x[b] = rotl32(x[b] ^ x[c], 7);                                                                                 \
     } while (0)
 
 void porep_chacha_block(uint32_t out[16], const uint32_t key[8], const uint32_t iv[4], unsigned rounds)
@@ -185,8 +191,7 @@ uint64_t porep_chacha8_rng_u64(porep_chacha8_rng *r)
     return hi << 32 | lo;
 }
 
-void porep_chacha20_keystream(uint8_t *out, size_t len, const uint8_t key[32], const uint8_t nonce[12],
-                              uint64_t offset)
+void porep_chacha20_keystream(uint8_t *out, size_t len, const uint8_t key[32], const uint8_t nonce[12], uint64_t offset)
 {
     uint32_t k[8], words[16];
     for (int i = 0; i < 8; i++) k[i] = load32(key + 4 * i);

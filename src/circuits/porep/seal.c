@@ -8,7 +8,10 @@
 
 /* ---- trees: levels stored leaves first; a tree of n leaves and arity a has (n a - 1) / (a - 1) nodes ---- */
 
-static size_t tree_size(uint64_t leaves, unsigned arity) { return (size_t)((leaves * arity - 1) / (arity - 1)); }
+static size_t tree_size(uint64_t leaves, unsigned arity)
+{
+    return (size_t)((leaves * arity - 1) / (arity - 1));
+}
 
 /* Fills the levels above t[0..leaves). */
 static int tree_build(const porep_hashers *h, porep_dom *t, uint64_t leaves, unsigned arity, int sha)
@@ -17,8 +20,10 @@ static int tree_build(const porep_hashers *h, porep_dom *t, uint64_t leaves, uns
     for (uint64_t n = leaves; n > 1; n /= arity) {
         porep_dom *out = in + n;
         for (uint64_t i = 0; i < n / arity; i++) {
-            if (sha) porep_sha256_node(in[2 * i], in[2 * i + 1], out[i]);
-            else if (porep_poseidon(h, arity, in + i * arity, out[i]) != 0) return -1;
+            if (sha)
+                porep_sha256_node(in[2 * i], in[2 * i + 1], out[i]);
+            else if (porep_poseidon(h, arity, in + i * arity, out[i]) != 0)
+                return -1;
         }
         in = out;
     }
@@ -95,8 +100,7 @@ static int compound_build(const porep_hashers *h, const shape *sh, unsigned base
     return 0;
 }
 
-static void compound_path(const shape *sh, unsigned base_arity, const porep_dom *t, uint64_t i,
-                          porep_merkle_proof *p)
+static void compound_path(const shape *sh, unsigned base_arity, const porep_dom *t, uint64_t i, porep_merkle_proof *p)
 {
     uint64_t b = i / sh->base_leaves;
     tree_path(t + b * sh->base_size, sh->base_leaves, base_arity, i % sh->base_leaves, p, 0, sh->sib_off);
@@ -274,8 +278,7 @@ cuzk_status porep_sealed_c1(porep_c1 *c1, const porep_sealed *s, const porep_pro
 {
     uint8_t porep_id[32];
     porep_proof_type_porep_id(t, porep_id);
-    if (t->sector_size != s->geometry->sector_size || memcmp(porep_id, s->porep_id, 32) != 0 ||
-        t->api != s->graph.api)
+    if (t->sector_size != s->geometry->sector_size || memcmp(porep_id, s->porep_id, 32) != 0 || t->api != s->graph.api)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "porep C1: the sector was not sealed as %s", t->name);
     cuzk_status st = porep_c1_alloc(c1, t, err);
     if (st) return st;
@@ -350,8 +353,8 @@ cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t
     return porep_seal_test_c1_ids(c1, t, seed_value, prover_id, &sector_id, err);
 }
 
-cuzk_status porep_seal_test_c1_ids(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value,
-                                   uint8_t prover_id[32], uint64_t *sector_id, cuzk_error *err)
+cuzk_status porep_seal_test_c1_ids(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, uint8_t prover_id[32],
+                                   uint64_t *sector_id, cuzk_error *err)
 {
     memset(c1, 0, sizeof *c1);
     porep_sealed s;

@@ -29,10 +29,10 @@ typedef struct porep_sealed {
     porep_hashers hashers;
     uint8_t porep_id[32];
     porep_dom replica_id, comm_d, comm_c, comm_r_last, comm_r;
-    porep_dom *data;    /* nodes */
-    porep_dom *labels;  /* layers x nodes, layer 1 first */
-    porep_dom *replica; /* nodes */
-    porep_dom *tree_d;  /* binary, all levels leaves first (2 nodes - 1) */
+    porep_dom *data;            /* nodes */
+    porep_dom *labels;          /* layers x nodes, layer 1 first */
+    porep_dom *replica;         /* nodes */
+    porep_dom *tree_d;          /* binary, all levels leaves first (2 nodes - 1) */
     porep_dom *tree_c, *tree_r; /* the base trees one after another (all levels each), then the sub-tree roots,
                                    then the top root */
 } porep_sealed;
@@ -64,7 +64,7 @@ cuzk_status porep_seal_test(porep_sealed *s, porep_seal_params *p, uint8_t seed[
 cuzk_status porep_seal_test_c1(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, cuzk_error *err);
 /* The same, also giving the drawn prover_id and sector_id (the C1 holds only the replica_id made from them), so
  * that the sector's public values alone (filecoin-ffi VerifySeal's arguments) can be written out. */
-cuzk_status porep_seal_test_c1_ids(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value,
-                                   uint8_t prover_id[32], uint64_t *sector_id, cuzk_error *err);
+cuzk_status porep_seal_test_c1_ids(porep_c1 *c1, const porep_proof_type *t, uint64_t seed_value, uint8_t prover_id[32],
+                                   uint64_t *sector_id, cuzk_error *err);
 
 #endif

@@ -31,8 +31,7 @@ static void sparse_free(sparse_tree *t)
     memset(t, 0, sizeof *t);
 }
 
-static int node_hash(const porep_hashers *h, const sparse_tree *t, unsigned arity, const porep_dom *kids,
-                     porep_dom out)
+static int node_hash(const porep_hashers *h, const sparse_tree *t, unsigned arity, const porep_dom *kids, porep_dom out)
 {
     if (t->sha) {
         porep_sha256_node(kids[0], kids[1], out);
@@ -46,8 +45,10 @@ static const uint8_t *sparse_get(const sparse_tree *t, unsigned l, uint64_t i)
     size_t lo = 0, hi = t->n[l];
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->idx[l][mid] < i) lo = mid + 1;
-        else hi = mid;
+        if (t->idx[l][mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < t->n[l] && t->idx[l][lo] == i ? t->val[l][lo] : t->def[l];
 }
@@ -105,10 +106,10 @@ typedef struct synth {
     porep_graph graph;
     porep_hashers hashers;
     porep_dom replica_id, data, label_key;
-    size_t nchal;         /* distinct challenged nodes */
-    uint64_t *chal;       /* sorted */
-    porep_dom *labels;    /* nchal x layers: the challenged nodes' computed labels */
-    uint32_t *parents;    /* nchal x POREP_DEGREE */
+    size_t nchal;      /* distinct challenged nodes */
+    uint64_t *chal;    /* sorted */
+    porep_dom *labels; /* nchal x layers: the challenged nodes' computed labels */
+    uint32_t *parents; /* nchal x POREP_DEGREE */
     sparse_tree tree_d, tree_c, tree_r;
 } synth;
 
@@ -117,8 +118,10 @@ static size_t find_node(const uint64_t *v, size_t n, uint64_t x)
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x) lo = mid + 1;
-        else hi = mid;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < n && v[lo] == x ? lo : SIZE_MAX;
 }

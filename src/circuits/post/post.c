@@ -6,7 +6,10 @@
 #include "circuits/gadgets/constraint.h"
 #include "circuits/gadgets/poseidon.h"
 
-static int post_pow2_arity(unsigned a) { return a >= 2 && a <= 16 && (a & (a - 1)) == 0; }
+static int post_pow2_arity(unsigned a)
+{
+    return a >= 2 && a <= 16 && (a & (a - 1)) == 0;
+}
 
 void post_circuit_free(post_circuit *c)
 {
@@ -23,8 +26,8 @@ cuzk_status post_circuit_init(post_circuit *c, uint64_t nodes, unsigned sectors,
     memset(c, 0, sizeof *c);
     const char *who = "post_circuit_init";
     if (sectors == 0 || sectors > POST_MAX_SECTORS || challenges == 0 || challenges > POST_CIRCUIT_MAX_CHALLENGES)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: %u sectors x %u challenges (1..%d x 1..%d)", who,
-                              sectors, challenges, POST_MAX_SECTORS, POST_CIRCUIT_MAX_CHALLENGES);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: %u sectors x %u challenges (1..%d x 1..%d)", who, sectors,
+                              challenges, POST_MAX_SECTORS, POST_CIRCUIT_MAX_CHALLENGES);
     if (!post_pow2_arity(base_arity) || base_arity > 8 || (sub_arity && !post_pow2_arity(sub_arity)) ||
         (top_arity && (!post_pow2_arity(top_arity) || !sub_arity)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: tree shape %u-%u-%u", who, base_arity, sub_arity,
@@ -68,7 +71,10 @@ cuzk_status post_circuit_init(post_circuit *c, uint64_t nodes, unsigned sectors,
     return CUZK_OK;
 }
 
-size_t post_num_public_inputs(const post_circuit *c) { return (size_t)c->sectors * (1 + c->challenges); }
+size_t post_num_public_inputs(const post_circuit *c)
+{
+    return (size_t)c->sectors * (1 + c->challenges);
+}
 
 static size_t post_path_sibs(const post_circuit *c)
 {

@@ -73,8 +73,8 @@ cuzk_status post_synthesize_witness(pool_t *pool, const post_circuit *c, const p
     if (st != CUZK_OK) return cuzk_error_prefix(err, "%s: ", who);
     static const size_t no_nnz[3] = {0, 0, 0};
     size_t S = c->sectors;
-    if ((st = r1cs_create_compiled(out, 1 + S * L.blk_in, S * L.blk_aux, S * L.blk_con, no_nnz, R1CS_WITNESS,
-                                   err)) != CUZK_OK)
+    if ((st = r1cs_create_compiled(out, 1 + S * L.blk_in, S * L.blk_aux, S * L.blk_con, no_nnz, R1CS_WITNESS, err)) !=
+        CUZK_OK)
         return cuzk_error_prefix(err, "%s: ", who);
     cuzk_status *sts = r1cs_xcalloc(S, sizeof *sts);
     cuzk_error *errs = r1cs_xcalloc(S, sizeof *errs);
@@ -117,8 +117,7 @@ typedef struct post_template {
 } post_template;
 
 /* Column col of s2 (inputs ni2 = 1 + 2 blk_in) in the S-sector system (ni inputs); -1 for a column of block 1. */
-static int post_map_column(const post_layout *L, size_t ni2, size_t ni, uint32_t col, uint32_t *base,
-                           uint32_t *delta)
+static int post_map_column(const post_layout *L, size_t ni2, size_t ni, uint32_t col, uint32_t *base, uint32_t *delta)
 {
     if (col == 0) {
         *base = 0, *delta = 0;
@@ -155,12 +154,12 @@ static cuzk_status post_make_templates(const r1cs *s2, const post_layout *L, siz
                                       "%c rows %zu and %zu (sectors 0 and 1) differ in length", "ABC"[m], r, r + b1);
             for (uint64_t k = rs[r]; k < rs[r + 1]; k++, k1++) {
                 if (post_map_column(L, s2->num_inputs, ni, mx[m]->col[k], &tm[m].base[k], &tm[m].delta[k]))
-                    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "%c row %zu uses column %u of sector 1",
-                                          "ABC"[m], r, mx[m]->col[k]);
+                    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "%c row %zu uses column %u of sector 1", "ABC"[m],
+                                          r, mx[m] -> col[k]);
                 if (mx[m]->col[k1] != mx[m]->col[k] + tm[m].delta[k] || mx[m]->coeff[k1] != mx[m]->coeff[k])
                     return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
-                                          "%c rows %zu and %zu (sectors 0 and 1) are not one block apart", "ABC"[m],
-                                          r, r + b1);
+                                          "%c rows %zu and %zu (sectors 0 and 1) are not one block apart", "ABC"[m], r,
+                                          r + b1);
             }
         }
     }

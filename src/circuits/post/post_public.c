@@ -1,6 +1,5 @@
 #include "circuits/post/post_public.h"
 
-
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +39,10 @@ const post_proof_type *post_proof_type_find(post_kind kind, uint64_t sector_size
     return best;
 }
 
-const char *post_kind_name(post_kind kind) { return kind == POST_WINDOW ? "WindowPoSt" : "WinningPoSt"; }
+const char *post_kind_name(post_kind kind)
+{
+    return kind == POST_WINDOW ? "WindowPoSt" : "WinningPoSt";
+}
 
 cuzk_status post_circuit_info(post_kind kind, uint64_t sector_size, post_info *out, cuzk_error *err)
 {

@@ -21,8 +21,8 @@ typedef struct post_proof_type {
     unsigned id;          /* abi.RegisteredPoStProof: Winning 0-4, Window V1 5-9, Window V1_1 10-14 */
     uint64_t sector_size; /* bytes */
     post_kind kind;
-    porep_api api;        /* POREP_API_1_0 (ids 0-9) or POREP_API_1_2 (ids 10-14) */
-    unsigned challenges;  /* inclusion proofs per sector vanilla proof: 66 Winning, 10 Window */
+    porep_api api;         /* POREP_API_1_0 (ids 0-9) or POREP_API_1_2 (ids 10-14) */
+    unsigned challenges;   /* inclusion proofs per sector vanilla proof: 66 Winning, 10 Window */
     unsigned sector_count; /* sectors per partition: Winning 1; Window 2349 (32 GiB), 2300 (64 GiB), else 2 */
 } post_proof_type;
 

@@ -21,7 +21,10 @@ static int log_exact(uint64_t n, unsigned base, unsigned *out)
     return n == 1 ? 0 : -1;
 }
 
-static int pow2_arity(unsigned a) { return a >= 2 && a <= 16 && (a & (a - 1)) == 0; }
+static int pow2_arity(unsigned a)
+{
+    return a >= 2 && a <= 16 && (a & (a - 1)) == 0;
+}
 
 void stacked_circuit_free(stacked_circuit *c)
 {
@@ -90,8 +93,7 @@ cuzk_status stacked_circuit_init(stacked_circuit *c, uint64_t nodes, unsigned la
     return CUZK_OK;
 }
 
-cuzk_status stacked_circuit_init_geometry(stacked_circuit *c, const porep_geometry *g, porep_kind kind,
-                                          cuzk_error *err)
+cuzk_status stacked_circuit_init_geometry(stacked_circuit *c, const porep_geometry *g, porep_kind kind, cuzk_error *err)
 {
     cuzk_status st = stacked_circuit_init(c, g->nodes, g->layers, porep_challenges(g, kind), g->base_arity,
                                           g->sub_arity, g->top_arity, err);
@@ -120,8 +122,8 @@ static cuzk_status inclusion(r1cs *cs, const por_tree *t, const stacked_path *pa
 }
 
 /* Column::alloc, AllocatedColumn::hash (hash_single_column), enforce_inclusion into TreeC. */
-static cuzk_status parent_column(r1cs *cs, const stacked_circuit *c, const stacked_column *cp,
-                                 const gadget_num *comm_c, gadget_num *rows, const char *what, cuzk_error *err)
+static cuzk_status parent_column(r1cs *cs, const stacked_circuit *c, const stacked_column *cp, const gadget_num *comm_c,
+                                 gadget_num *rows, const char *what, cuzk_error *err)
 {
     fr_t zero;
     fr_set_zero(&zero);
@@ -153,8 +155,7 @@ cuzk_status stacked_synth_columns(r1cs *cs, const stacked_circuit *c, const stac
     fr_t zero;
     fr_set_zero(&zero);
     if ((st = gadget_num_alloc(cs, p ? &p->data_leaf : &zero, &v->data_leaf, err)) != CUZK_OK) return st;
-    if ((st = inclusion(cs, &c->tree_d, p ? &p->comm_d : NULL, &v->data_leaf, &top->comm_d, "comm_d_inclusion",
-                        err)))
+    if ((st = inclusion(cs, &c->tree_d, p ? &p->comm_d : NULL, &v->data_leaf, &top->comm_d, "comm_d_inclusion", err)))
         return st;
 
     char what[48];
@@ -196,8 +197,8 @@ cuzk_status stacked_synth_label(r1cs *cs, const stacked_circuit *c, const stacke
     /* The 37-parent layout: layer 1 repeats its 6 parents six times then the first; later layers their 14
      * twice then the first 9. Both are the parents list repeated cyclically. */
     for (int j = 0; j < STACKED_LABEL_PARENTS; j++) expanded[j] = bits[j % n];
-    if ((st = stacked_create_label(cs, top->replica_id, expanded, layer, &v->challenge, &v->labels[layer - 1],
-                                   err)) != CUZK_OK)
+    if ((st = stacked_create_label(cs, top->replica_id, expanded, layer, &v->challenge, &v->labels[layer - 1], err)) !=
+        CUZK_OK)
         return cuzk_error_prefix(err, "labeling_%u: ", layer);
     return CUZK_OK;
 }

@@ -54,14 +54,14 @@ typedef struct stacked_path {
 } stacked_path;
 
 typedef struct stacked_column {
-    fr_t *rows; /* the node's labels in layers 1..L */
+    fr_t *rows;        /* the node's labels in layers 1..L */
     stacked_path path; /* TreeC */
 } stacked_column;
 
 typedef struct stacked_challenge {
     uint64_t challenge;
     fr_t data_leaf;
-    stacked_path comm_d;      /* TreeD path of data_leaf */
+    stacked_path comm_d; /* TreeD path of data_leaf */
     stacked_column drg[POREP_DRG_DEGREE], exp[POREP_EXP_DEGREE];
     stacked_path comm_r_last; /* TreeR path of the replica node */
     stacked_path comm_c;      /* TreeC path of the challenged column */

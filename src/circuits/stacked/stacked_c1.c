@@ -76,8 +76,8 @@ cuzk_status stacked_witness_from_c1(stacked_witness *w, const stacked_circuit *c
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                               "stacked_witness_from_c1: C1 (%s, %u partitions x %u challenges) does not fit the "
                               "circuit (%llu nodes, %u layers, %u challenges) or partition %u",
-                              g ? g->name : "no geometry", c1->partitions, c1->challenges,
-                              (unsigned long long)c->nodes, c->layers, c->challenges, k);
+                              g ? g->name : "no geometry", c1->partitions, c1->challenges, (unsigned long long)c->nodes,
+                              c->layers, c->challenges, k);
     cuzk_status st = stacked_witness_alloc(w, c, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "stacked_witness_from_c1: ");
     if ((st = fill(w, c, c1, k, err)) != CUZK_OK) {

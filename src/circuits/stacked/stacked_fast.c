@@ -60,9 +60,9 @@ static cuzk_status run_segment(r1cs *cs, const stacked_circuit *c, const stacked
     start[0] = cs->num_inputs;
     start[1] = cs->num_aux;
     start[2] = cs->num_constraints;
-    return s == 0             ? stacked_synth_columns(cs, c, p, &top, v, err)
+    return s == 0           ? stacked_synth_columns(cs, c, p, &top, v, err)
            : s <= c->layers ? stacked_synth_label(cs, c, &top, v, s, err)
-                              : stacked_synth_finish(cs, c, p, &top, v, err);
+                            : stacked_synth_finish(cs, c, p, &top, v, err);
 }
 
 typedef struct count_job {
@@ -219,8 +219,8 @@ cuzk_status stacked_synthesize_witness(pool_t *pool, const stacked_circuit *c, c
     cuzk_status st = layout_of(pool, c, &L, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "%s: ", who);
     static const size_t no_nnz[3] = {0, 0, 0};
-    st = r1cs_create_compiled(out, L.top_in + L.n * L.blk_in, L.top_aux + L.n * L.blk_aux,
-                              L.top_con + L.n * L.blk_con, no_nnz, R1CS_WITNESS, err);
+    st = r1cs_create_compiled(out, L.top_in + L.n * L.blk_in, L.top_aux + L.n * L.blk_aux, L.top_con + L.n * L.blk_con,
+                              no_nnz, R1CS_WITNESS, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "%s: ", who);
     advise_huge(out->aux, out->num_aux * sizeof(fr_t));
     size_t first_loop = (size_t)L.n * (L.layers + 1), units = first_loop + L.n;
@@ -317,9 +317,8 @@ static cuzk_status make_templates(const r1cs *s2, const layout *L, size_t ni, te
             for (uint64_t k = rs[r]; k < rs[r + 1]; k++)
                 if (map_column(L, ni2, ni, mx[m]->col[k], &tm[m].base[k], &tm[m].delta[k]) ||
                     (r < b0 && tm[m].delta[k]))
-                    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
-                                          "%c row %zu uses column %u of a later challenge", "ABC"[m], r,
-                                          mx[m]->col[k]);
+                    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "%c row %zu uses column %u of a later challenge",
+                                          "ABC"[m], r, mx[m] -> col[k]);
             if (r < b0) continue;
             /* The same row of block 1. */
             size_t r1 = r + L->blk_con;

@@ -41,7 +41,10 @@ const fr_t *update_tree_node(const update_tree *t, unsigned level, uint64_t inde
     return &t->lvl[level][index];
 }
 
-const fr_t *update_tree_root(const update_tree *t) { return update_tree_node(t, t->levels, 0); }
+const fr_t *update_tree_root(const update_tree *t)
+{
+    return update_tree_node(t, t->levels, 0);
+}
 
 void update_tree_free(update_tree *t)
 {

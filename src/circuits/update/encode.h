@@ -19,9 +19,9 @@ typedef struct update_tree {
     unsigned arity[POR_MAX_LEVELS];
     const poseidon_constants *pc[POR_MAX_LEVELS];
     unsigned leaf_bits, block_bits;
-    unsigned chain_levels;            /* levels 0..chain_levels-1 are one value per block */
-    fr_t *chain;                      /* blocks x chain_levels */
-    fr_t *lvl[POR_MAX_LEVELS + 1];    /* levels chain_levels..levels, stored */
+    unsigned chain_levels;         /* levels 0..chain_levels-1 are one value per block */
+    fr_t *chain;                   /* blocks x chain_levels */
+    fr_t *lvl[POR_MAX_LEVELS + 1]; /* levels chain_levels..levels, stored */
 } update_tree;
 
 /* TreeD (tree_d 1) or TreeR of circuit c over 2^(leaf_bits - block_bits) block values. */

@@ -12,10 +12,10 @@
 
 /* constants.rs: SECTOR_SIZE_* in nodes and validate_tree_r_shape. */
 static const update_geometry GEOMETRIES[] = {
-    {"1KiB", 1ull << 5, 8, 4, 0},    {"2KiB", 1ull << 6, 8, 0, 0},    {"4KiB", 1ull << 7, 8, 2, 0},
-    {"8KiB", 1ull << 8, 8, 4, 0},    {"16KiB", 1ull << 9, 8, 8, 0},   {"32KiB", 1ull << 10, 8, 8, 2},
-    {"8MiB", 1ull << 18, 8, 0, 0},   {"16MiB", 1ull << 19, 8, 2, 0},  {"512MiB", 1ull << 24, 8, 0, 0},
-    {"32GiB", 1ull << 30, 8, 8, 0},  {"64GiB", 1ull << 31, 8, 8, 2},
+    {"1KiB", 1ull << 5, 8, 4, 0},   {"2KiB", 1ull << 6, 8, 0, 0},   {"4KiB", 1ull << 7, 8, 2, 0},
+    {"8KiB", 1ull << 8, 8, 4, 0},   {"16KiB", 1ull << 9, 8, 8, 0},  {"32KiB", 1ull << 10, 8, 8, 2},
+    {"8MiB", 1ull << 18, 8, 0, 0},  {"16MiB", 1ull << 19, 8, 2, 0}, {"512MiB", 1ull << 24, 8, 0, 0},
+    {"32GiB", 1ull << 30, 8, 8, 0}, {"64GiB", 1ull << 31, 8, 8, 2},
 };
 #define NGEOM (sizeof GEOMETRIES / sizeof GEOMETRIES[0])
 
@@ -44,7 +44,8 @@ cuzk_status update_geometry_parse(const char *text, const update_geometry **out,
     if (*text && !*end && (*out = update_geometry_for_size(v)) != NULL) return CUZK_OK;
     return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
                           "sector size '%s' has no SnapDeals circuit (1KiB, 2KiB, 4KiB, 8KiB, 16KiB, 32KiB, 8MiB, "
-                          "16MiB, 512MiB, 32GiB, 64GiB)", text);
+                          "16MiB, 512MiB, 32GiB, 64GiB)",
+                          text);
 }
 
 static unsigned log2u(uint64_t v)
@@ -83,8 +84,8 @@ cuzk_status update_circuit_init(update_circuit *c, const update_geometry *g, cuz
         update_circuit_free(c);
         return cuzk_error_prefix(err, "update_circuit_init: %s: ", g->name);
     }
-    unsigned rest = c->challenge_bits - (g->sub_arity ? log2u(g->sub_arity) : 0) -
-                    (g->top_arity ? log2u(g->top_arity) : 0);
+    unsigned rest =
+        c->challenge_bits - (g->sub_arity ? log2u(g->sub_arity) : 0) - (g->top_arity ? log2u(g->top_arity) : 0);
     unsigned base_levels = rest / log2u(g->base_arity);
     c->tree_r.hasher = POR_POSEIDON;
     unsigned l = 0;
@@ -120,7 +121,10 @@ void update_circuit_free(update_circuit *c)
     memset(c, 0, sizeof *c);
 }
 
-unsigned update_h_default(const update_circuit *c) { return c->hs[3]; }
+unsigned update_h_default(const update_circuit *c)
+{
+    return c->hs[3];
+}
 
 cuzk_status update_k_and_h_select(const update_circuit *c, unsigned k, unsigned h, uint64_t *out, cuzk_error *err)
 {
@@ -139,8 +143,8 @@ cuzk_status update_witness_alloc(update_witness *w, const update_circuit *c, cuz
 {
     memset(w, 0, sizeof *w);
     size_t per = (size_t)2 * c->r_sibs + c->challenge_bits;
-    size_t bytes = sizeof(fr_t) * c->apex_leaves + sizeof(update_challenge) * c->challenges +
-                   sizeof(fr_t) * per * c->challenges;
+    size_t bytes =
+        sizeof(fr_t) * c->apex_leaves + sizeof(update_challenge) * c->challenges + sizeof(fr_t) * per * c->challenges;
     uint8_t *b = calloc(1, bytes);
     if (!b) return cuzk_error_set(err, CUZK_ERR_NOMEM, "update_witness_alloc: %zu bytes", bytes);
     w->block = b;
@@ -216,8 +220,7 @@ cuzk_status update_witness_check(const update_circuit *c, const update_witness *
     if (k >= c->partitions)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "k_and_h_select: partition %u of %u", k, c->partitions);
     if (hsel == 0 || (hsel & (hsel - 1)))
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "k_and_h_select: h_select 0x%x has not exactly one bit",
-                              hsel);
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "k_and_h_select: h_select 0x%x has not exactly one bit", hsel);
     if (w->challenges != c->challenges)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "witness of %u challenges, circuit %u", w->challenges,
                               c->challenges);
@@ -277,8 +280,7 @@ static cuzk_status alloc_num(r1cs *cs, const fr_t *v, gadget_num *out, cuzk_erro
 }
 
 /* lc = sum 2^i bits[i]; enforce lc * ONE = num (k_and_h_select binary decomp, allocated_num_to_allocated_bits). */
-static cuzk_status enforce_decomp(r1cs *cs, const gadget_bit *bits, unsigned n, const gadget_num *num,
-                                  cuzk_error *err)
+static cuzk_status enforce_decomp(r1cs *cs, const gadget_bit *bits, unsigned n, const gadget_num *num, cuzk_error *err)
 {
     if (cs->witness_only) return r1cs_enforce(cs, NULL, NULL, NULL, err);
     r1cs_lc a;
@@ -462,12 +464,13 @@ cuzk_status update_synth_top(r1cs *cs, const update_circuit *c, const update_wit
     return synth_top(cs, c, w, NULL, NULL, top, err);
 }
 
-cuzk_status update_synth_top_skip_apex(r1cs *cs, const update_circuit *c, const update_witness *w,
-                                       const fr_t *nodes, update_top_vars *top, cuzk_error *err)
+cuzk_status update_synth_top_skip_apex(r1cs *cs, const update_circuit *c, const update_witness *w, const fr_t *nodes,
+                                       update_top_vars *top, cuzk_error *err)
 {
     if (!cs->witness_only || !nodes)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "update_synth_top_skip_apex: needs a witness-only system "
-                                                         "and the apex nodes");
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "update_synth_top_skip_apex: needs a witness-only system "
+                              "and the apex nodes");
     return synth_top(cs, c, w, nodes, NULL, top, err);
 }
 
@@ -591,9 +594,10 @@ cuzk_status update_synth_challenge_treed_level(r1cs *cs, const update_circuit *c
                                                fr_t *next, cuzk_error *err)
 {
     if (!cs->witness_only || l >= c->tree_d.levels)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "update_synth_challenge_treed_level: level %u of %u in a "
-                                                         "%switness-only system", l, c->tree_d.levels,
-                              cs->witness_only ? "" : "non-");
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "update_synth_challenge_treed_level: level %u of %u in a "
+                              "%switness-only system",
+                              l, c->tree_d.levels, cs->witness_only ? "" : "non-");
     /* The node, the sibling and the index bit are read through their values (r1cs_one() stands for their
      * variables: a witness-only system builds no combination). */
     fr_t zero;
@@ -694,8 +698,10 @@ static cuzk_status count_parts(const update_circuit *c, update_info *out, cuzk_e
         if (st == CUZK_OK && L > 1 && (st = r1cs_create_counter(&part, err)) == CUZK_OK) {
             st = update_synth_challenge_treed_level(&part, c, &top, 0, NULL, 0, &z, &nx, err);
             if (st == CUZK_OK && (part.num_aux != la || part.num_constraints != lc))
-                st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "TreeD level 0: %zu aux, %zu constraints; %zu, %zu by "
-                                    "difference", part.num_aux, part.num_constraints, la, lc);
+                st = cuzk_error_set(err, CUZK_ERR_INTERNAL,
+                                    "TreeD level 0: %zu aux, %zu constraints; %zu, %zu by "
+                                    "difference",
+                                    part.num_aux, part.num_constraints, la, lc);
             r1cs_free(&part);
         }
         update_top_vars_free(&top);

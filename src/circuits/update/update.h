@@ -41,10 +41,10 @@ typedef struct update_circuit {
     unsigned challenge_bits, challenges, partitions, partition_bits, apex_leaves, apex_bits;
     unsigned hs[UPDATE_HS];
     unsigned bits_per_challenge, challenges_per_digest, digests; /* gen_challenge_bits */
-    unsigned r_levels;  /* TreeR path length: base levels + sub + top */
-    unsigned r_sibs;    /* TreeR siblings per path */
-    por_tree tree_r;    /* Poseidon 8-x-y */
-    por_tree tree_d;    /* SHA-256 binary, the levels below the apex leaf */
+    unsigned r_levels;                                           /* TreeR path length: base levels + sub + top */
+    unsigned r_sibs;                                             /* TreeR siblings per path */
+    por_tree tree_r;                                             /* Poseidon 8-x-y */
+    por_tree tree_d;                                             /* SHA-256 binary, the levels below the apex leaf */
     poseidon_constants p2, p_gen, p_base, p_sub, p_top;
 } update_circuit;
 
@@ -110,8 +110,8 @@ cuzk_status update_synth_top(r1cs *cs, const update_circuit *c, const update_wit
  * left to others, for the parallel witness: in a witness-only cs each hash is skipped (r1cs_witness_skip of
  * hash_aux aux and hash_constraints constraints, update_info's apex_hash_*) and its output takes the value
  * nodes[j], j the hash's number in that order; the rest is update_synth_top exactly. */
-cuzk_status update_synth_top_skip_apex(r1cs *cs, const update_circuit *c, const update_witness *w,
-                                       const fr_t *nodes, update_top_vars *top, cuzk_error *err);
+cuzk_status update_synth_top_skip_apex(r1cs *cs, const update_circuit *c, const update_witness *w, const fr_t *nodes,
+                                       update_top_vars *top, cuzk_error *err);
 void update_top_vars_free(update_top_vars *top);
 /* Challenge i's block. p NULL: shape. */
 cuzk_status update_synth_challenge(r1cs *cs, const update_circuit *c, const update_top_vars *top, unsigned i,
@@ -153,8 +153,8 @@ typedef struct update_info {
     size_t inputs;            /* including ONE */
     size_t aux;
     size_t top_constraints, top_aux, challenge_constraints, challenge_aux; /* the parts */
-    size_t apex_aux;                                   /* top aux before the apex tree's first hash */
-    size_t apex_hash_aux, apex_hash_constraints;       /* one apex-tree hash (every one has this shape) */
+    size_t apex_aux;                                       /* top aux before the apex tree's first hash */
+    size_t apex_hash_aux, apex_hash_constraints;           /* one apex-tree hash (every one has this shape) */
     size_t challenge_head_aux, challenge_head_constraints; /* a block before its TreeD path */
     size_t treed_level_aux, treed_level_constraints;       /* one TreeD level of a block (the last: +1 constraint) */
 } update_info;

@@ -151,8 +151,8 @@ static void block_task(void *ctx, size_t begin, size_t end, unsigned worker)
             st = r1cs_create_witness_only_at(&cs, at + in->challenge_head_aux + (size_t)l * want_aux, want_aux, e);
             if (st == CUZK_OK) st = update_synth_challenge_treed_level(&cs, c, j->top, i, p, l, n, &next, e);
             if (st == CUZK_OK && !fr_eq(&next, &n[1]))
-                st = cuzk_error_set(e, CUZK_ERR_INTERNAL, "TreeD level %u: the circuit's hash is not the native one",
-                                    l);
+                st =
+                    cuzk_error_set(e, CUZK_ERR_INTERNAL, "TreeD level %u: the circuit's hash is not the native one", l);
         }
         if (st == CUZK_OK && (cs.num_aux != want_aux || cs.num_constraints != want_con || cs.num_inputs != 1))
             st = cuzk_error_set(e, CUZK_ERR_INTERNAL, "piece %u: %zu aux, %zu constraints; counted %zu, %zu", part,
@@ -362,8 +362,7 @@ cuzk_status update_compile_shape(pool_t *pool, const update_circuit *c, r1cs *ou
         for (size_t r = top_con; r < top_con + blk_con && st == CUZK_OK; r++) {
             size_t r1 = r + blk_con;
             if (rs[r1 + 1] - rs[r1] != rs[r + 1] - rs[r]) {
-                st = cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "%c rows %zu and %zu differ in length", "ABC"[m], r,
-                                    r1);
+                st = cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "%c rows %zu and %zu differ in length", "ABC"[m], r, r1);
                 break;
             }
             for (uint64_t k = rs[r], k1 = rs[r1]; k < rs[r + 1]; k++, k1++)
