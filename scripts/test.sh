@@ -46,6 +46,14 @@ else
   failed=$((failed + 1))
 fi
 
+echo "== Format (scripts/check-format.sh against .clang-format) =="
+if scripts/check-format.sh; then
+  passed=$((passed + 1))
+else
+  echo "scripts/check-format.sh --fix formats the files listed above"
+  failed=$((failed + 1))
+fi
+
 echo "== Release build =="
 # The GPU code is compiled (and its tests skip without a GPU); Hopper machine code only, to save time.
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
