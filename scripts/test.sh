@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the include layering, builds cuzk and runs every test: a Release build, an ASan+UBSan build, the
+# Checks the include layering and the format (.clang-format), builds cuzk and runs every test: a Release build, an ASan+UBSan build, the
 # engine's concurrency tests under TSan, and the fuzz targets for a bounded time. The JavaScript oracles come from npm
 # lockfiles: @noble/curves in tests/oracle, snarkjs and circom2 in
 # tests/snarkjs, @grpc/grpc-js in tests/daemon. Ends with one summary line.
