@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Checks the include layering and the format (.clang-format), builds cuzk and runs every test: a Release build, an ASan+UBSan build, the
-# engine's concurrency tests under TSan, and the fuzz targets for a bounded time. The JavaScript oracles come from npm
-# lockfiles: @noble/curves in tests/oracle, snarkjs and circom2 in
-# tests/snarkjs, @grpc/grpc-js in tests/daemon. Ends with one summary line.
+# Checks the include layering and the format (.clang-format), builds cuzk and runs every test: a Release build,
+# an ASan+UBSan build, the engine's concurrency tests under TSan, and the fuzz targets for a bounded time. The
+# JavaScript oracles come from npm lockfiles: @noble/curves in tests/oracle, snarkjs and circom2 in tests/snarkjs,
+# @grpc/grpc-js in tests/daemon. Ends with one summary line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
