@@ -94,7 +94,9 @@ struct engine {
     unsigned *dev_busy;    /* per device: its prover workers in prove_start */
     part *fin_head;        /* finish queue: unbounded (its entries hold only the witness, already reserved) */
 
-    unsigned n_synth, n_prover, n_finish; /* n_synth: the ordinary synthesis workers; one reserved one more */
+    /* The ordinary synthesis and prover workers; for CRITICAL work one more synthesis worker and one more prover
+     * worker per device (ids n_prover..) are reserved. */
+    unsigned n_synth, n_prover, n_finish;
     pthread_t *threads;
     struct worker_arg *wargs;
     unsigned n_threads;
