@@ -1202,10 +1202,14 @@ static void test_critical_latency(void)
                   "load %d: %u large prove_start calls ended first", load,
                   tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb));
         pthread_mutex_unlock(&l.mu);
-        /* The CRITICAL prove_start came right after those in progress when it was handed off. */
-        unsigned at = mem_load ? 1 : 2;
-        CHECK_MSG(tb.n_calls > at && tb.calls[at] == idc, "load %d: prove_start call %u was job %llu", load, at,
-                  (unsigned long long)(tb.n_calls > at ? tb.calls[at] : 0));
+        /* The CRITICAL prove_start came right after those in progress when it was handed off. In the capacity
+         * load the worker that came free may start a queued partition at the same moment on its own, while the
+         * reserved prover worker starts the CRITICAL one, so either of the next two calls may be it. */
+        unsigned at = mem_load ? 1 : 2, pos = 0;
+        while (pos < tb.n_calls && tb.calls[pos] != idc) pos++;
+        CHECK_MSG(pos < tb.n_calls && pos >= at && pos <= at + (mem_load ? 0u : 1u),
+                  "load %d: the CRITICAL prove_start was call %u of %u (expected %u%s)", load, pos, tb.n_calls, at,
+                  mem_load ? "" : " or the next");
         tl_free(&l);
         pthread_cond_destroy(&tb.cv);
         pthread_mutex_destroy(&tb.mu);
