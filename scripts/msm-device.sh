@@ -6,7 +6,9 @@
 # 2. AFTER: every test_gpu_* (each bounded).
 # 3. BEFORE and AFTER alternately: cuzk-bench gpu-msm --from 24 --log 26 --runs 5; gpu-g2 --runs 5 --check;
 #    batch --circuit synthetic:k=27 --stages 3 --cpu-reps 0 --fake-setup; then gpu-msm and gpu-g2 once more each
-#    while the time allows.
+#    while the time allows. MSM_DEVICE_POREP32=1: instead, batch --circuit porep:32GiB -n 4 -j 2
+#    --partition-workers 3 before and after (set MSM_DEVICE_LIMIT=560 for it). MSM_DEVICE_REUSE=1 keeps builds
+#    already in build-msm/ (a warm machine).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 1 ] && [ -d "$1" ] || { echo "usage: $0 BEFORE_TREE"; exit 2; }
@@ -86,11 +88,16 @@ run_pair() { # name timeout args...
     step "$name-before" "$BB" "$to" "$@"
     step "$name-after" "$BA" "$to" "$@"
 }
-run_pair msm1 90 gpu-msm --from 24 --log 26 --runs 5
-run_pair g2-1 60 gpu-g2 --runs 5 --check
-run_pair batch 120 batch --circuit synthetic:k=27 --stages 3 --cpu-reps 0 --fake-setup
-run_pair msm2 90 gpu-msm --from 24 --log 26 --runs 5
-run_pair g2-2 60 gpu-g2 --runs 5 --check
+if [ -n "${MSM_DEVICE_POREP32:-}" ]; then
+    # The 32 GiB PoRep batch before and after instead (issue 21's last measurement): ~2.5 min each.
+    run_pair porep32 200 batch --circuit porep:32GiB -n 4 -j 2 --partition-workers 3
+else
+    run_pair msm1 90 gpu-msm --from 24 --log 26 --runs 5
+    run_pair g2-1 60 gpu-g2 --runs 5 --check
+    run_pair batch 120 batch --circuit synthetic:k=27 --stages 3 --cpu-reps 0 --fake-setup
+    run_pair msm2 90 gpu-msm --from 24 --log 26 --runs 5
+    run_pair g2-2 60 gpu-g2 --runs 5 --check
+fi
 
 echo
 echo "== msm-device summary ($(elapsed) s) =="
@@ -100,6 +107,9 @@ for f in "$LOGDIR"/msm?-*.log; do
 done
 for f in "$LOGDIR"/g2-?-*.log; do
     [ -f "$f" ] && { echo "  $(basename "$f" .log):"; sed -n '/^variant/,$p' "$f" | sed 's/^/    /'; }
+done
+for f in "$LOGDIR"/porep32-*.log; do
+    [ -f "$f" ] && { echo "  $(basename "$f" .log):"; grep -E "^throughput|^prover/|^synth/|^prover busy|^peak" "$f" | sed 's/^/    /'; }
 done
 for f in "$LOGDIR"/batch-*.log; do
     [ -f "$f" ] && { echo "  $(basename "$f" .log):"; grep -iE "prove_start|median|B_G2|MSM|error|fail" "$f" | tail -12 | sed 's/^/    /'; }
