@@ -6,8 +6,8 @@
 # 2. AFTER: every test_gpu_* (each bounded).
 # 3. BEFORE and AFTER alternately: cuzk-bench gpu-msm --from 24 --log 26 --runs 5; gpu-g2 --runs 5 --check;
 #    batch --circuit synthetic:k=27 --stages 3 --cpu-reps 0 --fake-setup; then gpu-msm and gpu-g2 once more each
-#    while the time allows. MSM_DEVICE_POREP32=1: instead, batch --circuit porep:32GiB -n 4 -j 2
-#    --partition-workers 3 before and after (set MSM_DEVICE_LIMIT=560 for it). MSM_DEVICE_REUSE=1 keeps builds
+#    while the time allows. MSM_DEVICE_POREP32=1: instead, batch --circuit porep:32GiB -n 3 -j 2
+#    --partition-workers 3 before and after (set MSM_DEVICE_LIMIT=590 for it). MSM_DEVICE_REUSE=1 keeps builds
 #    already in build-msm/ (a warm machine).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -89,8 +89,8 @@ run_pair() { # name timeout args...
     step "$name-after" "$BA" "$to" "$@"
 }
 if [ -n "${MSM_DEVICE_POREP32:-}" ]; then
-    # The 32 GiB PoRep batch before and after instead (issue 21's last measurement): ~2.5 min each.
-    run_pair porep32 200 batch --circuit porep:32GiB -n 4 -j 2 --partition-workers 3
+    # The 32 GiB PoRep batch before and after instead (issue 21's last measurement): ~2 min each.
+    run_pair porep32 150 batch --circuit porep:32GiB -n 3 -j 2 --partition-workers 3
 else
     run_pair msm1 90 gpu-msm --from 24 --log 26 --runs 5
     run_pair g2-1 60 gpu-g2 --runs 5 --check
