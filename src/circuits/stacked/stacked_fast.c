@@ -3,12 +3,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "circuits/gadgets/num.h"
 #include "circuits/gadgets/uint64.h"
+#include "util/hugepage.h"
 
 /* Where the variables and rows of the partition live: the top level first, then challenge blocks of equal size. A
  * block is made of segments, in order: the columns part, the label of each layer, the finish (stacked.h). */
@@ -129,21 +127,6 @@ static cuzk_status layout_of(pool_t *pool, const stacked_circuit *c, layout *L, 
 
 /* ---- witness ---- */
 
-/* Every value is written once, by a copy into fresh memory: with 4 KiB pages that costs a page fault per 128
- * values, as much as the copy itself. Transparent huge pages take 512 times fewer faults where the system allows
- * them on request; this is only a hint, and nothing changes where it is refused. */
-static void advise_huge(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t b = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (e > b) (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
 typedef struct witness_job {
     const stacked_circuit *c;
     const stacked_witness *w;
@@ -222,7 +205,7 @@ cuzk_status stacked_synthesize_witness(pool_t *pool, const stacked_circuit *c, c
     st = r1cs_create_compiled(out, L.top_in + L.n * L.blk_in, L.top_aux + L.n * L.blk_aux, L.top_con + L.n * L.blk_con,
                               no_nnz, R1CS_WITNESS, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "%s: ", who);
-    advise_huge(out->aux, out->num_aux * sizeof(fr_t));
+    hugepage_advise(out->aux, out->num_aux * sizeof(fr_t));
     size_t first_loop = (size_t)L.n * (L.layers + 1), units = first_loop + L.n;
     cuzk_status *sts = r1cs_xcalloc(units, sizeof *sts);
     cuzk_error *errs = r1cs_xcalloc(units, sizeof *errs);

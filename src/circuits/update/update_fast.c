@@ -1,12 +1,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "circuits/hash/sha256.h"
 #include "circuits/update/update.h"
+#include "util/hugepage.h"
 
 /* ---- witness ----
  *
@@ -23,20 +21,6 @@
  * through their values only. A block is ~940 K constraints at 32 GiB, 86 of them: 16 threads would take 6 rounds
  * of blocks for 5.4 blocks' work each; a TreeD level is ~46 K. Every circuit hash is compared with the native
  * value it stands in for (CUZK_ERR_INTERNAL). */
-
-/* Transparent huge pages where the system grants them on request: one fault per 2 MiB instead of per 4 KiB of
- * fresh output. Only a hint. */
-static void advise_huge(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t b = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (e > b) (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
 
 static void sha_node(const fr_t *l, const fr_t *r, fr_t *out)
 {
@@ -207,7 +191,7 @@ cuzk_status update_synthesize_witness(pool_t *pool, const update_circuit *c, con
     if ((st = r1cs_create_compiled(out, info.inputs, info.aux, info.synth_constraints, no_nnz, R1CS_WITNESS, err)) !=
         CUZK_OK)
         goto done;
-    advise_huge(out->aux, info.aux * sizeof(fr_t));
+    hugepage_advise(out->aux, info.aux * sizeof(fr_t));
     witness_job j = {c, w, &info, kids, nodes, path, &top, out, top_inputs, sts, errs};
     pool_parallel_for(pool, 1 + hashes, 1, top_task, &j);
     for (size_t u = 0; u < 1 + hashes && st == CUZK_OK; u++)
