@@ -1198,18 +1198,20 @@ static void test_critical_latency(void)
         CHECK_MSG(tl_count_in(&l, queued, started, ENGINE_EV_SYNTH_START, idb) == 0 &&
                       tl_count_in(&l, queued, started, ENGINE_EV_GPU_END, idb) == 0,
                   "load %d: the CRITICAL synthesis waited for the large job", load);
-        CHECK_MSG(tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb) == 1,
+        /* The reserved prover worker may run the CRITICAL partition before the granted large call ends. */
+        CHECK_MSG(tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb) <= 1,
                   "load %d: %u large prove_start calls ended first", load,
                   tl_count_in(&l, 0, ended, ENGINE_EV_GPU_END, idb));
         pthread_mutex_unlock(&l.mu);
-        /* The CRITICAL prove_start came right after those in progress when it was handed off. In the capacity
-         * load the worker that came free may start a queued partition at the same moment on its own, while the
-         * reserved prover worker starts the CRITICAL one, so either of the next two calls may be it. */
+        /* The CRITICAL prove_start came right after those in progress when it was handed off. A worker that
+         * came free (capacity: the granted one; memory: the granted one too, once the reserved prover worker has
+         * popped the CRITICAL partition but not yet called) may start a queued partition at the same moment,
+         * so either of the next two calls may be it. */
         unsigned at = mem_load ? 1 : 2, pos = 0;
         while (pos < tb.n_calls && tb.calls[pos] != idc) pos++;
-        CHECK_MSG(pos < tb.n_calls && pos >= at && pos <= at + (mem_load ? 0u : 1u),
-                  "load %d: the CRITICAL prove_start was call %u of %u (expected %u%s)", load, pos, tb.n_calls, at,
-                  mem_load ? "" : " or the next");
+        CHECK_MSG(pos < tb.n_calls && pos >= at && pos <= at + 1,
+                  "load %d: the CRITICAL prove_start was call %u of %u (expected %u or the next)", load, pos,
+                  tb.n_calls, at);
         tl_free(&l);
         pthread_cond_destroy(&tb.cv);
         pthread_mutex_destroy(&tb.mu);
