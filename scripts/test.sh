@@ -9,7 +9,18 @@ jobs=$(nproc)
 fuzz_seconds=${CUZK_FUZZ_SECONDS:-15}
 passed=0
 failed=0
+stage_name=""
+stage_start=$SECONDS
 
+# Prints how long the stage before took, then the next stage's heading (CI's time limit is watched per stage).
+stage() { # heading ("": none, the last stage ended)
+  if [ -n "$stage_name" ]; then echo "-- ${stage_name}: $((SECONDS - stage_start)) s"; fi
+  stage_name=$1
+  stage_start=$SECONDS
+  if [ -n "$1" ]; then echo "== $1 =="; fi
+}
+
+stage "JavaScript oracles (npm ci)"
 (cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error)
 (cd tests/snarkjs && npm ci --no-audit --no-fund --loglevel=error)
 (cd tests/daemon && npm ci --no-audit --no-fund --loglevel=error)
@@ -39,14 +50,14 @@ run_ctest_only() { # build-dir label regex ("": every test)
   rm -f "$log"
 }
 
-echo "== Include layering (scripts/check-layers.sh) =="
+stage "Include layering (scripts/check-layers.sh)"
 if scripts/check-layers.sh; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
 fi
 
-echo "== Format (scripts/check-format.sh against .clang-format) =="
+stage "Format (scripts/check-format.sh against .clang-format)"
 if scripts/check-format.sh; then
   passed=$((passed + 1))
 else
@@ -54,7 +65,7 @@ else
   failed=$((failed + 1))
 fi
 
-echo "== Release build =="
+stage "Release build and tests"
 # The GPU code is compiled (and its tests skip without a GPU); Hopper machine code only, to save time.
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
 cmake --build build/release -j"$jobs"
@@ -68,7 +79,7 @@ if [ ! -f "$porep_params/porep-2k.params" ] || [ ! -f "$porep_params/porep-2k.vk
 fi
 CUZK_POREP_PARAMS_DIR=$porep_params run_ctest build/release release
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer build =="
+stage "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
   -DCUZK_SANITIZE=ON -DCUZK_CUDA=OFF >/dev/null
 cmake --build build/asan -j"$jobs"
@@ -76,18 +87,19 @@ cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CUZK_ORACLE_COUNT=200 CUZK_ORACLE_PAIRINGS=20 \
   run_ctest build/asan asan
 
-echo "== ThreadSanitizer: the engine's and the residency's concurrency tests =="
+stage "ThreadSanitizer: the engine's and the residency's concurrency tests"
 cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
   -DCUZK_TSAN=ON -DCUZK_CUDA=OFF -DCUZK_GRPC=OFF >/dev/null
 cmake --build build/tsan -j"$jobs" --target test_engine test_residency
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_ctest_only build/tsan tsan "^(test_engine|test_residency)$"
 
-echo "== Fuzz targets, ${fuzz_seconds}s each =="
+stage "Fuzz targets, ${fuzz_seconds}s each"
 if scripts/fuzz.sh "$fuzz_seconds"; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
 fi
 
-echo "cuzk tests: ${passed} passed, ${failed} failed"
+stage ""
+echo "cuzk tests: ${passed} passed, ${failed} failed, ${SECONDS} s"
 [ "$failed" -eq 0 ]
