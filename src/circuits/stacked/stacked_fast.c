@@ -6,6 +6,7 @@
 
 #include "circuits/gadgets/num.h"
 #include "circuits/gadgets/uint64.h"
+#include "r1cs/r1cs_blocks.h"
 #include "util/hugepage.h"
 
 /* Where the variables and rows of the partition live: the top level first, then challenge blocks of equal size. A
@@ -248,124 +249,6 @@ static cuzk_status compile_serial(const stacked_circuit *c, r1cs *out, cuzk_erro
     return st;
 }
 
-/* The column delta per challenge of a column of a finalized system with two challenges (S2), and its column in a
- * partition with block 0: top-level variables stay put (delta 0), block-0 variables move by a block per challenge.
- * Returns -1 for a column of block 1, which a block-0 or top-level row must not use. */
-static int map_column(const layout *L, size_t ni2, size_t ni, uint32_t col, uint32_t *base, uint32_t *delta)
-{
-    if (col < L->top_in) {
-        *base = col, *delta = 0;
-    } else if (col < L->top_in + L->blk_in) {
-        *base = col, *delta = (uint32_t)L->blk_in;
-    } else if (col < ni2) {
-        return -1;
-    } else if (col - ni2 < L->top_aux) {
-        *base = (uint32_t)(col - ni2 + ni), *delta = 0;
-    } else if (col - ni2 < L->top_aux + L->blk_aux) {
-        *base = (uint32_t)(col - ni2 + ni), *delta = (uint32_t)L->blk_aux;
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
-/* One matrix of the top level and block 0 in the partition's layout: entries of block b have column
- * base[k] + b * delta[k] (delta 0 for the top level's entries). */
-typedef struct template_matrix {
-    const uint64_t *row_start; /* S2's, rows 0 .. top_con + blk_con */
-    const uint32_t *coeff;
-    uint32_t *base, *delta;
-    uint64_t top_nnz, blk_nnz;
-} template_matrix;
-
-/* Builds the templates from S2 and checks that block 1 of S2 is block 0 shifted by one block and that neither the
- * top level nor block 0 uses a later variable; CUZK_ERR_UNSUPPORTED naming the first row that is not. */
-static cuzk_status make_templates(const r1cs *s2, const layout *L, size_t ni, template_matrix tm[3], cuzk_error *err)
-{
-    const r1cs_matrix *mx[3] = {&s2->A, &s2->B, &s2->C};
-    size_t ni2 = s2->num_inputs, b0 = L->top_con, b1 = L->top_con + L->blk_con;
-    for (int m = 0; m < 3; m++) {
-        const uint64_t *rs = mx[m]->row_start;
-        uint64_t n0 = rs[b1];
-        tm[m].row_start = rs;
-        tm[m].coeff = mx[m]->coeff;
-        tm[m].top_nnz = rs[b0];
-        tm[m].blk_nnz = rs[b1] - rs[b0];
-        tm[m].base = r1cs_xmalloc(n0 * sizeof(uint32_t));
-        tm[m].delta = r1cs_xmalloc(n0 * sizeof(uint32_t));
-        if (!tm[m].base || !tm[m].delta)
-            return cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate the %c template (%llu entries)", "ABC"[m],
-                                  (unsigned long long)n0);
-        for (size_t r = 0; r < b1; r++) {
-            for (uint64_t k = rs[r]; k < rs[r + 1]; k++)
-                if (map_column(L, ni2, ni, mx[m]->col[k], &tm[m].base[k], &tm[m].delta[k]) ||
-                    (r < b0 && tm[m].delta[k]))
-                    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "%c row %zu uses column %u of a later challenge",
-                                          "ABC"[m], r, mx[m] -> col[k]);
-            if (r < b0) continue;
-            /* The same row of block 1. */
-            size_t r1 = r + L->blk_con;
-            uint64_t k1 = rs[r1];
-            if (rs[r1 + 1] - k1 != rs[r + 1] - rs[r])
-                return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
-                                      "%c rows %zu and %zu (challenges 0 and 1) differ in length", "ABC"[m], r, r1);
-            for (uint64_t k = rs[r]; k < rs[r + 1]; k++, k1++) {
-                /* Block 1's column as S2 numbers it: block-0 variables shifted by one block. */
-                uint32_t want = mx[m]->col[k] + tm[m].delta[k];
-                if (mx[m]->col[k1] != want || mx[m]->coeff[k1] != mx[m]->coeff[k])
-                    return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
-                                          "%c rows %zu and %zu (challenges 0 and 1) are not one block apart", "ABC"[m],
-                                          r, r1);
-            }
-        }
-    }
-    return CUZK_OK;
-}
-
-typedef struct shape_job {
-    const layout *L;
-    const template_matrix *tm;
-    r1cs *out;
-} shape_job;
-
-static void shape_task(void *ctx, size_t begin, size_t end, unsigned worker)
-{
-    (void)worker;
-    const shape_job *j = ctx;
-    const layout *L = j->L;
-    r1cs_matrix *mx[3] = {&j->out->A, &j->out->B, &j->out->C};
-    for (int m = 0; m < 3; m++) {
-        const template_matrix *t = &j->tm[m];
-        r1cs_matrix *o = mx[m];
-        size_t r = begin;
-        /* Top-level rows: copied as they are. */
-        for (; r < end && r < L->top_con; r++) {
-            for (uint64_t k = t->row_start[r]; k < t->row_start[r + 1]; k++) {
-                o->col[k] = t->base[k];
-                o->coeff[k] = t->coeff[k];
-            }
-            o->row_start[r + 1] = t->row_start[r + 1];
-        }
-        if (r >= end) continue;
-        size_t b = (r - L->top_con) / L->blk_con, r0 = L->top_con + (r - L->top_con) % L->blk_con;
-        for (; r < end; r++, r0++) {
-            if (r0 == L->top_con + L->blk_con) {
-                b++;
-                r0 = L->top_con;
-            }
-            uint64_t shift = b * t->blk_nnz; /* entry k of block 0 is entry k + shift of block b */
-            uint32_t bb = (uint32_t)b;
-            uint64_t s = t->row_start[r0], e = t->row_start[r0 + 1];
-            uint32_t *col = o->col + shift, *coeff = o->coeff + shift;
-            for (uint64_t k = s; k < e; k++) {
-                col[k] = t->base[k] + bb * t->delta[k];
-                coeff[k] = t->coeff[k];
-            }
-            o->row_start[r + 1] = e + shift;
-        }
-    }
-}
-
 cuzk_status stacked_compile_shape(pool_t *pool, const stacked_circuit *c, r1cs *out, cuzk_error *err)
 {
     const char *who = "stacked_compile_shape";
@@ -380,49 +263,14 @@ cuzk_status stacked_compile_shape(pool_t *pool, const stacked_circuit *c, r1cs *
     stacked_circuit c2 = circuit_with(c, 2);
     r1cs s2;
     if ((st = compile_serial(&c2, &s2, err)) != CUZK_OK) return cuzk_error_prefix(err, "%s: two challenges: ", who);
-    size_t ni = L.top_in + L.n * L.blk_in, na = L.top_aux + L.n * L.blk_aux, nc = L.top_con + L.n * L.blk_con;
-    template_matrix tm[3];
-    memset(tm, 0, sizeof tm);
-    if (s2.num_inputs != L.top_in + 2 * L.blk_in || s2.num_aux != L.top_aux + 2 * L.blk_aux ||
-        s2.num_constraints != L.top_con + 2 * L.blk_con + s2.num_inputs) {
-        st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "%s: two challenges compile to %zu inputs, %zu aux, %zu rows", who,
-                            s2.num_inputs, s2.num_aux, s2.num_constraints);
-        goto done;
-    }
-    if ((st = make_templates(&s2, &L, ni, tm, err)) != CUZK_OK) {
-        cuzk_error_prefix(err, "%s: the challenge blocks are not copies of one another: ", who);
-        goto done;
-    }
-    size_t nnz[3];
-    for (int m = 0; m < 3; m++) nnz[m] = tm[m].top_nnz + L.n * tm[m].blk_nnz;
-    if (ni + na > UINT32_MAX) {
-        st = cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "%s: %zu variables do not fit 32-bit columns", who, ni + na);
-        goto done;
-    }
-    if ((st = r1cs_create_compiled(out, ni, na, nc, nnz, R1CS_MATRICES, err)) != CUZK_OK) {
-        cuzk_error_prefix(err, "%s: ", who);
-        goto done;
-    }
-    /* The coefficient table in S2's order, which is the serial order: later challenges intern nothing new. */
-    for (size_t k = 1; k < s2.num_coeffs && st == CUZK_OK; k++) {
-        uint32_t idx;
-        if ((st = r1cs_coeff_intern(out, &s2.coeffs[k], &idx, err)) == CUZK_OK && idx != k)
-            st = cuzk_error_set(err, CUZK_ERR_INTERNAL, "coefficient %zu interned at %u", k, idx);
-    }
-    if (st == CUZK_OK) {
-        shape_job j = {&L, tm, out};
-        pool_parallel_for(pool, nc, 4096, shape_task, &j);
-        st = r1cs_finalize(out, err);
-    }
-    if (st != CUZK_OK) {
-        cuzk_error_prefix(err, "%s: ", who);
-        r1cs_free(out);
-    }
-done:
-    for (int m = 0; m < 3; m++) {
-        free(tm[m].base);
-        free(tm[m].delta);
-    }
+    r1cs_blocks B = {.top_in = L.top_in,
+                     .top_aux = L.top_aux,
+                     .top_con = L.top_con,
+                     .blk_in = L.blk_in,
+                     .blk_aux = L.blk_aux,
+                     .blk_con = L.blk_con,
+                     .n = L.n};
+    st = r1cs_replicate_blocks(pool, &s2, &B, out, err);
     r1cs_free(&s2);
-    return st;
+    return st == CUZK_OK ? st : cuzk_error_prefix(err, "%s: ", who);
 }
