@@ -84,10 +84,11 @@ static cuzk_status make_templates(const r1cs *s2, const r1cs_blocks *L, size_t n
             size_t r1 = r + L->blk_con;
             uint64_t k1 = rs[r1];
             if (rs[r1 + 1] - k1 != rs[r + 1] - rs[r])
-                return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED, "%c rows %zu and %zu (blocks 0 and 1) differ in length",
-                                      "ABC"[m], r, r1);
+                return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
+                                      "%c rows %zu and %zu (blocks 0 and 1) differ in length", "ABC"[m], r, r1);
             for (uint64_t k = rs[r]; k < rs[r + 1]; k++, k1++) {
-                uint32_t want = tm[m].delta[k] == BY_HOOK ? place(L, &tm[m], k, 1, ni2) : mx[m]->col[k] + tm[m].delta[k];
+                uint32_t want =
+                    tm[m].delta[k] == BY_HOOK ? place(L, &tm[m], k, 1, ni2) : mx[m]->col[k] + tm[m].delta[k];
                 if (mx[m]->col[k1] != want || mx[m]->coeff[k1] != mx[m]->coeff[k])
                     return cuzk_error_set(err, CUZK_ERR_UNSUPPORTED,
                                           "%c rows %zu and %zu (blocks 0 and 1) are not one block apart", "ABC"[m], r,

@@ -32,7 +32,7 @@ typedef struct row {
 
 typedef struct shape {
     int top_in, top_aux, blk_in, blk_aux, top_rows, blk_rows, n;
-    int bit_at;   /* the blocks' bits sit in the top part's aux from here, one per block */
+    int bit_at; /* the blocks' bits sit in the top part's aux from here, one per block */
     row top[MAX_ROWS], blk[MAX_ROWS];
     fr_t coeffs[5];
 } shape;
@@ -196,8 +196,9 @@ static void test_random(pool_t *pool, int trials)
         CHECK_MSG(synth(&full, &s, s.n, SAME, &err) == CUZK_OK, "%s", err.msg);
         r1cs_blocks L = layout_of(&s);
         CHECK_MSG(r1cs_replicate_blocks(pool, &s2, &L, &rep, &err) == CUZK_OK, "trial %d: %s", trial, err.msg);
-        CHECK_MSG(same_system(&rep, &full), "trial %d (%d blocks of %d rows, top %d rows): the replicated system differs",
-                  trial, s.n, s.blk_rows, s.top_rows);
+        CHECK_MSG(same_system(&rep, &full),
+                  "trial %d (%d blocks of %d rows, top %d rows): the replicated system differs", trial, s.n, s.blk_rows,
+                  s.top_rows);
         /* Without the hook the bit of block 0 would be copied into every block: the check against block 1 says so
          * whenever a block row uses it. */
         int uses_bit = 0;

@@ -1,5 +1,7 @@
 #include "circuits/gadgets/por.h"
 
+#include <string.h>
+
 #include "circuits/gadgets/constraint.h"
 #include "circuits/gadgets/insertion.h"
 #include "circuits/gadgets/multipack.h"
@@ -18,6 +20,52 @@ unsigned por_tree_bits(const por_tree *t)
     unsigned bits = 0;
     for (unsigned l = 0; l < t->levels; l++) bits += log2_arity(t->arity[l]);
     return bits;
+}
+
+static int pow2_arity(unsigned a)
+{
+    return a >= 2 && a <= POR_MAX_ARITY && (a & (a - 1)) == 0;
+}
+
+void por_tree_constants_free(por_tree_constants *k)
+{
+    poseidon_constants_free(&k->base);
+    poseidon_constants_free(&k->sub);
+    poseidon_constants_free(&k->top);
+}
+
+cuzk_status por_tree_poseidon(por_tree *t, por_tree_constants *k, unsigned base_arity, unsigned base_levels,
+                              unsigned sub_arity, unsigned top_arity, cuzk_error *err)
+{
+    memset(t, 0, sizeof *t);
+    memset(k, 0, sizeof *k);
+    if (!pow2_arity(base_arity) || (sub_arity && !pow2_arity(sub_arity)) || (top_arity && !pow2_arity(top_arity)) ||
+        base_levels + (sub_arity != 0) + (top_arity != 0) > POR_MAX_LEVELS)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "por_tree_poseidon: %u levels of %u, then %u, %u", base_levels,
+                              base_arity, sub_arity, top_arity);
+    cuzk_status st;
+    if ((st = poseidon_constants_create(&k->base, base_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
+        (sub_arity && (st = poseidon_constants_create(&k->sub, sub_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
+        (top_arity && (st = poseidon_constants_create(&k->top, top_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK)) {
+        por_tree_constants_free(k);
+        return st;
+    }
+    t->hasher = POR_POSEIDON;
+    unsigned l = 0;
+    for (; l < base_levels; l++) {
+        t->arity[l] = base_arity;
+        t->pc[l] = &k->base;
+    }
+    if (sub_arity) {
+        t->arity[l] = sub_arity;
+        t->pc[l++] = &k->sub;
+    }
+    if (top_arity) {
+        t->arity[l] = top_arity;
+        t->pc[l++] = &k->top;
+    }
+    t->levels = l;
+    return CUZK_OK;
 }
 
 cuzk_status gadget_por_hash(r1cs *cs, por_hasher hasher, const poseidon_constants *pc, const gadget_num *children,

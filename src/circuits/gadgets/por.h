@@ -40,6 +40,19 @@ typedef struct por_args {
     const fr_t *sibs;     /* per level arity - 1 siblings, levels concatenated; NULL: zeros (shape) */
 } por_args;
 
+/* The Poseidon constants of a TreeR-shaped tree (rust-fil-proofs' base, sub and top arities). */
+typedef struct por_tree_constants {
+    poseidon_constants base, sub, top;
+} por_tree_constants;
+
+/* A Poseidon tree of base_levels levels of base_arity, then one of sub_arity and one of top_arity where not 0:
+ * creates k's constants and fills t, whose pc[] point into k (k must stay where it is while t is used). Arities
+ * must be powers of two, 2..POR_MAX_ARITY, and the levels at most POR_MAX_LEVELS; CUZK_ERR_INVALID_ARG
+ * otherwise. On failure k is freed. */
+cuzk_status por_tree_poseidon(por_tree *t, por_tree_constants *k, unsigned base_arity, unsigned base_levels,
+                              unsigned sub_arity, unsigned top_arity, cuzk_error *err);
+void por_tree_constants_free(por_tree_constants *k);
+
 /* Total index bits of the path (= log2 of the leaves the path addresses). */
 unsigned por_tree_bits(const por_tree *t);
 

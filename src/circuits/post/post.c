@@ -14,9 +14,7 @@ static int post_pow2_arity(unsigned a)
 void post_circuit_free(post_circuit *c)
 {
     poseidon_constants_free(&c->p2);
-    poseidon_constants_free(&c->p_base);
-    poseidon_constants_free(&c->p_sub);
-    poseidon_constants_free(&c->p_top);
+    por_tree_constants_free(&c->tree_k);
     memset(c, 0, sizeof *c);
 }
 
@@ -45,29 +43,10 @@ cuzk_status post_circuit_init(post_circuit *c, uint64_t nodes, unsigned sectors,
     c->challenges = challenges;
     cuzk_status st;
     if ((st = poseidon_constants_create(&c->p2, 2, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
-        (st = poseidon_constants_create(&c->p_base, base_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
-        (sub_arity &&
-         (st = poseidon_constants_create(&c->p_sub, sub_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
-        (top_arity &&
-         (st = poseidon_constants_create(&c->p_top, top_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK)) {
+        (st = por_tree_poseidon(&c->tree, &c->tree_k, base_arity, base_levels, sub_arity, top_arity, err)) != CUZK_OK) {
         post_circuit_free(c);
         return cuzk_error_prefix(err, "%s: ", who);
     }
-    c->tree.hasher = POR_POSEIDON;
-    unsigned l = 0;
-    for (; l < base_levels; l++) {
-        c->tree.arity[l] = base_arity;
-        c->tree.pc[l] = &c->p_base;
-    }
-    if (sub_arity) {
-        c->tree.arity[l] = sub_arity;
-        c->tree.pc[l++] = &c->p_sub;
-    }
-    if (top_arity) {
-        c->tree.arity[l] = top_arity;
-        c->tree.pc[l++] = &c->p_top;
-    }
-    c->tree.levels = l;
     return CUZK_OK;
 }
 

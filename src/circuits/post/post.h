@@ -19,7 +19,8 @@ typedef struct post_circuit {
     unsigned sectors;    /* S, sector_count of the public params */
     unsigned challenges; /* C, challenge_count */
     por_tree tree;       /* TreeR: Poseidon, base levels then sub then top */
-    poseidon_constants p2, p_base, p_sub, p_top;
+    por_tree_constants tree_k;
+    poseidon_constants p2;
 } post_circuit;
 
 #define POST_MAX_SECTORS 4096

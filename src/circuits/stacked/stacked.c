@@ -29,9 +29,7 @@ static int pow2_arity(unsigned a)
 void stacked_circuit_free(stacked_circuit *c)
 {
     poseidon_constants_free(&c->p2);
-    poseidon_constants_free(&c->p_base);
-    poseidon_constants_free(&c->p_sub);
-    poseidon_constants_free(&c->p_top);
+    por_tree_constants_free(&c->tree_rc_k);
     poseidon_constants_free(&c->p_column);
     memset(c, 0, sizeof *c);
 }
@@ -63,11 +61,8 @@ cuzk_status stacked_circuit_init(stacked_circuit *c, uint64_t nodes, unsigned la
     c->challenges = challenges;
     cuzk_status st;
     if ((st = poseidon_constants_create(&c->p2, 2, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
-        (st = poseidon_constants_create(&c->p_base, base_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
-        (sub_arity &&
-         (st = poseidon_constants_create(&c->p_sub, sub_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
-        (top_arity &&
-         (st = poseidon_constants_create(&c->p_top, top_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
+        (st = por_tree_poseidon(&c->tree_rc, &c->tree_rc_k, base_arity, base_levels, sub_arity, top_arity, err)) !=
+            CUZK_OK ||
         (st = poseidon_constants_create(&c->p_column, layers, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) {
         stacked_circuit_free(c);
         return cuzk_error_prefix(err, "%s: ", who);
@@ -75,21 +70,6 @@ cuzk_status stacked_circuit_init(stacked_circuit *c, uint64_t nodes, unsigned la
     c->tree_d.hasher = POR_SHA256;
     c->tree_d.levels = d_levels;
     for (unsigned l = 0; l < d_levels; l++) c->tree_d.arity[l] = 2;
-    c->tree_rc.hasher = POR_POSEIDON;
-    unsigned n = 0;
-    for (; n < base_levels; n++) {
-        c->tree_rc.arity[n] = base_arity;
-        c->tree_rc.pc[n] = &c->p_base;
-    }
-    if (sub_arity) {
-        c->tree_rc.arity[n] = sub_arity;
-        c->tree_rc.pc[n++] = &c->p_sub;
-    }
-    if (top_arity) {
-        c->tree_rc.arity[n] = top_arity;
-        c->tree_rc.pc[n++] = &c->p_top;
-    }
-    c->tree_rc.levels = n;
     return CUZK_OK;
 }
 

@@ -29,7 +29,8 @@ typedef struct stacked_circuit {
     unsigned challenges; /* per partition */
     por_tree tree_d;     /* binary SHA-256 */
     por_tree tree_rc;    /* TreeR and TreeC: Poseidon, base levels then sub then top */
-    poseidon_constants p2, p_base, p_sub, p_top, p_column;
+    por_tree_constants tree_rc_k;
+    poseidon_constants p2, p_column;
 } stacked_circuit;
 
 /* A shape given directly (the rust-fil-proofs circuit tests use shapes no sector size has): nodes a power of two,

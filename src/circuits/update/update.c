@@ -74,34 +74,17 @@ cuzk_status update_circuit_init(update_circuit *c, const update_geometry *g, cuz
     fr_t tag;
     fr_from_u64(&tag, 1ull << 40); /* Custom(Arbitrary(1)): 1 * 2^40 */
     cuzk_status st;
-    if ((st = poseidon_constants_create(&c->p2, 2, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
-        (st = poseidon_constants_create(&c->p_gen, 2, POSEIDON_STANDARD, &tag, err)) != CUZK_OK ||
-        (st = poseidon_constants_create(&c->p_base, g->base_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
-        (g->sub_arity &&
-         (st = poseidon_constants_create(&c->p_sub, g->sub_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK) ||
-        (g->top_arity &&
-         (st = poseidon_constants_create(&c->p_top, g->top_arity, POSEIDON_STANDARD, NULL, err)) != CUZK_OK)) {
-        update_circuit_free(c);
-        return cuzk_error_prefix(err, "update_circuit_init: %s: ", g->name);
-    }
     unsigned rest =
         c->challenge_bits - (g->sub_arity ? log2u(g->sub_arity) : 0) - (g->top_arity ? log2u(g->top_arity) : 0);
     unsigned base_levels = rest / log2u(g->base_arity);
-    c->tree_r.hasher = POR_POSEIDON;
-    unsigned l = 0;
-    for (; l < base_levels; l++) {
-        c->tree_r.arity[l] = g->base_arity;
-        c->tree_r.pc[l] = &c->p_base;
+    if ((st = poseidon_constants_create(&c->p2, 2, POSEIDON_STANDARD, NULL, err)) != CUZK_OK ||
+        (st = poseidon_constants_create(&c->p_gen, 2, POSEIDON_STANDARD, &tag, err)) != CUZK_OK ||
+        (st = por_tree_poseidon(&c->tree_r, &c->tree_r_k, g->base_arity, base_levels, g->sub_arity, g->top_arity,
+                                err)) != CUZK_OK) {
+        update_circuit_free(c);
+        return cuzk_error_prefix(err, "update_circuit_init: %s: ", g->name);
     }
-    if (g->sub_arity) {
-        c->tree_r.arity[l] = g->sub_arity;
-        c->tree_r.pc[l++] = &c->p_sub;
-    }
-    if (g->top_arity) {
-        c->tree_r.arity[l] = g->top_arity;
-        c->tree_r.pc[l++] = &c->p_top;
-    }
-    c->tree_r.levels = l;
+    unsigned l = c->tree_r.levels;
     c->r_levels = l;
     c->r_sibs = 0;
     for (unsigned i = 0; i < l; i++) c->r_sibs += c->tree_r.arity[i] - 1;
@@ -115,9 +98,7 @@ void update_circuit_free(update_circuit *c)
 {
     poseidon_constants_free(&c->p2);
     poseidon_constants_free(&c->p_gen);
-    poseidon_constants_free(&c->p_base);
-    poseidon_constants_free(&c->p_sub);
-    poseidon_constants_free(&c->p_top);
+    por_tree_constants_free(&c->tree_r_k);
     memset(c, 0, sizeof *c);
 }
 

@@ -44,8 +44,9 @@ typedef struct update_circuit {
     unsigned r_levels;                                           /* TreeR path length: base levels + sub + top */
     unsigned r_sibs;                                             /* TreeR siblings per path */
     por_tree tree_r;                                             /* Poseidon 8-x-y */
-    por_tree tree_d;                                             /* SHA-256 binary, the levels below the apex leaf */
-    poseidon_constants p2, p_gen, p_base, p_sub, p_top;
+    por_tree_constants tree_r_k;
+    por_tree tree_d; /* SHA-256 binary, the levels below the apex leaf */
+    poseidon_constants p2, p_gen;
 } update_circuit;
 
 cuzk_status update_circuit_init(update_circuit *c, const update_geometry *g, cuzk_error *err);
