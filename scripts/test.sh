@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-fuzz_seconds=${CUZK_FUZZ_SECONDS:-15}
+fuzz_seconds=${CUZK_FUZZ_SECONDS:-10}
 passed=0
 failed=0
 stage_name=""
