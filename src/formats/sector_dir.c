@@ -87,15 +87,11 @@ static cuzk_status sector_dir_hex(const json_value *root, const char *key, uint8
     return st;
 }
 
-cuzk_status sector_dir_read(sector_dir *d, const char *dir, int with_unsealed, cuzk_error *err)
+cuzk_status sector_dir_parse_info(sector_dir *d, const char *text, size_t len, cuzk_error *err)
 {
     memset(d, 0, sizeof *d);
-    uint8_t *text;
-    size_t len;
-    cuzk_status st = sector_dir_get(dir, "sector.json", 0, &text, &len, err);
-    if (st) return st;
     json_doc *doc = NULL;
-    st = json_parse(&doc, (const char *)text, len, err); /* numbers point into text: free it after doc */
+    cuzk_status st = json_parse(&doc, text, len, err);
     const json_value *root = st ? NULL : json_root(doc);
     if (!st) st = json_expect(root, JSON_OBJECT, "the document", err);
     uint64_t size = 0, id = 0;
@@ -109,7 +105,6 @@ cuzk_status sector_dir_read(sector_dir *d, const char *dir, int with_unsealed, c
     if (!st) st = sector_dir_hex(root, "comm_r", d->comm_r, err);
     if (!st) st = sector_dir_hex(root, "comm_d", d->comm_d, err);
     json_free(doc);
-    free(text);
     if (!st && (id > 1000 || !(d->geometry = porep_geometry_for_size(size))))
         st = cuzk_error_set(err, CUZK_ERR_FORMAT,
                             "sector_size %" PRIu64 " / registered_seal_proof %" PRIu64 " not known", size, id);
@@ -120,14 +115,28 @@ cuzk_status sector_dir_read(sector_dir *d, const char *dir, int with_unsealed, c
                             size);
     if (st) {
         memset(d, 0, sizeof *d);
-        return cuzk_error_prefix(err, "sector dir: %s/sector.json: ", dir);
+        return st;
     }
     d->registered_seal_proof = (unsigned)id;
+    return CUZK_OK;
+}
+
+cuzk_status sector_dir_read(sector_dir *d, const char *dir, int with_unsealed, cuzk_error *err)
+{
+    memset(d, 0, sizeof *d);
+    uint8_t *text;
+    size_t len;
+    cuzk_status st = sector_dir_get(dir, "sector.json", 0, &text, &len, err);
+    if (st) return st;
+    st = sector_dir_parse_info(d, (const char *)text, len, err);
+    free(text);
+    if (st) return cuzk_error_prefix(err, "sector dir: %s/sector.json: ", dir);
+    size_t size = (size_t)d->geometry->sector_size;
     uint8_t *b;
-    st = sector_dir_get(dir, "sealed", (size_t)size, &b, &len, err);
+    st = sector_dir_get(dir, "sealed", size, &b, &len, err);
     d->sealed = (porep_dom *)b;
     if (!st && with_unsealed) {
-        st = sector_dir_get(dir, "unsealed", (size_t)size, &b, &len, err);
+        st = sector_dir_get(dir, "unsealed", size, &b, &len, err);
         d->unsealed = (porep_dom *)b;
     }
     if (st) sector_dir_free(d);

@@ -33,5 +33,8 @@ cuzk_status sector_dir_write(const char *dir, const porep_sealed *s, const porep
  * must be exactly sector_size bytes. */
 cuzk_status sector_dir_read(sector_dir *d, const char *dir, int with_unsealed, cuzk_error *err);
 void sector_dir_free(sector_dir *d);
+/* The sector.json part of sector_dir_read: every field but sealed and unsealed (left NULL) from text (len bytes);
+ * errors name the field. On failure *d is zeroed. */
+cuzk_status sector_dir_parse_info(sector_dir *d, const char *text, size_t len, cuzk_error *err);
 
 #endif
