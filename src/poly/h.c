@@ -5,6 +5,12 @@
  * coefficient i by g^i; NTT (values on the coset g<omega>); a*b - c; times
  * 1/(g^m - 1) (Z on that coset); iNTT; multiply coefficient i by g^-i; keep
  * the first m-1 coefficients (the .params file has m-1 h points).
+ * Seven transforms; we get the same vector with six. Values on the coset
+ * determine a polynomial modulo x^m - g^m, so bellperson's result is
+ * ((A B - C) mod (x^m - g^m)) / z with z = g^m - 1, for any a, b, c. C has
+ * degree < m and is its own remainder, so that is (R - C) / z where R, the
+ * remainder of A B, is the coset transform back of A's and B's coset values
+ * multiplied, and C is c's coefficients: c needs only its iNTT.
  *
  * snarkjs (src/groth16_prove.js, iden3/snarkjs 9a8f1c0, unchanged in substance since 2021):
  *  - buildABC1 evaluates only the A and B matrices (the zkey stores no C
@@ -48,6 +54,25 @@ static void pointwise(pool_t *pool, size_t m, fr_t *out, const fr_t *a, const fr
     pool_parallel_for(pool, m, 4096, pointwise_range, &job);
 }
 
+typedef struct difference_job {
+    fr_t *a;
+    const fr_t *c;
+} difference_job;
+
+static void difference_range(void *ctxp, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    const difference_job *job = ctxp;
+    for (size_t i = begin; i < end; i++) fr_sub(&job->a[i], &job->a[i], &job->c[i]);
+}
+
+/* a -= c */
+static void difference(pool_t *pool, size_t m, fr_t *a, const fr_t *c)
+{
+    difference_job job = {.a = a, .c = c};
+    pool_parallel_for(pool, m, 4096, difference_range, &job);
+}
+
 cuzk_status poly_compute_h(pool_t *pool, const domain_t *d, h_form form, fr_t *a, fr_t *b, fr_t *c, size_t n,
                            cuzk_error *err)
 {
@@ -74,17 +99,19 @@ cuzk_status poly_compute_h(pool_t *pool, const domain_t *d, h_form form, fr_t *a
         return CUZK_OK;
     }
 
-    ntt_to_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, a);
-    ntt_to_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, b);
-    ntt_to_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, c);
-    pointwise(pool, m, a, a, b, c);
-    /* Back to coefficients, with 1/Z(g) = 1/(g^m - 1) folded into the scaling. */
-    fr_t z, one;
+    fr_t z, one, cz;
     uint64_t e = m;
     fr_pow(&z, &d->g, &e, 1);
     fr_set_one(&one);
     fr_sub(&z, &z, &one);
-    fr_inv(&z, &z);
-    ntt_from_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, &z, a);
+    fr_inv(&z, &z); /* 1/z */
+    ntt_to_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, a);
+    ntt_to_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, b);
+    pointwise(pool, m, a, a, b, NULL);
+    ntt_from_coset(pool, d->log_m, POLY_ROOTS_CUZK, &d->g, &z, a); /* R / z */
+    ntt_ct(pool, d->log_m, POLY_ROOTS_CUZK, 1, c);
+    fr_mul(&cz, &d->m_inv, &z);
+    ntt_bitrev(pool, d->log_m, c, &cz); /* C / z */
+    difference(pool, m, a, c);
     return CUZK_OK;
 }

@@ -171,6 +171,59 @@ static void check_snarkjs(const domain_t *d, const struct inputs *in, const fr_t
     free(scratch);
 }
 
+/* bellperson's execute_fft step by step, from the public transforms (seven of them): iNTT, coefficient i times g^i
+ * and NTT for each of a, b, c; a*b - c; times 1/(g^m - 1); iNTT and coefficient i times g^-i. */
+static void bellperson_reference(pool_t *pool, const domain_t *d, fr_t *a, fr_t *b, fr_t *c)
+{
+    size_t m = d->m;
+    fr_t *v[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        ntt_inverse(pool, d, v[k]);
+        ntt_coset_forward(pool, d, &d->g, v[k]);
+    }
+    fr_t z, one, g_inv;
+    uint64_t e = m;
+    fr_pow(&z, &d->g, &e, 1);
+    fr_set_one(&one);
+    fr_sub(&z, &z, &one);
+    fr_inv(&z, &z);
+    for (size_t i = 0; i < m; i++) {
+        fr_mul(&a[i], &a[i], &b[i]);
+        fr_sub(&a[i], &a[i], &c[i]);
+        fr_mul(&a[i], &a[i], &z);
+    }
+    ntt_inverse(pool, d, a);
+    fr_inv(&g_inv, &d->g);
+    poly_scale_powers(pool, d->log_m, a, &one, &g_inv, 0);
+}
+
+/* Any a, b, c, satisfied or not (c random): poly_compute_h's six transforms give bellperson's vector exactly, all m
+ * entries. */
+static void test_unsatisfied(pool_t *pool, rng_t *rng)
+{
+    cuzk_error err;
+    for (unsigned log_m = 0; log_m <= 12; log_m++) {
+        size_t m = (size_t)1 << log_m, n = m == 1 ? 1 : m - rng_next(rng) % (m / 2);
+        domain_t d;
+        CHECK(domain_for_size(&d, n, &err) == CUZK_OK && d.m == m);
+        fr_t *a = alloc_fr(3 * m), *r = alloc_fr(3 * m);
+        for (size_t i = 0; i < 3 * m; i++) {
+            if (i % m < n)
+                fr_random(&a[i], rng);
+            else
+                fr_set_zero(&a[i]);
+        }
+        memcpy(r, a, 3 * m * sizeof(fr_t));
+        bellperson_reference(pool, &d, r, r + m, r + 2 * m);
+        CHECK(poly_compute_h(log_m % 2 ? pool : NULL, &d, H_FORM_BELLPERSON, a, a + m, a + 2 * m, n, &err) == CUZK_OK);
+        size_t i = 0;
+        while (i < m && fr_eq(&a[i], &r[i])) i++;
+        CHECK_MSG(i == m, "m=%zu n=%zu, random c: H differs from bellperson's seven transforms at %zu", m, n, i);
+        free(a);
+        free(r);
+    }
+}
+
 int main(void)
 {
     rng_t rng;
@@ -219,6 +272,8 @@ int main(void)
         free(h2);
         free_inputs(&in);
     }
+
+    test_unsatisfied(pool, &rng);
 
     /* Argument errors. */
     domain_t d;
