@@ -35,7 +35,27 @@ for t in "$BUILD"/tests/test_gpu_*; do
     esac
 done
 
+# bellperson's H in six transforms (CUZK_GPU_H6=1; off by default until it has passed here): test_gpu_ntt runs it
+# itself; these are the tests of the H paths the prover takes (a, b, c in place, three buffers), under it.
+for name in test_gpu_host test_gpu_mem test_gpu_prove; do
+    t="$BUILD/tests/$name"
+    [ -x "$t" ] || continue
+    CUZK_GPU_H6=1 "$t" >"$LOGDIR/$name-h6.log" 2>&1
+    rc=$?
+    case $rc in
+    0) tests+=("$name (CUZK_GPU_H6=1) PASS") ;;
+    77) tests+=("$name (CUZK_GPU_H6=1) SKIP") ;;
+    *) tests+=("$name (CUZK_GPU_H6=1) FAIL(rc=$rc)"); status=1; tail -20 "$LOGDIR/$name-h6.log" ;;
+    esac
+done
+
 bench="$BUILD/cuzk-bench"
+if "$bench" gpu-ntt --help >/dev/null 2>&1; then
+    for h6 in 0 1 0 1; do
+        echo "== gpu-ntt 2^27, CUZK_GPU_H6=$h6"
+        CUZK_GPU_H6=$h6 "$bench" gpu-ntt --log 27 --reps 7 2>&1 | tee -a "$LOGDIR/gpu-ntt-h6-$h6.log" || status=1
+    done
+fi
 if "$bench" gpu-msm --help >/dev/null 2>&1; then
     "$bench" gpu-msm --from 16 --log "$LOG" --runs 5 2>&1 | tee "$LOGDIR/gpu-msm.log" || status=1
 else

@@ -91,7 +91,8 @@ static void test_transforms(unsigned log_m, int device_ptr)
     gpu_ntt_plan_destroy(plan);
 }
 
-/* mode 0: host pointers in and out; 1: device inputs, gpu_ntt_h_device. */
+/* mode 0: host pointers in and out; 1: device inputs, gpu_ntt_h_device; 2: three device buffers,
+ * gpu_ntt_h_device_3 (bellperson only). */
 static void test_h(unsigned log_m, h_form form, int mode)
 {
     domain_t d;
@@ -120,6 +121,15 @@ static void test_h(unsigned log_m, h_form form, int mode)
     if (mode == 0) {
         st = gpu_ntt_h(plan, form, a, b, c, n, h, &err);
         CHECK_MSG(st == CUZK_OK, "2^%u %s H: %s", log_m, fname, err.msg);
+    } else if (mode == 2) {
+        fr_t *hd = NULL;
+        st = gpu_ntt_h_device_3(plan, form, a, b, c, n, &hd, &err);
+        CHECK_MSG(st == CUZK_OK, "2^%u %s H in three buffers: %s", log_m, fname, err.msg);
+        if (st == CUZK_OK) {
+            st = gpu_ntt_copy(ctx, h, hd, keep * sizeof *h, &err);
+            CHECK_MSG(st == CUZK_OK, "download: %s", err.msg);
+        }
+        gpu_ntt_h_free(ctx, hd);
     } else {
         gpu_buf *da = NULL, *db = NULL, *dc = NULL;
         fr_t *hd = NULL;
@@ -141,8 +151,9 @@ static void test_h(unsigned log_m, h_form form, int mode)
         gpu_buf_free(dc);
     }
     size_t i = first_diff(h, ca, keep);
-    CHECK_MSG(i == keep, "2^%u %s H (n=%zu, %s): GPU differs from poly_compute_h at index %zu", log_m, fname, n,
-              mode ? "device" : "host", i);
+    static const char *const mode_name[] = {"host", "device", "three buffers"};
+    CHECK_MSG(i == keep, "2^%u %s H (n=%zu, %s%s): GPU differs from poly_compute_h at index %zu", log_m, fname, n,
+              mode_name[mode], gpu_tune_get().h_six ? ", six transforms" : "", i);
     free(a);
     free(b);
     free(c);
@@ -195,6 +206,22 @@ static void test_variants(void)
     gpu_tune_set(&saved);
 }
 
+/* bellperson's H in six transforms (gpu_tune h_six, CUZK_GPU_H6) against the CPU's on random, unsatisfied a, b, c:
+ * one, two and three passes, host and device inputs, three buffers. */
+static void test_h_six(void)
+{
+    gpu_tune saved = gpu_tune_get(), t = saved;
+    t.h_six = 1;
+    gpu_tune_set(&t);
+    static const unsigned sizes[] = {3, 11, 12, 17, 23};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        test_h(sizes[i], H_FORM_BELLPERSON, 0);
+        test_h(sizes[i], H_FORM_BELLPERSON, 2);
+    }
+    test_h(13, H_FORM_BELLPERSON, 1);
+    gpu_tune_set(&saved);
+}
+
 static void test_errors(void)
 {
     cuzk_error err = {0};
@@ -237,6 +264,8 @@ int main(void)
     test_transforms(23, 1);
     test_h(13, H_FORM_BELLPERSON, 1);
     test_h(20, H_FORM_SNARKJS, 1);
+    test_h(13, H_FORM_BELLPERSON, 2);
+    test_h_six();
     test_variants();
     gpu_ctx_destroy(ctx);
     pool_destroy(pool);
