@@ -23,30 +23,29 @@ fi
 
 status=0
 tests=()
+run_test() { # label log-name command... : runs it, records PASS / SKIP / FAIL under label
+    local label=$1 log=$LOGDIR/$2.log rc
+    shift 2
+    "$@" >"$log" 2>&1
+    rc=$?
+    case $rc in
+    0) tests+=("$label PASS") ;;
+    77) tests+=("$label SKIP") ;;
+    *) tests+=("$label FAIL(rc=$rc)"); status=1; tail -20 "$log" ;;
+    esac
+}
+
 for t in "$BUILD"/tests/test_gpu_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
-    "$t" >"$LOGDIR/$name.log" 2>&1
-    rc=$?
-    case $rc in
-    0) tests+=("$name PASS") ;;
-    77) tests+=("$name SKIP") ;;
-    *) tests+=("$name FAIL(rc=$rc)"); status=1; tail -20 "$LOGDIR/$name.log" ;;
-    esac
+    run_test "$name" "$name" "$t"
 done
 
 # bellperson's H in six transforms (CUZK_GPU_H6=1; off by default until it has passed here): test_gpu_ntt runs it
 # itself; these are the tests of the H paths the prover takes (a, b, c in place, three buffers), under it.
 for name in test_gpu_host test_gpu_mem test_gpu_prove; do
-    t="$BUILD/tests/$name"
-    [ -x "$t" ] || continue
-    CUZK_GPU_H6=1 "$t" >"$LOGDIR/$name-h6.log" 2>&1
-    rc=$?
-    case $rc in
-    0) tests+=("$name (CUZK_GPU_H6=1) PASS") ;;
-    77) tests+=("$name (CUZK_GPU_H6=1) SKIP") ;;
-    *) tests+=("$name (CUZK_GPU_H6=1) FAIL(rc=$rc)"); status=1; tail -20 "$LOGDIR/$name-h6.log" ;;
-    esac
+    [ -x "$BUILD/tests/$name" ] || continue
+    run_test "$name (CUZK_GPU_H6=1)" "$name-h6" env CUZK_GPU_H6=1 "$BUILD/tests/$name"
 done
 
 bench="$BUILD/cuzk-bench"
