@@ -22,7 +22,7 @@ unsigned por_tree_bits(const por_tree *t)
     return bits;
 }
 
-static int pow2_arity(unsigned a)
+int por_arity_ok(unsigned a)
 {
     return a >= 2 && a <= POR_MAX_ARITY && (a & (a - 1)) == 0;
 }
@@ -39,8 +39,8 @@ cuzk_status por_tree_poseidon(por_tree *t, por_tree_constants *k, unsigned base_
 {
     memset(t, 0, sizeof *t);
     memset(k, 0, sizeof *k);
-    if (!pow2_arity(base_arity) || (sub_arity && !pow2_arity(sub_arity)) || (top_arity && !pow2_arity(top_arity)) ||
-        base_levels + (sub_arity != 0) + (top_arity != 0) > POR_MAX_LEVELS)
+    if (!por_arity_ok(base_arity) || (sub_arity && !por_arity_ok(sub_arity)) ||
+        (top_arity && !por_arity_ok(top_arity)) || base_levels + (sub_arity != 0) + (top_arity != 0) > POR_MAX_LEVELS)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "por_tree_poseidon: %u levels of %u, then %u, %u", base_levels,
                               base_arity, sub_arity, top_arity);
     cuzk_status st;

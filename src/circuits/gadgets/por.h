@@ -40,6 +40,9 @@ typedef struct por_args {
     const fr_t *sibs;     /* per level arity - 1 siblings, levels concatenated; NULL: zeros (shape) */
 } por_args;
 
+/* 1 if a is an arity a tree level may have: a power of two, 2..POR_MAX_ARITY. */
+int por_arity_ok(unsigned a);
+
 /* The Poseidon constants of a TreeR-shaped tree (rust-fil-proofs' base, sub and top arities). */
 typedef struct por_tree_constants {
     poseidon_constants base, sub, top;

@@ -6,11 +6,6 @@
 #include "circuits/gadgets/constraint.h"
 #include "circuits/gadgets/poseidon.h"
 
-static int post_pow2_arity(unsigned a)
-{
-    return a >= 2 && a <= 16 && (a & (a - 1)) == 0;
-}
-
 void post_circuit_free(post_circuit *c)
 {
     poseidon_constants_free(&c->p2);
@@ -26,8 +21,8 @@ cuzk_status post_circuit_init(post_circuit *c, uint64_t nodes, unsigned sectors,
     if (sectors == 0 || sectors > POST_MAX_SECTORS || challenges == 0 || challenges > POST_CIRCUIT_MAX_CHALLENGES)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: %u sectors x %u challenges (1..%d x 1..%d)", who, sectors,
                               challenges, POST_MAX_SECTORS, POST_CIRCUIT_MAX_CHALLENGES);
-    if (!post_pow2_arity(base_arity) || base_arity > 8 || (sub_arity && !post_pow2_arity(sub_arity)) ||
-        (top_arity && (!post_pow2_arity(top_arity) || !sub_arity)))
+    if (!por_arity_ok(base_arity) || base_arity > 8 || (sub_arity && !por_arity_ok(sub_arity)) ||
+        (top_arity && (!por_arity_ok(top_arity) || !sub_arity)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: tree shape %u-%u-%u", who, base_arity, sub_arity,
                               top_arity);
     uint64_t div = (uint64_t)(sub_arity ? sub_arity : 1) * (top_arity ? top_arity : 1);

@@ -21,11 +21,6 @@ static int log_exact(uint64_t n, unsigned base, unsigned *out)
     return n == 1 ? 0 : -1;
 }
 
-static int pow2_arity(unsigned a)
-{
-    return a >= 2 && a <= 16 && (a & (a - 1)) == 0;
-}
-
 void stacked_circuit_free(stacked_circuit *c)
 {
     poseidon_constants_free(&c->p2);
@@ -45,8 +40,8 @@ cuzk_status stacked_circuit_init(stacked_circuit *c, uint64_t nodes, unsigned la
     if (challenges == 0 || challenges > POREP_MAX_CHALLENGES)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: %u challenges (1..%d)", who, challenges,
                               POREP_MAX_CHALLENGES);
-    if (!pow2_arity(base_arity) || base_arity > 8 || (sub_arity && !pow2_arity(sub_arity)) ||
-        (top_arity && (!pow2_arity(top_arity) || !sub_arity)))
+    if (!por_arity_ok(base_arity) || base_arity > 8 || (sub_arity && !por_arity_ok(sub_arity)) ||
+        (top_arity && (!por_arity_ok(top_arity) || !sub_arity)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "%s: tree shape %u-%u-%u", who, base_arity, sub_arity,
                               top_arity);
     uint64_t base_leaves = nodes / (sub_arity ? sub_arity : 1) / (top_arity ? top_arity : 1);
