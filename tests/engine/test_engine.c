@@ -1096,12 +1096,28 @@ static cuzk_status turn_start(engine_backend *be, int device, unsigned worker, c
     turn_backend *tb = be->ctx;
     pthread_mutex_lock(&tb->mu);
     if (tb->n_calls < 32) tb->calls[tb->n_calls++] = p->job_id;
+    pthread_cond_broadcast(&tb->cv);
     if (p->job_id == tb->gated_job) {
         while (!tb->turns) pthread_cond_wait(&tb->cv, &tb->mu);
         tb->turns--;
     }
     pthread_mutex_unlock(&tb->mu);
     return fixed_start(be, device, worker, p, handle, err);
+}
+
+/* The engine emits GPU_START before it calls prove_start: waits (up to 30 s) for n calls themselves; 0 on
+ * time-out. */
+static int turn_wait_calls(turn_backend *tb, unsigned n)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    pthread_mutex_lock(&tb->mu);
+    int waiting = 1;
+    while (tb->n_calls < n && waiting) waiting = pthread_cond_timedwait(&tb->cv, &tb->mu, &until) == 0;
+    int ok = tb->n_calls >= n;
+    pthread_mutex_unlock(&tb->mu);
+    return ok;
 }
 
 static void turn_grant(turn_backend *tb, unsigned n)
@@ -1164,6 +1180,7 @@ static void test_critical_latency(void)
         unsigned provers = mem_load ? 1 : 2;
         CHECK(tl_wait_count(&l, ENGINE_EV_GPU_START, idb, provers) &&
               tl_wait_count(&l, ENGINE_EV_HANDOFF, idb, provers + 2));
+        CHECK_MSG(turn_wait_calls(&tb, provers), "load %d: the large prove_start calls were not made", load);
         if (!mem_load) gate_set(0);
         CHECK(engine_submit(e, &rc, &idc, &err) == CUZK_OK && idc == 2);
         CHECK_MSG(tl_wait(&l, ENGINE_EV_SYNTH_START, idc, 0), "load %d: the CRITICAL synthesis did not start", load);
