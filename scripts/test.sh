@@ -87,11 +87,11 @@ cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CUZK_ORACLE_COUNT=200 CUZK_ORACLE_PAIRINGS=20 \
   run_ctest build/asan asan
 
-stage "ThreadSanitizer: the engine's and the residency's concurrency tests"
+stage "ThreadSanitizer: the engine's, the residency's and the device cache's concurrency tests"
 cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
   -DCUZK_TSAN=ON -DCUZK_CUDA=OFF -DCUZK_GRPC=OFF >/dev/null
-cmake --build build/tsan -j"$jobs" --target test_engine test_residency
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_ctest_only build/tsan tsan "^(test_engine|test_residency)$"
+cmake --build build/tsan -j"$jobs" --target test_engine test_residency test_device_cache
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_ctest_only build/tsan tsan "^(test_engine|test_residency|test_device_cache)$"
 
 stage "Fuzz targets, ${fuzz_seconds}s each"
 if scripts/fuzz.sh "$fuzz_seconds"; then
