@@ -1,7 +1,8 @@
 /* The GPU backend behind the engine's seam (engine.h): gpu_prove_start_abc per partition (or, when it
  * evaluates a, b, c itself, gpu_prove_start_shape from the circuit's matrices on the device), one gpu_prover per
- * prover worker, resident bases per (params, device) and matrices per (shape, device), groth16_prove_finish on
- * CPU threads. The residency's hooks (params_pin/unpin: host registration of a set's arrays, for its pinned
+ * prover worker, resident bases per (params, device) and matrices per (shape, device) in device caches
+ * (device_cache.h: uploaded outside any lock a resident partition waits for), groth16_prove_finish on CPU
+ * threads. The residency's hooks (params_pin/unpin: host registration of a set's arrays, for its pinned
  * tier; params_upload: a preloaded set's bases onto a device; params_evict: the set's device copies dropped) and
  * per-device memory figures. */
 #include <pthread.h>
@@ -10,65 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/device_cache.h"
 #include "engine/engine.h"
 #include "gpu/gpu_abc.h"
 #include "gpu/gpu_host.h"
 #include "gpu/gpu_prove.h"
 
-typedef struct resident {
-    const groth16_params *params;
-    gpu_params *gp;
-    struct resident *next;
-} resident;
-
-/* Resident bases on one device, kept beside the list so that readers (metrics) need not wait for mu, which
- * an upload holds for as long as it takes. Written under mu, read without it (atomics). */
-typedef struct device_usage {
-    uint64_t bytes;
-    unsigned sets;
-} device_usage;
-
-/* A circuit's matrices on one device. Keyed by the shape's address and a fingerprint of its contents, so that
- * a shape freed and another allocated at the same address is never taken for the old one. users: partitions
- * in prove_start with it; an entry without users is freed when another shape needs the device. */
-typedef struct resident_shape {
-    const r1cs *shape;
-    uint64_t print;
-    gpu_shape *gs;
-    unsigned users;
-    struct resident_shape *next;
-} resident_shape;
-
 typedef struct gpu_backend {
     engine_backend be;
     pool_t *host_pool, *finish_pool;
-    pthread_mutex_t mu; /* workers[] and the resident lists; held during an upload (others wait for it) */
+    pthread_mutex_t mu; /* workers[] */
     gpu_prover **workers;
     unsigned n_workers;
     /* Per visible device: the prover of CRITICAL partitions (gpu_prover_create_urgent), created on first use,
      * and the lock that makes two CRITICAL partitions on one device take it in turn. */
     gpu_prover **urgent;
     pthread_mutex_t *urgent_mu;
-    resident *res;
-    resident_shape *shapes;
-    device_usage *usage; /* per visible device */
-    int n_usage;
+    /* Per visible device: held through an upload (bases or matrices), so that each upload plans its device memory
+     * (gpu_plan) with the others' finished. Only uploads wait for it: a partition whose bases and matrices are
+     * resident never does (the caches build outside their locks). */
+    pthread_mutex_t *upload_mu;
+    device_cache *params; /* gpu_params per (parameter set, device) */
+    /* gpu_shape per (circuit shape, device), keyed by the shape's address and tagged with a fingerprint of its
+     * contents, so that a shape freed and another allocated at the same address is never taken for the old one.
+     * Unused matrices are freed before another shape's upload: a device holds the shapes in use and one more. */
+    device_cache *shapes;
+    int n_devices;
 } gpu_backend;
-
-/* With mu held: r joins (sign 1) or leaves (sign -1) the resident list. */
-static void usage_add(gpu_backend *gb, const resident *r, int sign)
-{
-    int d = gpu_params_device(r->gp);
-    if (d < 0 || d >= gb->n_usage) return;
-    uint64_t bytes = gpu_params_bytes(r->gp);
-    if (sign > 0) {
-        __atomic_add_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
-        __atomic_add_fetch(&gb->usage[d].sets, 1, __ATOMIC_RELAXED);
-    } else {
-        __atomic_sub_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
-        __atomic_sub_fetch(&gb->usage[d].sets, 1, __ATOMIC_RELAXED);
-    }
-}
 
 typedef struct gpu_handle {
     groth16_pending pending;
@@ -106,7 +75,7 @@ static cuzk_status worker_prover(gpu_backend *gb, int device, unsigned worker, g
 /* The device's prover of CRITICAL partitions, locked for the caller (urgent_release gives it back). */
 static cuzk_status urgent_prover(gpu_backend *gb, int device, gpu_prover **out, cuzk_error *err)
 {
-    if (device < 0 || device >= gb->n_usage)
+    if (device < 0 || device >= gb->n_devices)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: no device %d", device);
     pthread_mutex_lock(&gb->urgent_mu[device]);
     cuzk_status st = CUZK_OK;
@@ -124,31 +93,42 @@ static void urgent_release(gpu_backend *gb, int device)
     pthread_mutex_unlock(&gb->urgent_mu[device]);
 }
 
-/* params' bases on device, uploaded by the first partition that needs them. */
-static cuzk_status resident_params(gpu_backend *gb, const groth16_params *params, int device, const gpu_params **out,
-                                   cuzk_error *err)
+static cuzk_status params_build(void *ctx, const void *key, int device, void **obj, uint64_t *bytes, cuzk_error *err)
 {
-    cuzk_status st = CUZK_OK;
-    pthread_mutex_lock(&gb->mu);
-    resident *r = gb->res;
-    while (r && !(r->params == params && gpu_params_device(r->gp) == device)) r = r->next;
-    if (!r) {
-        r = calloc(1, sizeof(*r));
-        if (!r) {
-            st = cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: cannot allocate a resident entry");
-        } else if ((st = gpu_params_upload(device, params, &r->gp, err)) != CUZK_OK) {
-            free(r);
-            r = NULL;
-        } else {
-            r->params = params;
-            r->next = gb->res;
-            gb->res = r;
-            usage_add(gb, r, 1);
-        }
-    }
-    pthread_mutex_unlock(&gb->mu);
-    if (r) *out = r->gp;
-    return st;
+    gpu_backend *gb = ctx;
+    gpu_params *gp = NULL;
+    pthread_mutex_lock(&gb->upload_mu[device]);
+    cuzk_status st = gpu_params_upload(device, key, &gp, err);
+    pthread_mutex_unlock(&gb->upload_mu[device]);
+    if (st != CUZK_OK) return st;
+    *obj = gp;
+    *bytes = gpu_params_bytes(gp);
+    return CUZK_OK;
+}
+
+static void params_free(void *ctx, void *obj)
+{
+    (void)ctx;
+    gpu_params_free(obj);
+}
+
+static cuzk_status shape_build(void *ctx, const void *key, int device, void **obj, uint64_t *bytes, cuzk_error *err)
+{
+    gpu_backend *gb = ctx;
+    gpu_shape *gs = NULL;
+    pthread_mutex_lock(&gb->upload_mu[device]);
+    cuzk_status st = gpu_shape_upload(device, key, &gs, err);
+    pthread_mutex_unlock(&gb->upload_mu[device]);
+    if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu backend: the circuit's matrices on device %d: ", device);
+    *obj = gs;
+    *bytes = gpu_shape_bytes(gs);
+    return CUZK_OK;
+}
+
+static void shape_free(void *ctx, void *obj)
+{
+    (void)ctx;
+    gpu_shape_free(obj);
 }
 
 static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
@@ -180,75 +160,6 @@ static uint64_t shape_print(const r1cs *cs)
     return h;
 }
 
-/* With mu held: r's device bytes join (sign 1) or leave (sign -1) its device's figure. */
-static void usage_add_shape(gpu_backend *gb, const resident_shape *r, int sign)
-{
-    int d = gpu_shape_device(r->gs);
-    if (d < 0 || d >= gb->n_usage) return;
-    uint64_t bytes = gpu_shape_bytes(r->gs);
-    if (sign > 0)
-        __atomic_add_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
-    else
-        __atomic_sub_fetch(&gb->usage[d].bytes, bytes, __ATOMIC_RELAXED);
-}
-
-/* With mu held: frees the matrices no partition is using, on `device` (-1: every device). */
-static void shapes_free_unused(gpu_backend *gb, int device)
-{
-    for (resident_shape **pp = &gb->shapes; *pp;) {
-        resident_shape *r = *pp;
-        if (r->users == 0 && (device < 0 || gpu_shape_device(r->gs) == device)) {
-            *pp = r->next;
-            usage_add_shape(gb, r, -1);
-            gpu_shape_free(r->gs);
-            free(r);
-        } else {
-            pp = &r->next;
-        }
-    }
-}
-
-/* shape's matrices on device, uploaded by the first partition that needs them; *out is held (users) until
- * shape_release. Matrices of other shapes that nobody uses are freed first, so a device holds the shapes in use
- * and at most one more. */
-static cuzk_status shape_acquire(gpu_backend *gb, const r1cs *shape, int device, resident_shape **out, cuzk_error *err)
-{
-    cuzk_status st = CUZK_OK;
-    uint64_t print = shape_print(shape);
-    pthread_mutex_lock(&gb->mu);
-    resident_shape *r = gb->shapes;
-    while (r && !(r->shape == shape && r->print == print && gpu_shape_device(r->gs) == device)) r = r->next;
-    if (!r) {
-        shapes_free_unused(gb, device);
-        r = calloc(1, sizeof(*r));
-        if (!r) {
-            st = cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: cannot allocate a resident shape entry");
-        } else if ((st = gpu_shape_upload(device, shape, &r->gs, err)) != CUZK_OK) {
-            cuzk_error_prefix(err, "gpu backend: the circuit's matrices on device %d: ", device);
-            free(r);
-            r = NULL;
-        } else {
-            r->shape = shape;
-            r->print = print;
-            r->next = gb->shapes;
-            gb->shapes = r;
-            usage_add_shape(gb, r, 1);
-        }
-    }
-    if (r) r->users++;
-    pthread_mutex_unlock(&gb->mu);
-    *out = r;
-    return st;
-}
-
-static void shape_release(gpu_backend *gb, resident_shape *r)
-{
-    if (!r) return;
-    pthread_mutex_lock(&gb->mu);
-    r->users--;
-    pthread_mutex_unlock(&gb->mu);
-}
-
 /* The prover's abc-done hook: passes the release on to the engine and remembers it (no retry after it). */
 typedef struct abc_release_hook {
     const engine_partition *p;
@@ -270,7 +181,6 @@ static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned work
     gpu_handle *h = malloc(sizeof(*h));
     if (!h) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: cannot allocate a handle");
     gpu_prover *pv = NULL;
-    const gpu_params *gp = NULL;
     cuzk_status st = CUZK_OK;
     /* One retry after running out of device memory: the other worker on the device may have released its
      * working set by then. a, b, c are only read by the GPU prover, so the retry sees the same inputs, unless
@@ -279,21 +189,24 @@ static cuzk_status gpu_prove_start(engine_backend *be, int device, unsigned work
     int urgent = p->priority == ENGINE_PRIO_CRITICAL;
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt) sched_yield();
-        resident_shape *rs = NULL;
+        device_cache_entry *shape = NULL, *params = NULL;
         st = urgent ? urgent_prover(gb, device, &pv, err) : worker_prover(gb, device, worker, &pv, err);
         /* The matrices before the bases: under a device-memory cap the bases' plan leaves room for what the device
          * already holds (gpu_params_upload). */
-        if (st == CUZK_OK && !p->a) st = shape_acquire(gb, ci->shape, device, &rs, err);
-        if (st == CUZK_OK) st = resident_params(gb, ci->params, device, &gp, err);
+        if (st == CUZK_OK && !p->a)
+            st = device_cache_acquire(gb->shapes, ci->shape, shape_print(ci->shape), device, &shape, err);
+        if (st == CUZK_OK) st = device_cache_acquire(gb->params, ci->params, 0, device, &params, err);
+        const gpu_params *gp = device_cache_object(params);
         if (st == CUZK_OK && !p->a) {
-            st = gpu_prove_start_shape(pv, gp, rs->gs, gb->host_pool, ci->params, p->inputs, p->num_inputs, p->aux,
-                                       p->num_aux, &ci->density, &h->pending, NULL, NULL, err);
+            st = gpu_prove_start_shape(pv, gp, device_cache_object(shape), gb->host_pool, ci->params, p->inputs,
+                                       p->num_inputs, p->aux, p->num_aux, &ci->density, &h->pending, NULL, NULL, err);
         } else if (st == CUZK_OK) {
             gpu_prover_on_abc_done(pv, on_abc_done, &hk);
             st = gpu_prove_start_abc(pv, gp, gb->host_pool, ci->params, p->num_constraints, p->a, p->b, p->c, p->inputs,
                                      p->num_inputs, p->aux, p->num_aux, &ci->density, &h->pending, NULL, NULL, err);
         }
-        shape_release(gb, rs);
+        device_cache_release(gb->params, params);
+        device_cache_release(gb->shapes, shape);
         if (urgent && pv) urgent_release(gb, device);
         pv = NULL;
         if (st != CUZK_ERR_NOMEM || hk.released) break;
@@ -336,30 +249,28 @@ static void gpu_abc_free(engine_backend *be, void *p, size_t bytes)
     gpu_host_free(p);
 }
 
-static void gpu_destroy(engine_backend *be)
+/* Frees gb as far as it was made: the per-device arrays' mutexes exist for n_devices devices. */
+static void backend_free(gpu_backend *gb)
 {
-    gpu_backend *gb = be->ctx;
-    for (resident *r = gb->res, *next; r; r = next) {
-        next = r->next;
-        gpu_params_free(r->gp);
-        free(r);
-    }
-    for (resident_shape *r = gb->shapes, *next; r; r = next) {
-        next = r->next;
-        gpu_shape_free(r->gs);
-        free(r);
-    }
-    free(gb->usage);
+    device_cache_destroy(gb->params);
+    device_cache_destroy(gb->shapes);
     for (unsigned i = 0; i < gb->n_workers; i++) gpu_prover_destroy(gb->workers[i]);
-    for (int d = 0; d < gb->n_usage; d++) {
+    for (int d = 0; d < gb->n_devices; d++) {
         gpu_prover_destroy(gb->urgent[d]);
         pthread_mutex_destroy(&gb->urgent_mu[d]);
+        pthread_mutex_destroy(&gb->upload_mu[d]);
     }
     free(gb->urgent);
     free(gb->urgent_mu);
+    free(gb->upload_mu);
     free(gb->workers);
     pthread_mutex_destroy(&gb->mu);
     free(gb);
+}
+
+static void gpu_destroy(engine_backend *be)
+{
+    backend_free(be->ctx);
 }
 
 static void gpu_params_evict(engine_backend *be, const groth16_params *params);
@@ -383,19 +294,28 @@ cuzk_status engine_backend_gpu_create(pool_t *host_pool, pool_t *finish_pool, en
         free(gb);
         return cuzk_error_set(err, CUZK_ERR_INTERNAL, "gpu backend: cannot create a mutex");
     }
-    gb->n_usage = gpu_device_count();
-    gb->usage = calloc((size_t)gb->n_usage, sizeof(*gb->usage));
-    gb->urgent = calloc((size_t)gb->n_usage, sizeof(*gb->urgent));
-    gb->urgent_mu = calloc((size_t)gb->n_usage, sizeof(*gb->urgent_mu));
-    if (!gb->usage || !gb->urgent || !gb->urgent_mu) {
-        free(gb->usage);
-        free(gb->urgent);
-        free(gb->urgent_mu);
-        pthread_mutex_destroy(&gb->mu);
-        free(gb);
+    int devices = gpu_device_count();
+    gb->urgent = calloc((size_t)devices, sizeof(*gb->urgent));
+    gb->urgent_mu = calloc((size_t)devices, sizeof(*gb->urgent_mu));
+    gb->upload_mu = calloc((size_t)devices, sizeof(*gb->upload_mu));
+    if (!gb->urgent || !gb->urgent_mu || !gb->upload_mu) {
+        backend_free(gb);
         return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu backend: cannot allocate");
     }
-    for (int d = 0; d < gb->n_usage; d++) pthread_mutex_init(&gb->urgent_mu[d], NULL);
+    for (int d = 0; d < devices; d++) {
+        pthread_mutex_init(&gb->urgent_mu[d], NULL);
+        pthread_mutex_init(&gb->upload_mu[d], NULL);
+    }
+    gb->n_devices = devices;
+    device_cache_config pc = {.devices = devices, .build = params_build, .free_obj = params_free, .ctx = gb};
+    device_cache_config sc = {
+        .devices = devices, .build = shape_build, .free_obj = shape_free, .ctx = gb, .free_unused_before_build = 1};
+    cuzk_status st = device_cache_create(&pc, &gb->params, err);
+    if (st == CUZK_OK) st = device_cache_create(&sc, &gb->shapes, err);
+    if (st != CUZK_OK) {
+        backend_free(gb);
+        return cuzk_error_prefix(err, "gpu backend: ");
+    }
     gb->host_pool = host_pool;
     gb->finish_pool = finish_pool;
     gb->be.name = "gpu";
@@ -428,27 +348,20 @@ cuzk_status engine_backend_gpu_set_abc_on_device(engine_backend *be, int on, cuz
 /* The residency's preload: the bases go to the device now, as the first partition there would upload them. */
 static cuzk_status gpu_params_upload_hook(engine_backend *be, const groth16_params *params, int device, cuzk_error *err)
 {
-    const gpu_params *gp = NULL;
-    return resident_params(be->ctx, params, device, &gp, err);
+    gpu_backend *gb = be->ctx;
+    device_cache_entry *e = NULL;
+    cuzk_status st = device_cache_acquire(gb->params, params, 0, device, &e, err);
+    device_cache_release(gb->params, e);
+    return st;
 }
 
+/* The set's device copies go (each at once, or when the partition using it ends), and with them the matrices no
+ * partition is using. */
 static void gpu_params_evict(engine_backend *be, const groth16_params *params)
 {
     gpu_backend *gb = be->ctx;
-    pthread_mutex_lock(&gb->mu);
-    for (resident **pp = &gb->res; *pp;) {
-        resident *r = *pp;
-        if (r->params == params) {
-            *pp = r->next;
-            usage_add(gb, r, -1);
-            gpu_params_free(r->gp);
-            free(r);
-        } else {
-            pp = &r->next;
-        }
-    }
-    shapes_free_unused(gb, -1);
-    pthread_mutex_unlock(&gb->mu);
+    device_cache_drop(gb->params, params);
+    device_cache_free_unused(gb->shapes, -1);
 }
 
 size_t engine_backend_gpu_resident_bytes(engine_backend *be)
@@ -456,7 +369,7 @@ size_t engine_backend_gpu_resident_bytes(engine_backend *be)
     if (!be || be->prove_start != gpu_prove_start) return 0;
     gpu_backend *gb = be->ctx;
     size_t n = 0;
-    for (int d = 0; d < gb->n_usage; d++) n += __atomic_load_n(&gb->usage[d].bytes, __ATOMIC_RELAXED);
+    for (int d = 0; d < gb->n_devices; d++) n += device_cache_bytes(gb->params, d) + device_cache_bytes(gb->shapes, d);
     return n;
 }
 
@@ -507,18 +420,17 @@ static cuzk_status gpu_device_memory(engine_backend *be, int device, engine_devi
     memset(out, 0, sizeof(*out));
     out->device = device;
     gpu_backend *gb = be->ctx;
-    if (device < 0 || device >= gb->n_usage)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: no device %d (%d visible)", device, gb->n_usage);
+    if (device < 0 || device >= gb->n_devices)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu backend: no device %d (%d visible)", device,
+                              gb->n_devices);
     gpu_device_info info;
     cuzk_status st = gpu_device_get_info(device, &info, err);
     if (st != CUZK_OK) return st;
     snprintf(out->name, sizeof(out->name), "%s", info.name);
     out->total_bytes = info.total_mem;
     out->free_bytes = info.free_mem;
-    {
-        out->resident_bytes = __atomic_load_n(&gb->usage[device].bytes, __ATOMIC_RELAXED);
-        out->resident_sets = __atomic_load_n(&gb->usage[device].sets, __ATOMIC_RELAXED);
-    }
+    out->resident_bytes = device_cache_bytes(gb->params, device) + device_cache_bytes(gb->shapes, device);
+    out->resident_sets = device_cache_count(gb->params, device);
     return CUZK_OK;
 }
 
