@@ -487,24 +487,78 @@ static cuzk_status batch_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const 
     return in_pieces(ctx, out, b, batch_piece, mask, n, err);
 }
 
-/* out = sum_k scalars[k] * b[idx[k]]: the bases gathered on the device (resident) or on the host (streamed). */
-static cuzk_status gather_msm(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const uint32_t *idx, const fr_t *scalars,
-                              size_t n, cuzk_error *err)
+/* The prover's two page-locked staging buffers and their events, allocated on first use. */
+static cuzk_status stage_buffers(gpu_prover *pv, cuzk_error *err)
 {
+    cuzk_status st = CUZK_OK;
+    for (int i = 0; i < 2; i++) {
+        if (pv->stage[i] == NULL) GPU_TRY(cudaMallocHost(&pv->stage[i], STAGE_BYTES));
+        if (pv->stage_ev[i] == NULL) GPU_TRY(cudaEventCreateWithFlags(&pv->stage_ev[i], cudaEventDisableTiming));
+    }
+done:
+    return st;
+}
+
+typedef struct gather_job {
+    char *dst;
+    const char *src;
+    const uint32_t *idx;
+    size_t elem;
+} gather_job;
+
+static void gather_range(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    const gather_job *g = (const gather_job *)ctx;
+    for (size_t k = begin; k < end; k++) memcpy(g->dst + k * g->elem, g->src + (size_t)g->idx[k] * g->elem, g->elem);
+}
+
+/* dst (device) = the n elements of elem bytes of src (host) that idx names, gathered by the pool's threads into the
+ * prover's staging buffers, each chunk's DMA running while the next is gathered (one thread gathering a tail of
+ * ~10^7 bases out of a 12 GB section into pageable memory, then its pageable copy, took seconds a 32 GiB
+ * partition). Queued on the context's stream. */
+static cuzk_status gather_staged(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t elem,
+                                 const uint32_t *idx, size_t n, cuzk_error *err)
+{
+    cuzk_status st = stage_buffers(pv, err);
+    size_t per = STAGE_BYTES / elem;
+    for (size_t off = 0, k = 0; st == CUZK_OK && off < n; off += per, k++) {
+        int i = (int)(k & 1);
+        size_t len = n - off < per ? n - off : per;
+        GPU_TRY(cudaEventSynchronize(pv->stage_ev[i]));
+        gather_job g = {(char *)pv->stage[i], (const char *)src, idx + off, elem};
+        pool_parallel_for(pool, len, 4096, gather_range, &g);
+        GPU_TRY(cudaMemcpyAsync((char *)dst + off * elem, pv->stage[i], len * elem, cudaMemcpyHostToDevice,
+                                pv->ctx->stream));
+        GPU_TRY(cudaEventRecord(pv->stage_ev[i], pv->ctx->stream));
+    }
+done:
+    return st;
+}
+
+/* out = sum_k scalars[k] * b[idx[k]]: the bases gathered on the device (resident) or, streamed, by gather_staged
+ * in pieces of stream_piece() points. */
+static cuzk_status gather_msm(gpu_prover *pv, pool_t *pool, g1_jac_t *out, bases_ref b, const uint32_t *idx,
+                              const fr_t *scalars, size_t n, cuzk_error *err)
+{
+    gpu_ctx *ctx = pv->ctx;
     cuzk_status st = CUZK_OK;
     uint32_t *d_idx = NULL;
     pt96 *d_pts = NULL;
-    if (n == 0) {
-        g1_jac_set_inf(out);
-        return CUZK_OK;
-    }
+    g1_jac_set_inf(out);
+    if (n == 0) return CUZK_OK;
     if (!b.resident) {
-        g1_affine_t *pts = (g1_affine_t *)malloc(n * sizeof *pts);
-        if (pts == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot gather %zu bases", n);
-        for (size_t k = 0; k < n; k++) pts[k] = b.p[idx[k]];
-        st = msm_pieces(ctx, out, {pts, 0}, scalars, n, err);
-        free(pts);
-        return st;
+        size_t piece = stream_piece(ctx, sizeof(g1_affine_t));
+        size_t per = n < piece ? n : piece;
+        GPU_TRY(gpu_malloc_async((void **)&d_pts, per * sizeof(pt96), ctx->stream));
+        for (size_t o = 0; o < n && st == CUZK_OK; o += per) {
+            size_t len = n - o < per ? n - o : per;
+            g1_jac_t part;
+            st = gather_staged(pv, pool, d_pts, b.p, sizeof(g1_affine_t), idx + o, len, err);
+            if (st == CUZK_OK) st = msm_pieces(ctx, &part, {(const g1_affine_t *)d_pts, 1}, scalars + o, len, err);
+            if (st == CUZK_OK) g1_jac_add(out, out, &part);
+        }
+        goto done;
     }
     GPU_TRY(gpu_malloc_async((void **)&d_idx, n * sizeof(uint32_t), ctx->stream));
     GPU_TRY(gpu_malloc_async((void **)&d_pts, n * sizeof(pt96), ctx->stream));
@@ -519,9 +573,10 @@ done:
 }
 
 /* One query's sum: batch addition + tail MSM, or one MSM over every base. */
-static cuzk_status run_query(gpu_ctx *ctx, const query *q, bases_ref bases, const fr_t *full, g1_jac_t *out,
-                             double *ba_ms, double *tail_ms, cuzk_error *err)
+static cuzk_status run_query(gpu_prover *pv, pool_t *pool, const query *q, bases_ref bases, const fr_t *full,
+                             g1_jac_t *out, double *ba_ms, double *tail_ms, cuzk_error *err)
 {
+    gpu_ctx *ctx = pv->ctx;
     cuzk_status st = CUZK_OK;
     *ba_ms = 0;
     double t0 = now_ms();
@@ -538,7 +593,7 @@ static cuzk_status run_query(gpu_ctx *ctx, const query *q, bases_ref bases, cons
         *ba_ms = gpu_ctx_last_ms(ctx);
     }
     double t1 = now_ms();
-    st = gather_msm(ctx, out, bases, q->tail_i, q->tail_s, q->tail_n, err);
+    st = gather_msm(pv, pool, out, bases, q->tail_i, q->tail_s, q->tail_n, err);
     if (st != CUZK_OK) return st;
     *tail_ms = now_ms() - t1;
     g1_jac_add(out, out, &ones);
@@ -546,29 +601,27 @@ static cuzk_status run_query(gpu_ctx *ctx, const query *q, bases_ref bases, cons
 }
 
 /* B_G2 over host bases streamed in pieces (stream_piece; a memory cap left them on the host): the same sums as
- * run_b_g2's, each piece's bases staged by the G2 calls, the tail's bases gathered on the host first; a piece that
- * runs out of device memory is done in halves (multiples of 64 points), down to SPLIT_MIN. */
-static cuzk_status run_b_g2_streamed(gpu_ctx *ctx, const query *q, const g2_affine_t *bases, g2_jac_t *out, double *ms,
-                                     cuzk_error *err)
+ * run_b_g2's, each piece's bases staged by the G2 calls, the tail's gathered by gather_staged; a piece that runs
+ * out of device memory is done in halves (multiples of 64 points), down to SPLIT_MIN. */
+static cuzk_status run_b_g2_streamed(gpu_prover *pv, pool_t *pool, const query *q, const g2_affine_t *bases,
+                                     g2_jac_t *out, double *ms, cuzk_error *err)
 {
+    gpu_ctx *ctx = pv->ctx;
     size_t piece = stream_piece(ctx, sizeof(g2_affine_t));
-    g2_affine_t *pts = NULL;
+    g2_affine_t *d_pts = NULL;
     cuzk_status st = CUZK_OK;
     *ms = 0;
     g2_jac_set_inf(out);
     /* pass 0: the ones (split) or every scalar (not split), over bases in place; pass 1: the tail, gathered. */
     for (int pass = 0; pass < 2 && st == CUZK_OK; pass++) {
         size_t n = pass ? (q->split ? q->tail_n : 0) : (q->split && !q->ones_n ? 0 : q->nbases);
-        if (pass && n) {
-            pts = (g2_affine_t *)malloc((n < piece ? n : piece) * sizeof *pts);
-            if (pts == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu prove: cannot gather B_G2 bases");
-        }
+        if (pass && n) GPU_TRY(gpu_malloc_async((void **)&d_pts, (n < piece ? n : piece) * sizeof *d_pts, ctx->stream));
         for (size_t o = 0; o < n;) {
             size_t len = n - o < piece ? n - o : piece;
             g2_jac_t part;
             if (pass) {
-                for (size_t k = 0; k < len; k++) pts[k] = bases[q->tail_i[o + k]];
-                st = gpu_msm_g2_indexed(ctx, &part, pts, len, NULL, q->tail_s + o, len, err);
+                st = gather_staged(pv, pool, d_pts, bases, sizeof(g2_affine_t), q->tail_i + o, len, err);
+                if (st == CUZK_OK) st = gpu_msm_g2_indexed(ctx, &part, d_pts, len, NULL, q->tail_s + o, len, err);
             } else if (q->split) {
                 st = gpu_batch_add_g2(ctx, &part, bases + o, q->ones + o / 64, len, err);
             } else {
@@ -585,7 +638,8 @@ static cuzk_status run_b_g2_streamed(gpu_ctx *ctx, const query *q, const g2_affi
             o += len;
         }
     }
-    free(pts);
+done:
+    if (d_pts) gpu_free_async(d_pts, ctx->stream);
     return st;
 }
 
@@ -662,12 +716,8 @@ static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const 
 static cuzk_status upload_staged(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t bytes,
                                  cuzk_error *err)
 {
-    cuzk_status st = CUZK_OK;
-    for (int i = 0; i < 2; i++) {
-        if (pv->stage[i] == NULL) GPU_TRY(cudaMallocHost(&pv->stage[i], STAGE_BYTES));
-        if (pv->stage_ev[i] == NULL) GPU_TRY(cudaEventCreateWithFlags(&pv->stage_ev[i], cudaEventDisableTiming));
-    }
-    for (size_t off = 0, k = 0; off < bytes; off += STAGE_BYTES, k++) {
+    cuzk_status st = stage_buffers(pv, err);
+    for (size_t off = 0, k = 0; st == CUZK_OK && off < bytes; off += STAGE_BYTES, k++) {
         int i = (int)(k & 1);
         size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
         GPU_TRY(cudaEventSynchronize(pv->stage_ev[i]));
@@ -1032,7 +1082,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     int b2_done = st == CUZK_OK && (gp->b_g2 != NULL || gp->b_g2_stream);
     g2_jac_t b2;
     if (b2_done && gp->b_g2 == NULL) {
-        GATED(pv->ctx->device, st, run_b_g2_streamed(pv->ctx, &cl->q[GPU_Q_B], params->b_g2, &b2, &gt.b_g2_ms, err));
+        GATED(pv->ctx->device, st, run_b_g2_streamed(pv, pool, &cl->q[GPU_Q_B], params->b_g2, &b2, &gt.b_g2_ms, err));
         if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2 (streamed): ");
     } else if (b2_done) {
         GATED(pv->ctx->device, st,
@@ -1043,7 +1093,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
         const fr_t *full = q == GPU_Q_L ? aux : cl->q[q].full;
         GATED(pv->ctx->device, st,
-              run_query(pv->ctx, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err));
+              run_query(pv, pool, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err));
         if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: %s: ", QNAME[q]);
         gt.bases[q] = cl->q[q].nbases;
         gt.ones[q] = cl->q[q].ones_n;
