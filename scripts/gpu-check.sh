@@ -48,6 +48,13 @@ for name in test_gpu_host test_gpu_mem test_gpu_prove; do
     run_test "$name (CUZK_GPU_H6=1)" "$name-h6" env CUZK_GPU_H6=1 "$BUILD/tests/$name"
 done
 
+# Streamed pieces' copies beside the compute (CUZK_GPU_STREAM_OVERLAP=1; off by default until it has passed here):
+# the streamed and capped proofs of these tests compare their bytes with the resident ones.
+for name in test_gpu_mem test_gpu_prove; do
+    [ -x "$BUILD/tests/$name" ] || continue
+    run_test "$name (CUZK_GPU_STREAM_OVERLAP=1)" "$name-overlap" env CUZK_GPU_STREAM_OVERLAP=1 "$BUILD/tests/$name"
+done
+
 bench="$BUILD/cuzk-bench"
 if "$bench" gpu-ntt --help >/dev/null 2>&1; then
     for h6 in 0 1 0 1; do

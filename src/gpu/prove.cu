@@ -430,7 +430,7 @@ static size_t stream_piece(gpu_ctx *ctx, size_t point_bytes)
     return fit < piece ? fit : piece;
 }
 
-/* One piece's sum over bases[off, off + len) with arg (scalars or a mask) at the same offset. */
+/* One piece's sum over the len bases at bases (the piece's first) with arg (scalars or a mask) at offset off. */
 typedef cuzk_status (*piece_fn)(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
                                 size_t len, cuzk_error *err);
 
@@ -439,28 +439,107 @@ static cuzk_status msm_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bas
 {
     if (len > SPLIT_MIN && debug_take(&debug_fail_msm))
         return cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: MSM failed as if out of device memory");
-    return gpu_msm_g1(ctx, out, bases + off, (const fr_t *)arg + off, len, err);
+    return gpu_msm_g1(ctx, out, bases, (const fr_t *)arg + off, len, err);
 }
 
 static cuzk_status batch_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
                                size_t len, cuzk_error *err)
 {
-    return gpu_batch_add_g1(ctx, out, bases + off, (const uint64_t *)arg + off / 64, len, err);
+    return gpu_batch_add_g1(ctx, out, bases, (const uint64_t *)arg + off / 64, len, err);
+}
+
+/* The copy of host[off, off + len) into buf on the copy stream, once the compute that last read buf has ended
+ * (used; an event never recorded is no wait), and its end recorded in copied. */
+static cudaError_t piece_copy(cudaStream_t copy, g1_affine_t *buf, const g1_affine_t *host, size_t off, size_t len,
+                              cudaEvent_t used, cudaEvent_t copied)
+{
+    cudaError_t e = cudaStreamWaitEvent(copy, used, 0);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(buf, host + off, len * sizeof(g1_affine_t), cudaMemcpyHostToDevice, copy);
+    if (e == cudaSuccess) e = cudaEventRecord(copied, copy);
+    return e;
+}
+
+/* in_pieces over streamed bases with each piece's copy beside the compute of the piece before
+ * (gpu_tune.stream_overlap): two device buffers of a piece, filled on a copy stream; a piece computes on ctx's
+ * stream once its copy has ended, and the copy into a buffer waits for the compute that last read it. The pieces
+ * are sized with both buffers counted (stream_piece). A piece that runs out of device memory is done in halves
+ * from its offset: its buffer still holds its first half, and the copy in flight (of the piece after) is waited for
+ * and issued again for the new offset. */
+static cuzk_status in_pieces_overlapped(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *host, piece_fn fn,
+                                        const void *arg, size_t n, cuzk_error *err)
+{
+    cuzk_status st = gpu_ctx_enter(ctx, err);
+    if (st != CUZK_OK) return st;
+    size_t piece = stream_piece(ctx, 2 * sizeof(g1_affine_t)), len = n < piece ? n : piece;
+    cudaStream_t copy = NULL;
+    cudaEvent_t ready = NULL, copied[2] = {NULL, NULL}, used[2] = {NULL, NULL};
+    g1_affine_t *buf[2] = {NULL, NULL};
+    double ms = 0;
+    size_t o = 0;
+    int slot = 0;
+    g1_jac_set_inf(out);
+    GPU_TRY(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+    GPU_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    for (int i = 0; i < 2; i++) {
+        GPU_TRY(cudaEventCreateWithFlags(&copied[i], cudaEventDisableTiming));
+        GPU_TRY(cudaEventCreateWithFlags(&used[i], cudaEventDisableTiming));
+        GPU_TRY(gpu_malloc_async((void **)&buf[i], len * sizeof(g1_affine_t), ctx->stream));
+    }
+    /* The buffers are the copy stream's once their allocations have run on ctx's. */
+    GPU_TRY(cudaEventRecord(ready, ctx->stream));
+    GPU_TRY(cudaStreamWaitEvent(copy, ready, 0));
+    GPU_TRY(piece_copy(copy, buf[0], host, 0, len, used[0], copied[0]));
+    while (o < n) {
+        size_t next = o + len, next_len = n - next < piece ? n - next : piece;
+        if (next < n) GPU_TRY(piece_copy(copy, buf[slot ^ 1], host, next, next_len, used[slot ^ 1], copied[slot ^ 1]));
+        GPU_TRY(cudaStreamWaitEvent(ctx->stream, copied[slot], 0));
+        g1_jac_t part;
+        st = fn(ctx, &part, buf[slot], arg, o, len, err);
+        GPU_TRY(cudaEventRecord(used[slot], ctx->stream));
+        if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
+            GPU_TRY(cudaStreamSynchronize(copy));
+            piece = len / 2 / 64 * 64;
+            len = piece;
+            st = CUZK_OK;
+            continue;
+        }
+        if (st != CUZK_OK) goto done;
+        ms += gpu_ctx_last_ms(ctx);
+        g1_jac_add(out, out, &part);
+        o = next;
+        len = next_len;
+        slot ^= 1;
+    }
+    ctx->last_ms = ms;
+done:
+    /* The buffers go back on ctx's stream after the copy stream's last use of them. */
+    if (copy && ready && cudaEventRecord(ready, copy) == cudaSuccess) (void)cudaStreamWaitEvent(ctx->stream, ready, 0);
+    for (int i = 0; i < 2; i++) {
+        if (buf[i]) gpu_free_async(buf[i], ctx->stream);
+        if (copied[i]) cudaEventDestroy(copied[i]);
+        if (used[i]) cudaEventDestroy(used[i]);
+    }
+    if (ready) cudaEventDestroy(ready);
+    if (copy) cudaStreamDestroy(copy);
+    return st;
 }
 
 /* out = the sum of fn's pieces over n bases: one piece when the bases are resident, pieces of stream_chunk() points
- * when they are streamed; a piece (or the whole) that runs out of device memory is done in halves (multiples of 64
- * points, so a mask's pieces start at whole words), down to SPLIT_MIN points. ctx's last_ms: the pieces' sum. */
+ * when they are streamed (their copies beside the compute with gpu_tune.stream_overlap); a piece (or the whole)
+ * that runs out of device memory is done in halves (multiples of 64 points, so a mask's pieces start at whole
+ * words), down to SPLIT_MIN points. ctx's last_ms: the pieces' sum. */
 static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn fn, const void *arg, size_t n,
                              cuzk_error *err)
 {
+    if (!b.resident && n > 0 && gpu_tune_get().stream_overlap)
+        return in_pieces_overlapped(ctx, out, b.p, fn, arg, n, err);
     size_t piece = b.resident ? n : stream_piece(ctx, sizeof(g1_affine_t));
     double ms = 0;
     g1_jac_set_inf(out);
     for (size_t o = 0; o < n;) {
         size_t len = n - o < piece ? n - o : piece;
         g1_jac_t part;
-        cuzk_status st = fn(ctx, &part, b.p, arg, o, len, err);
+        cuzk_status st = fn(ctx, &part, b.p + o, arg, o, len, err);
         if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
             piece = len / 2 / 64 * 64;
             continue;

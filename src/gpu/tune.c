@@ -81,6 +81,7 @@ void gpu_tune_from_env(gpu_tune *t)
     t->overlap = tune_off_by_zero(getenv("CUZK_GPU_OVERLAP"), t->overlap);
     t->turns = tune_off_by_zero(getenv("CUZK_GPU_TURN"), t->turns);
     if ((e = getenv("CUZK_GPU_H6")) != NULL) t->h_six = strcmp(e, "1") == 0;
+    if ((e = getenv("CUZK_GPU_STREAM_OVERLAP")) != NULL) t->stream_overlap = strcmp(e, "1") == 0;
     size_t lim;
     if ((e = getenv("CUZK_GPU_MEMORY_LIMIT")) != NULL && gpu_tune_parse_size(e, &lim) == 0) t->memory_limit = lim;
 }
