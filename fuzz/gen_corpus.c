@@ -15,6 +15,7 @@
 #include "ff/fr.h"
 #include "formats/snap_vanilla.h"
 #include "groth16/groth16.h"
+#include "kind_request.h"
 #include "util/rng.h"
 
 static const char *g_dir;
@@ -319,6 +320,170 @@ static void post_seeds(void)
     seed("fuzz_post_vanilla", "json_short", 0x80 | 10, (const uint8_t *)json, sizeof json - 1);
 }
 
+/* fuzz_kind_request: one request the kind table accepts per kind (checked here: a seed that stopped being accepted
+ * is an error), so that the fuzzer starts past every kind's validation. The PoRep seed's C1 is fuzz_c1's seed. */
+static unsigned kind_index(const engine_kind *k)
+{
+    size_t count = 0;
+    const engine_kind *const *kinds = engine_kinds(&count);
+    for (size_t i = 0; i < count; i++)
+        if (kinds[i] == k) return (unsigned)i;
+    return 0;
+}
+
+static void kind_seed(const char *name, const engine_kind *k, const engine_kind_input *in)
+{
+    cuzk_error err;
+    void *job = NULL;
+    engine_kind_plan plan;
+    if ((k->check && k->check(in, &err) != CUZK_OK) || k->parse(in, &job, &plan, &err) != CUZK_OK) {
+        fprintf(stderr, "gen_corpus: fuzz_kind_request seed %s refused: %s\n", name, err.msg);
+        g_failed = 1;
+        return;
+    }
+    if (k->job_free) k->job_free(job);
+    size_t cap = KIND_REQ_HEADER + 5 * (8 + in->n_vanilla_proofs) + in->vanilla_proof.len + 96 + 32 +
+                 (in->circuit ? strlen(in->circuit) : 0);
+    for (size_t i = 0; i < in->n_vanilla_proofs; i++) cap += in->vanilla_proofs[i].len;
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        g_failed = 1;
+        return;
+    }
+    kind_request_header(buf, kind_index(k), in);
+    size_t pos = KIND_REQ_HEADER;
+    int bad = 0;
+    if (in->vanilla_proof.len)
+        bad |= kind_request_record(buf, cap, &pos, KIND_REQ_VANILLA, in->vanilla_proof.data, in->vanilla_proof.len);
+    for (size_t i = 0; i < in->n_vanilla_proofs; i++)
+        bad |= kind_request_record(buf, cap, &pos, KIND_REQ_VANILLA_ENTRY, in->vanilla_proofs[i].data,
+                                   in->vanilla_proofs[i].len);
+    const engine_bytes *fields[4] = {&in->randomness, &in->comm_r_old, &in->comm_r_new, &in->comm_d_new};
+    for (int f = 0; f < 4; f++)
+        if (fields[f]->len)
+            bad |= kind_request_record(buf, cap, &pos, (uint8_t)(KIND_REQ_RANDOMNESS + f), fields[f]->data,
+                                       fields[f]->len);
+    if (in->circuit) bad |= kind_request_record(buf, cap, &pos, KIND_REQ_CIRCUIT, in->circuit, strlen(in->circuit));
+    if (bad) {
+        fprintf(stderr, "gen_corpus: fuzz_kind_request seed %s does not fit its buffer\n", name);
+        g_failed = 1;
+    } else {
+        /* seed() writes a selector byte first: the header's kind byte is that selector. */
+        seed("fuzz_kind_request", name, buf[0], buf + 1, pos - 1);
+    }
+    free(buf);
+}
+
+static void kind_seeds(rng_t *rng)
+{
+    cuzk_error err;
+    engine_kind_input in;
+    /* PoRep C2: fuzz_c1's 2 KiB C1. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fuzz_c1/c1-2kib.json", g_dir);
+    FILE *f = fopen(path, "rb");
+    uint8_t *c1 = NULL;
+    long c1_len = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (c1_len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (c1 = malloc((size_t)c1_len)) != NULL && fread(c1, 1, (size_t)c1_len, f) == (size_t)c1_len) {
+        memset(&in, 0, sizeof in);
+        in.vanilla_proof = (engine_bytes){c1, (size_t)c1_len};
+        in.sector_size = 2048;
+        kind_seed("porep_2kib", &engine_kind_porep_c2, &in);
+    } else {
+        fprintf(stderr, "gen_corpus: %s: cannot read it (fuzz_kind_request's PoRep seed)\n", path);
+        g_failed = 1;
+    }
+    free(c1);
+    if (f) fclose(f);
+
+    /* WindowPoSt (2 sectors) and WinningPoSt (1 sector) of 2 KiB, synthetic vanilla proofs. */
+    static const struct {
+        unsigned id;
+        size_t sectors;
+        const engine_kind *kind;
+        const char *name;
+    } posts[] = {{10, 2, &engine_kind_window_post, "wpost_2kib"}, {0, 1, &engine_kind_winning_post, "winning_2kib"}};
+    for (size_t q = 0; q < 2; q++) {
+        uint8_t rnd[32];
+        for (int i = 0; i < 32; i++) rnd[i] = (uint8_t)rng_next(rng);
+        rnd[31] &= 0x3f;
+        post_vanilla v;
+        if (post_vanilla_synth(&v, post_proof_type_by_id(posts[q].id), posts[q].sectors, 500, rnd, 42, NULL, &err) !=
+            CUZK_OK) {
+            fprintf(stderr, "gen_corpus: %s\n", err.msg);
+            g_failed = 1;
+            continue;
+        }
+        engine_bytes vps[2];
+        for (size_t s2 = 0; s2 < posts[q].sectors; s2++) {
+            size_t len = post_vanilla_sector_encoded_size(&v, &v.sectors[s2]);
+            uint8_t *b = malloc(len);
+            if (b) post_vanilla_encode_sector(&v, s2, b);
+            vps[s2] = (engine_bytes){b, b ? len : 0};
+        }
+        memset(&in, 0, sizeof in);
+        in.registered_proof = posts[q].id;
+        in.vanilla_proofs = vps;
+        in.n_vanilla_proofs = posts[q].sectors;
+        in.randomness = (engine_bytes){rnd, 32};
+        in.miner_id = 1234;
+        kind_seed(posts[q].name, posts[q].kind, &in);
+        for (size_t s2 = 0; s2 < posts[q].sectors; s2++) free((void *)vps[s2].data);
+        post_vanilla_free(&v);
+    }
+
+    /* SnapDeals of an encoded 2 KiB sector. */
+    const update_geometry *g;
+    update_circuit c;
+    if (update_geometry_parse("2KiB", &g, &err) != CUZK_OK || update_circuit_init(&c, g, &err) != CUZK_OK) {
+        g_failed = 1;
+        return;
+    }
+    fr_t *old = calloc(g->nodes, sizeof(fr_t)), *data = calloc(g->nodes, sizeof(fr_t)), comm_c;
+    for (uint64_t i = 0; old && data && i < g->nodes; i++) {
+        fr_from_u64(&old[i], rng_next(rng));
+        fr_from_u64(&data[i], rng_next(rng));
+    }
+    fr_from_u64(&comm_c, rng_next(rng));
+    update_encoded e;
+    snap_partition_proof p;
+    uint8_t *bin = NULL;
+    size_t len = 0;
+    if (old && data && update_encode(&e, &c, 0, old, data, &comm_c, &err) == CUZK_OK) {
+        if (snap_partition_proof_from_encoded(&p, &c, &e, 0, &err) == CUZK_OK &&
+            snap_partition_proof_encode(&p, &c, &bin, &len, &err) == CUZK_OK) {
+            uint8_t cm[3][32];
+            fr_to_bytes_le(cm[0], &e.comm_r_old);
+            fr_to_bytes_le(cm[1], &e.comm_r_new);
+            fr_to_bytes_le(cm[2], &e.comm_d_new);
+            engine_bytes vp = {bin, len};
+            memset(&in, 0, sizeof in);
+            in.vanilla_proofs = &vp;
+            in.n_vanilla_proofs = 1;
+            in.comm_r_old = (engine_bytes){cm[0], 32};
+            in.comm_r_new = (engine_bytes){cm[1], 32};
+            in.comm_d_new = (engine_bytes){cm[2], 32};
+            kind_seed("snap_2kib", &engine_kind_snap_update, &in);
+            free(bin);
+        } else {
+            g_failed = 1;
+        }
+        snap_partition_proof_free(&p);
+        update_encoded_free(&e);
+    } else {
+        g_failed = 1;
+    }
+    free(old);
+    free(data);
+    update_circuit_free(&c);
+
+    /* CIRCUIT_SPEC. */
+    memset(&in, 0, sizeof in);
+    in.circuit = "synthetic:k=5";
+    kind_seed("spec_k5", &engine_kind_circuit_spec, &in);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -335,5 +500,6 @@ int main(int argc, char **argv)
     native_seeds(&rng);
     snap_seeds(&rng);
     post_seeds();
+    kind_seeds(&rng);
     return g_failed;
 }
