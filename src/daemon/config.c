@@ -28,7 +28,7 @@ void daemon_config_defaults(daemon_config *cfg)
     cfg->pipeline_enabled = 1;
     cfg->synthesis_lookahead = 1;
     cfg->pinned_abc = 1;
-    cfg->abc_on_device = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
+    cfg->abc_on_device = -1; /* "auto" */
     cfg->synthesis_concurrency = 1;
     cfg->max_parallel_synthesis = 18;
     snprintf(cfg->param_cache, sizeof(cfg->param_cache), "/data/zk/params");
@@ -210,6 +210,18 @@ static cuzk_status get_bool(reader *r, const char *sec, const char *key, int *ou
     return CUZK_OK;
 }
 
+/* A boolean, or the string "auto" (*out = -1). */
+static cuzk_status get_bool_or_auto(reader *r, const char *sec, const char *key, int *out)
+{
+    toml_entry *e = toml_get(r->doc, sec, key);
+    if (e && e->value.type == TOML_STRING && !strcmp(e->value.u.s, "auto")) {
+        *out = -1;
+        return CUZK_OK;
+    }
+    if (e && e->value.type != TOML_BOOL) return type_error(r, e, sec, key, "true, false or \"auto\"");
+    return get_bool(r, sec, key, out);
+}
+
 /* A size as a string ("5GiB") or an integer of bytes; "auto" sets *is_auto when allowed. */
 static cuzk_status get_size(reader *r, const char *sec, const char *key, uint64_t *out, int *is_auto)
 {
@@ -349,7 +361,7 @@ static cuzk_status apply(reader *r, daemon_config *cfg)
     TRY(get_bool(r, "pipeline", "enabled", &cfg->pipeline_enabled));
     TRY(get_unsigned(r, "pipeline", "synthesis_lookahead", 1024, &cfg->synthesis_lookahead));
     TRY(get_bool(r, "pipeline", "pinned_abc", &cfg->pinned_abc));
-    TRY(get_bool(r, "pipeline", "abc_on_device", &cfg->abc_on_device));
+    TRY(get_bool_or_auto(r, "pipeline", "abc_on_device", &cfg->abc_on_device));
     TRY(get_unsigned(r, "pipeline", "synthesis_concurrency", 1024, &cfg->synthesis_concurrency));
     TRY(get_unsigned(r, "pipeline", "max_parallel_synthesis", 1024, &cfg->max_parallel_synthesis));
     TRY(get_unsigned(r, "pipeline", "slot_size", 1024, &cfg->slot_size));

@@ -51,7 +51,7 @@ typedef struct daemon_config {
     int pipeline_enabled;
     unsigned synthesis_lookahead;
     int pinned_abc;    /* a, b, c of each partition in page-locked memory when the backend offers it (the GPU) */
-    int abc_on_device; /* GPU backend: a, b, c evaluated on the device from the circuit's matrices */
+    int abc_on_device; /* GPU backend: a, b, c evaluated on the device from the circuit's matrices: 1, 0, -1 "auto" */
     unsigned synthesis_concurrency;
     unsigned max_parallel_synthesis; /* the engine's synthesis workers; 0: 18 */
     unsigned slot_size;

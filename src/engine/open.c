@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
+#include "gpu/plan.h"
 #include "gpu/tune.h"
 
 /* The GPU backend on cfg's devices (or every visible one). CUZK_ERR_UNSUPPORTED when no device is visible. */
@@ -35,8 +36,20 @@ static cuzk_status open_gpu(const engine_open_config *cfg, engine_host *h, cuzk_
     /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's device work. */
     cuzk_status st = pool_create(&h->finish_pool, cfg->finish_threads, err);
     if (st == CUZK_OK) st = engine_backend_gpu_create(cfg->pool, h->finish_pool, &h->backend, err);
-    if (st == CUZK_OK && cfg->abc_on_device >= 0)
-        st = engine_backend_gpu_set_abc_on_device(h->backend, cfg->abc_on_device, err);
+    int abc_on_device = cfg->abc_on_device;
+    for (size_t i = 0; st == CUZK_OK && abc_on_device < 0 && i < h->num_devices; i++) {
+        gpu_device_info info;
+        st = gpu_device_get_info(h->devices[i], &info, err);
+        if (st == CUZK_OK && !gpu_plan_abc_on_device(info.total_mem)) {
+            abc_on_device = 0;
+            snprintf(h->abc_note, sizeof(h->abc_note),
+                     "a, b, c evaluated on the host: device %d holds %.2f GiB%s, under the %.0f GiB the device path "
+                     "needs for a 32 GiB sector's partitions",
+                     h->devices[i], (double)info.total_mem / (1 << 30), gpu_tune_get().memory_limit ? " (capped)" : "",
+                     (double)GPU_PLAN_ABC_DEVICE_MIN / (1 << 30));
+        }
+    }
+    if (st == CUZK_OK && abc_on_device >= 0) st = engine_backend_gpu_set_abc_on_device(h->backend, abc_on_device, err);
     if (st != CUZK_OK) {
         engine_backend_destroy(h->backend);
         h->backend = NULL;

@@ -29,7 +29,9 @@ typedef struct engine_open_config {
     size_t num_devices;
     pool_t *pool;            /* borrowed, may be NULL: the backend's host work (the CPU's prove_start) */
     unsigned finish_threads; /* GPU: threads of the pool B_G2 and assembly run on (0: pool_create's default) */
-    int abc_on_device;       /* GPU: a, b, c evaluated on the device: 1, 0, or -1 for the default */
+    /* GPU: a, b, c evaluated on the device: 1, 0, or -1 by the devices' memory: on the device unless one of them
+     * holds (as capped) less than the device path needs for the largest partitions (gpu_plan_abc_on_device) */
+    int abc_on_device;
     /* GPU: a cap in bytes on the device memory the backend holds on each device (gpu_tune.memory_limit, set here
      * for the whole process before the backend starts); 0 leaves the tuning's (CUZK_GPU_MEMORY_LIMIT or none). */
     uint64_t gpu_memory_limit;
@@ -51,6 +53,7 @@ typedef struct engine_host {
     int on_devices;         /* the backend is the GPU's (devices are real devices) */
     uint64_t pinned_budget; /* the pinned tier in effect (0: none) */
     char backend_note[256]; /* why AUTO proves on the CPU ("" when it did not fall back) */
+    char abc_note[256];     /* GPU: why abc_on_device -1 chose the host ("" otherwise) */
     char pinned_note[256];  /* why a pinned_budget asked for has no effect ("" otherwise) */
     pool_t *finish_pool;
 } engine_host;

@@ -67,6 +67,11 @@ void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, i
     out->overlap = sat_mul(v, k + 2) <= room;
 }
 
+int gpu_plan_abc_on_device(size_t device_bytes)
+{
+    return device_bytes >= GPU_PLAN_ABC_DEVICE_MIN;
+}
+
 void gpu_plan_describe(const gpu_plan_in *in, const gpu_plan *p, char *buf, size_t n)
 {
     static const char *const name[GPU_PLAN_SECTIONS] = {"h", "l", "a", "b_g1"};

@@ -68,6 +68,15 @@ typedef struct gpu_plan_part {
 /* three_ok: a, b, c come from the host in the bellperson form (the three-vector H applies). */
 void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, int three_ok, gpu_plan_part *out);
 
+/* Where a, b, c are evaluated when the configuration leaves it open (engine_open's abc_on_device -1): on the
+ * device when it holds at least GPU_PLAN_ABC_DEVICE_MIN bytes (min(real total, cap)), else on the host. A 32 GiB
+ * PoRep partition evaluated on the device needs its H step's 4 domain vectors of 2^27 (16 GiB) beside the
+ * circuit's matrices (5.55 GiB), which a 16 or 20 GB card cannot hold (every partition would fail up front); from
+ * the host the H step keeps 3 (12 GiB). 24 GB cards keep the device path (measured under a 24 GiB cap on the
+ * H200). */
+#define GPU_PLAN_ABC_DEVICE_MIN ((size_t)22 << 30)
+int gpu_plan_abc_on_device(size_t device_bytes);
+
 /* One line describing the plans (no newline), e.g. for CUZK_GPU_PROFILE. */
 void gpu_plan_describe(const gpu_plan_in *in, const gpu_plan *p, char *buf, size_t n);
 

@@ -242,6 +242,23 @@ static void test_config(const char *example_path)
     CHECK(daemon_config_apply_toml(&cfg, none, strlen(none), collect, &w, &err) == CUZK_OK &&
           cfg.gpu_memory_limit == 0);
 
+    /* pipeline.abc_on_device: "auto" (the default: by the devices' memory), true or false. */
+    CHECK(def.abc_on_device == -1);
+    static const struct {
+        const char *text;
+        int want;
+    } abc[] = {{"[pipeline]\nabc_on_device = true\n", 1},
+               {"[pipeline]\nabc_on_device = false\n", 0},
+               {"[pipeline]\nabc_on_device = \"auto\"\n", -1}};
+    for (size_t i = 0; i < sizeof(abc) / sizeof(abc[0]); i++) {
+        cfg = def;
+        cfg.abc_on_device = 7;
+        memset(&w, 0, sizeof(w));
+        CHECK_MSG(daemon_config_apply_toml(&cfg, abc[i].text, strlen(abc[i].text), collect, &w, &err) == CUZK_OK, "%s",
+                  err.msg);
+        CHECK(cfg.abc_on_device == abc[i].want && w.n == 0);
+    }
+
     /* Wrong types and values: errors naming the line and key; cfg unchanged. */
     static const struct {
         const char *text;
@@ -263,6 +280,8 @@ static void test_config(const char *example_path)
         {"[logging]\nlevel = \"loud\"\n", "line 2: logging.level"},
         {"[logging]\nformat = \"xml\"\n", "line 2: logging.format"},
         {"[scheduler]\nsort_by_type = 1\n", "line 2: scheduler.sort_by_type"},
+        {"[pipeline]\nabc_on_device = \"device\"\n", "line 2: pipeline.abc_on_device"},
+        {"[pipeline]\nabc_on_device = 1\n", "line 2: pipeline.abc_on_device"},
         {"[daemon]\nlisten = \"x\"\nlisten = \"y\"\n", "line 3:"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

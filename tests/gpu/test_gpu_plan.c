@@ -47,6 +47,12 @@ int main(void)
     gpu_plan_bases(&in, &p);
     CHECK(!p.resident[0] && !p.resident[1] && !p.resident[2] && !p.resident[3] && p.b_g2_resident);
 
+    /* Where a, b, c go by default: a 24 GB card (23.99 GiB as an RTX 4090 reports it) and the H200 on the device,
+     * 16 and 20 GB cards on the host. */
+    CHECK(gpu_plan_abc_on_device(141 * GIB) && gpu_plan_abc_on_device(24564 * (GIB >> 10)));
+    CHECK(gpu_plan_abc_on_device(GPU_PLAN_ABC_DEVICE_MIN) && !gpu_plan_abc_on_device(GPU_PLAN_ABC_DEVICE_MIN - 1));
+    CHECK(!gpu_plan_abc_on_device(16 * GIB) && !gpu_plan_abc_on_device(20 * GIB) && !gpu_plan_abc_on_device(0));
+
     /* Capped at 24 GiB beside a 2 GiB shape: work 5 * 4 = 20 GiB, 2 left: nothing fits, all streamed. */
     in = porep_in(24 * GIB, 24 * GIB, 2 * GIB);
     gpu_plan_bases(&in, &p);

@@ -29,6 +29,7 @@
 #include "formats/zkey.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_setup.h"
+#include "gpu/plan.h"
 #include "gpu/tune.h"
 #ifdef CUZK_HAVE_GPU
 #include "gpu/gpu_abc.h"
@@ -527,6 +528,10 @@ static int batch_stages(const char *spec_text, unsigned reps, unsigned cpu_reps,
         fprintf(stderr, "batch: %s: SnapDeals stages are not measured by batch yet\n", spec_text);
         return 2;
     }
+    if (abc_device < 0) {
+        gpu_device_info dev0;
+        abc_device = gpu_device_get_info(0, &dev0, &err) != CUZK_OK || gpu_plan_abc_on_device(dev0.total_mem);
+    }
     int rc = 1;
     pool_t *pool = NULL;
     r1cs shape;
@@ -783,13 +788,13 @@ static void batch_usage(FILE *f)
         "usage: cuzk-bench batch --circuit SPEC -n PROOFS -j CONCURRENCY [--partitions P] [--backend cpu|gpu]\n"
         "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
         "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
-        "                        [--no-verify] [--abc device|host] [--abc-pinned on|off] [--abc-cache N]\n"
+        "                        [--no-verify] [--abc device|host|auto] [--abc-pinned on|off] [--abc-cache N]\n"
         "                        [--devices LIST] [--gpu-memory-limit SIZE]\n"
         "                        [--critical CSPEC [--critical-every S] [--critical-count K]]\n"
         "       cuzk-bench batch --critical CSPEC [--critical-every S] [--critical-count K] [--backend cpu|gpu]\n"
         "                        [--json] [--no-verify] [...]\n"
         "       cuzk-bench batch --circuit SPEC --stages R [--cpu-reps R] [--fake-setup] [--threads T]\n"
-        "                        [--abc device|host] [--abc-pinned on|off]\n"
+        "                        [--abc device|host|auto] [--abc-pinned on|off]\n"
         "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
         "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
         "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
@@ -813,9 +818,9 @@ static void batch_usage(FILE *f)
         "K/M/G/T powers of 1024), as on a card of that size (default: CUZK_GPU_MEMORY_LIMIT, else none).\n"
         "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
         "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
-        "--abc device|host: where a, b, c are evaluated with the gpu backend: on the device from the circuit's\n"
-        "matrices (uploaded once; only the witness travels) or by the engine on the host and uploaded (default:\n"
-        "the backend's, now %s).\n"
+        "--abc device|host|auto: where a, b, c are evaluated with the gpu backend: on the device from the\n"
+        "circuit's matrices (uploaded once; only the witness travels) or by the engine on the host and uploaded;\n"
+        "auto (the default): on the device unless a device holds (as capped) less than %.0f GiB.\n"
         "--abc-pinned: a, b, c (--abc host) or a copy of the witness (--abc device) of each partition in\n"
         "page-locked memory when the backend offers it (gpu; the device then reads them by direct DMA), or in\n"
         "malloc'd memory (default: the engine's, now on; with --stages, for the one partition).\n"
@@ -836,7 +841,7 @@ static void batch_usage(FILE *f)
         "batch's own figures leave the critical jobs out. With a budget, the engine's critical_reserve is set as\n"
         "the daemon sets it (a sixteenth of the budget, at most 256 MiB, at least one critical partition). Exit 1\n"
         "when a critical proof failed or was not verified, or none ran.\n",
-        ENGINE_GPU_ABC_ON_DEVICE_DEFAULT ? "device" : "host");
+        (double)GPU_PLAN_ABC_DEVICE_MIN / (1 << 30));
 }
 
 int bench_batch(int argc, char **argv)
@@ -851,7 +856,7 @@ int bench_batch(int argc, char **argv)
     int json = 0, no_verify = 0, fake_setup = 0, abc_pinned = 0; /* 0: the engine's default */
     uint64_t abc_cache = 0;
     int abc_cache_given = 0;
-    int abc_device = ENGINE_GPU_ABC_ON_DEVICE_DEFAULT;
+    int abc_device = -1; /* auto */
     size_t gpu_mem_limit = 0;
     int devices[BATCH_MAX_DEVICES];
     size_t num_devices = 0;
@@ -909,8 +914,8 @@ int bench_batch(int argc, char **argv)
             bad = strcmp(v, "on") && strcmp(v, "off");
             abc_pinned = !strcmp(v, "on") ? 1 : -1;
         } else if (!strcmp(a, "--abc")) {
-            bad = strcmp(v, "device") && strcmp(v, "host");
-            abc_device = !strcmp(v, "device");
+            bad = strcmp(v, "device") && strcmp(v, "host") && strcmp(v, "auto");
+            abc_device = !strcmp(v, "auto") ? -1 : !strcmp(v, "device");
         } else if (!strcmp(a, "--abc-cache")) {
             bad = bench_parse_u64(v, &abc_cache) || abc_cache > 1024;
             abc_cache_given = 1;
@@ -1192,6 +1197,7 @@ int bench_batch(int argc, char **argv)
     if (engine_open(&oc, &host, &err) != CUZK_OK) goto fail;
     b.e = host->eng;
     be = host->backend;
+    if (host->abc_note[0] && !json) fprintf(stderr, "batch: --abc auto: %s\n", host->abc_note);
     if (host->on_devices) /* every visible device when --devices is not given */
         for (num_devices = 0; num_devices < host->num_devices && num_devices < BATCH_MAX_DEVICES; num_devices++)
             devices[num_devices] = host->devices[num_devices];
