@@ -8,8 +8,9 @@
 #include <sys/stat.h>
 
 #include "ec/g1.h"
-#include "formats/post_vanilla_gen.h"
 #include "ec/g2.h"
+#include "formats/filecoin_params.h"
+#include "formats/post_vanilla_gen.h"
 #include "ff/fp.h"
 #include "ff/fp2.h"
 #include "ff/fr.h"
@@ -484,6 +485,28 @@ static void kind_seeds(rng_t *rng)
     kind_seed("spec_k5", &engine_kind_circuit_spec, &in);
 }
 
+/* fuzz_params_layout: a .params of 1 ic point, 1 h base, empty l, a, b_g1 and 1 b_g2 base (the points zero: only
+ * the lengths are read), and the same one byte short. */
+static void params_layout_seeds(void)
+{
+    size_t n = GROTH16_VK_FIXED_BYTES + 96 + 4 + 96 + 3 * 4 + 4 + 192;
+    uint8_t *b = calloc(1, n);
+    if (!b) {
+        g_failed = 1;
+        return;
+    }
+    size_t pos = GROTH16_VK_FIXED_BYTES - 4;
+    const uint32_t lens[6] = {1, 1, 0, 0, 0, 1};
+    for (int i = 0; i < 6; i++) {
+        b[pos + 3] = (uint8_t)lens[i];
+        pos += 4 + lens[i] * (i == 5 ? 192 : 96);
+    }
+    if (pos != n) g_failed = 1;
+    seed("fuzz_params_layout", "tiny", b[0], b + 1, n - 1);
+    seed("fuzz_params_layout", "tiny_truncated", b[0], b + 1, n - 2);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -501,5 +524,6 @@ int main(int argc, char **argv)
     snap_seeds(&rng);
     post_seeds();
     kind_seeds(&rng);
+    params_layout_seeds();
     return g_failed;
 }
