@@ -94,8 +94,10 @@ typedef struct gpu_prove_timings {
     double classify_wait_ms; /* how long the device path waited for the classification after H */
     double batch_add_ms[GPU_Q_COUNT]; /* device time of each query's batch addition (0 if none) */
     double tail_ms[GPU_Q_COUNT];      /* each query's tail (or full) MSM, gather and scalar copy included */
-    double b_g2_ms;  /* device time of B_G2 (batch addition + tail MSM, or one MSM; 0: left to the CPU) */
-    double total_ms; /* wall time of the whole call */
+    double b_g2_ms;      /* device time of B_G2 (batch addition + tail MSM, or one MSM; 0: left to the CPU) */
+    double b_g2_wall_ms; /* wall time of B_G2 (copies of streamed bases included) */
+    double query_wall_ms[GPU_Q_COUNT]; /* wall time of each query (batch addition, tail, copies, gathers) */
+    double total_ms;                   /* wall time of the whole call */
     size_t bases[GPU_Q_COUNT], ones[GPU_Q_COUNT], tail[GPU_Q_COUNT];
     int split[GPU_Q_COUNT]; /* 1: batch addition + tail MSM; 0: one MSM over all bases */
 } gpu_prove_timings;

@@ -1113,6 +1113,28 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     return h_msm_end(pv, hm, out, gt, err);
 }
 
+/* CUZK_GPU_PROFILE: one line per partition with the wall time of each step (copies and gathers of streamed bases
+ * included) and which bases were streamed, to set against the floor of the bytes streamed over the bus. */
+static void profile_partition(const gpu_prover *pv, const gpu_params *gp, const gpu_prove_timings *gt)
+{
+    static const char *const name[GPU_Q_COUNT] = {"L", "A", "B_G1"};
+    const gpu_buf *const qbuf[GPU_Q_COUNT] = {gp->l, gp->a, gp->b_g1};
+    char q[3][96];
+    for (int k = 0; k < GPU_Q_COUNT; k++)
+        snprintf(q[k], sizeof q[k], "%s %.1f ms (%s; batch %.1f device, tail %zu of %zu)", name[k],
+                 gt->query_wall_ms[k], qbuf[k] ? "resident" : "streamed", gt->batch_add_ms[k], gt->tail[k],
+                 gt->bases[k]);
+    fprintf(stderr,
+            "gpu partition on device %d: %.1f ms: upload %.1f, abc %.1f, ntt %.1f, h msm %.1f (%s, device time), "
+            "classify wait %.1f, b_g2 %.1f ms (%s), %s, %s, %s\n",
+            pv->ctx->device, gt->total_ms, gt->abc_upload_ms, gt->abc_eval_ms, gt->ntt_ms, gt->msm_h_ms,
+            gp->h ? "resident" : "streamed", gt->classify_wait_ms, gt->b_g2_wall_ms,
+            gp->b_g2          ? "resident"
+            : gp->b_g2_stream ? "streamed"
+                              : "on the CPU",
+            q[0], q[1], q[2]);
+}
+
 /* The partition, for both entries (a, b, c given or from a shape). */
 static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *params,
                                size_t num_constraints, const abc_src *src, const r1cs_density *density,
@@ -1160,6 +1182,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     /* B_G2 has B_G1's scalars and selection. */
     int b2_done = st == CUZK_OK && (gp->b_g2 != NULL || gp->b_g2_stream);
     g2_jac_t b2;
+    double t_b2 = now_ms();
     if (b2_done && gp->b_g2 == NULL) {
         GATED(pv->ctx->device, st, run_b_g2_streamed(pv, pool, &cl->q[GPU_Q_B], params->b_g2, &b2, &gt.b_g2_ms, err));
         if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2 (streamed): ");
@@ -1169,11 +1192,14 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
                        &gt.b_g2_ms, err));
         if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2: ");
     }
+    gt.b_g2_wall_ms = now_ms() - t_b2;
     for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
         const fr_t *full = q == GPU_Q_L ? aux : cl->q[q].full;
+        double t_q = now_ms();
         GATED(pv->ctx->device, st,
               run_query(pv, pool, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err));
         if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: %s: ", QNAME[q]);
+        gt.query_wall_ms[q] = now_ms() - t_q;
         gt.bases[q] = cl->q[q].nbases;
         gt.ones[q] = cl->q[q].ones_n;
         gt.tail[q] = cl->q[q].tail_n;
@@ -1213,6 +1239,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
         timings->msm_a_ms = gt.batch_add_ms[GPU_Q_A] + gt.tail_ms[GPU_Q_A];
         timings->msm_b_g1_ms = gt.batch_add_ms[GPU_Q_B] + gt.tail_ms[GPU_Q_B];
     }
+    if (gpu_tune_get().profile) profile_partition(pv, gp, &gt);
     if (gt_out) *gt_out = gt;
     return CUZK_OK;
 }
