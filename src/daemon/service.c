@@ -164,8 +164,8 @@ static int handle_srs(daemon_service *s, int evict, const uint8_t *req, size_t l
     if (!k) {
         service_reply_error(
             reply, RPC_INVALID_ARGUMENT,
-            "unknown circuit_id '%.100s' (a PoRep set such as porep-32g or porep-2k, or a circuit spec such "
-            "as synthetic:k=8)",
+            "unknown circuit_id '%.100s' (a parameter set such as porep-32g, wpost-32g, winning-32g, snap-32g or "
+            "porep-2k, or a circuit spec such as synthetic:k=8)",
             id);
         return 1;
     }
