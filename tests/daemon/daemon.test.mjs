@@ -258,7 +258,7 @@ async function main() {
   r = await call('AwaitProof', { job_id: 'no-such-job' });
   check(r.err && r.err.code === grpc.status.NOT_FOUND, `AwaitProof unknown job: NOT_FOUND (${r.err && r.err.code})`);
 
-  // ---- Filecoin kinds: a bad C1 and the kinds not implemented are answered FAILED ----
+  // ---- Filecoin kinds: bad C1s, vanilla proofs and fields refused at submission or answered FAILED, named ----
   r = await call('SubmitProof', { request_id: 'porep-1', proof_kind: 'POREP_SEAL_COMMIT', sector_size: 34359738368,
     registered_proof: 8, vanilla_proof: Buffer.from('{"SectorNum":1}'), sector_number: 1, miner_id: 1000 });
   check(!r.err && r.res.job_id === 'porep-1', `SubmitProof PoRep accepted: ${r.err}`);
