@@ -17,6 +17,7 @@ typedef struct entry {
     engine_params_load_fn load;
     void *ctx;
     engine_params *set; /* NULL: cold */
+    int loading;        /* its load is running (without the lock) */
     int pinned;
     uint64_t bytes, last_use; /* last_use: the use counter, for LRU (clock ticks may tie) */
     double idle_since;        /* clock seconds when the set last became unreferenced */
@@ -41,6 +42,8 @@ const char *engine_params_name(const engine_params *p)
 
 struct engine_residency {
     pthread_mutex_t mu;
+    pthread_cond_t cv; /* a load ended */
+    int loading;       /* a load is running: loads run one at a time */
     engine_mem *mem;
     engine_residency_options opt;
     entry *head;
@@ -64,6 +67,11 @@ cuzk_status engine_residency_create(engine_residency **out, engine_mem *mem, cuz
         free(r);
         return cuzk_error_set(err, CUZK_ERR_INTERNAL, "residency: cannot create a mutex");
     }
+    if (pthread_cond_init(&r->cv, NULL) != 0) {
+        pthread_mutex_destroy(&r->mu);
+        free(r);
+        return cuzk_error_set(err, CUZK_ERR_INTERNAL, "residency: cannot create a condition variable");
+    }
     r->mem = mem;
     *out = r;
     return CUZK_OK;
@@ -80,7 +88,7 @@ cuzk_status engine_residency_configure(engine_residency *r, const engine_residen
                               o->num_devices, ENGINE_RESIDENCY_MAX_DEVICES);
     pthread_mutex_lock(&r->mu);
     int loaded = 0;
-    for (entry *e = r->head; e; e = e->next) loaded |= e->set != NULL;
+    for (entry *e = r->head; e; e = e->next) loaded |= e->set != NULL || e->loading;
     if (!loaded) {
         r->opt = *o;
         for (size_t i = 0; i < o->num_devices; i++) r->devices[i] = o->devices[i];
@@ -169,6 +177,7 @@ void engine_residency_destroy(engine_residency *r)
         if (e->set) entry_free(r, e);
         free(e);
     }
+    pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }
@@ -202,17 +211,27 @@ cuzk_status engine_residency_add(engine_residency *r, const char *name, engine_p
     return CUZK_OK;
 }
 
+/* With r->mu held, which it gives up while the load runs: a caller of a loaded set never waits for another set's
+ * load (reading tens of GB). Callers of a set being loaded wait for that load; loads run one at a time, so that
+ * at most one set's memory is outside the accounting (a set is reserved once it is in and its size known), as
+ * when loads held the lock. */
 static cuzk_status ensure_loaded(engine_residency *r, entry *e, cuzk_error *err)
 {
+    while (!e->set && (e->loading || r->loading)) pthread_cond_wait(&r->cv, &r->mu);
     if (e->set) return CUZK_OK;
+    e->loading = r->loading = 1;
+    pthread_mutex_unlock(&r->mu);
     engine_params *set = calloc(1, sizeof(*set));
+    groth16_params p;
+    memset(&p, 0, sizeof(p));
+    cuzk_status st = set ? e->load(e->ctx, &p, err) : CUZK_ERR_NOMEM;
+    pthread_mutex_lock(&r->mu);
+    e->loading = r->loading = 0;
+    pthread_cond_broadcast(&r->cv);
     if (!set) {
         r->st.load_failures++;
         return cuzk_error_set(err, CUZK_ERR_NOMEM, "residency: loading %s: out of memory", e->name);
     }
-    groth16_params p;
-    memset(&p, 0, sizeof(p));
-    cuzk_status st = e->load(e->ctx, &p, err);
     if (st != CUZK_OK) {
         free(set);
         r->st.load_failures++;
@@ -375,16 +394,30 @@ unsigned engine_residency_sweep(engine_residency *r)
     return n;
 }
 
+/* With r->mu held. */
+static engine_residency_state state_locked(engine_residency *r, const char *name)
+{
+    entry *e = find(r, name);
+    return !e             ? ENGINE_PARAMS_UNKNOWN
+           : !e->set      ? ENGINE_PARAMS_COLD
+           : e->set->refs ? ENGINE_PARAMS_HOT
+                          : ENGINE_PARAMS_WARM;
+}
+
 engine_residency_state engine_residency_state_of(engine_residency *r, const char *name)
 {
     pthread_mutex_lock(&r->mu);
-    entry *e = find(r, name);
-    engine_residency_state s = !e             ? ENGINE_PARAMS_UNKNOWN
-                               : !e->set      ? ENGINE_PARAMS_COLD
-                               : e->set->refs ? ENGINE_PARAMS_HOT
-                                              : ENGINE_PARAMS_WARM;
+    engine_residency_state s = state_locked(r, name);
     pthread_mutex_unlock(&r->mu);
     return s;
+}
+
+int engine_residency_try_state_of(engine_residency *r, const char *name, engine_residency_state *out)
+{
+    if (pthread_mutex_trylock(&r->mu) != 0) return 0;
+    *out = state_locked(r, name);
+    pthread_mutex_unlock(&r->mu);
+    return 1;
 }
 
 int engine_residency_pinned(engine_residency *r, const char *name)
@@ -396,9 +429,9 @@ int engine_residency_pinned(engine_residency *r, const char *name)
     return pinned;
 }
 
-void engine_residency_get_stats(engine_residency *r, engine_residency_stats *out)
+/* With r->mu held. */
+static void stats_locked(engine_residency *r, engine_residency_stats *out)
 {
-    pthread_mutex_lock(&r->mu);
     *out = r->st;
     out->pinned_bytes = r->pinned_bytes;
     out->pinned_budget = tier_on(r) ? r->opt.pinned_budget : 0;
@@ -409,5 +442,19 @@ void engine_residency_get_stats(engine_residency *r, engine_residency_stats *out
         out->pinned += e->pinned != 0;
         if (e->set) out->loaded_bytes += e->bytes;
     }
+}
+
+void engine_residency_get_stats(engine_residency *r, engine_residency_stats *out)
+{
+    pthread_mutex_lock(&r->mu);
+    stats_locked(r, out);
     pthread_mutex_unlock(&r->mu);
+}
+
+int engine_residency_try_get_stats(engine_residency *r, engine_residency_stats *out)
+{
+    if (pthread_mutex_trylock(&r->mu) != 0) return 0;
+    stats_locked(r, out);
+    pthread_mutex_unlock(&r->mu);
+    return 1;
 }

@@ -21,8 +21,10 @@
  * idle_evict_s seconds; the owner calls it periodically), and a notification of pins and frees for the owner's
  * log.
  *
- * Hooks run under the residency's lock: they must not call into the residency. Loads run under the lock
- * too, so a slow load delays other calls. A load hook may return memory-mapped parameters
+ * Hooks run under the residency's lock: they must not call into the residency. Loads run without it, one at a
+ * time: a call for a loaded set never waits for another set's load (a 32 GiB PoRep set reads ~47 GB), a call
+ * for the set being loaded, or for another cold one, waits for the load running (at most one set's memory is
+ * then outside the accounting: a set is reserved once it is in). A load hook may return memory-mapped parameters
  * (groth16_params_load_mapped): warm sets are then mappings backed by the page cache, and such a set is never
  * pinned. Thread-safe. */
 #ifndef CUZK_ENGINE_RESIDENCY_H
@@ -109,6 +111,10 @@ int engine_residency_evict(engine_residency *r, const char *name, uint64_t *byte
 /* Frees every warm set idle for at least idle_evict_s (nothing when that is 0). Returns how many it freed. */
 unsigned engine_residency_sweep(engine_residency *r);
 engine_residency_state engine_residency_state_of(engine_residency *r, const char *name);
+/* As engine_residency_state_of, without waiting: 0 (and *out untouched) when the lock is held (a pin of tens of
+ * GB or an eviction's hooks hold it for seconds), for callers that must not wait, such as a status request on
+ * the daemon's server loop. */
+int engine_residency_try_state_of(engine_residency *r, const char *name, engine_residency_state *out);
 /* Whether the set is loaded and pinned now. */
 int engine_residency_pinned(engine_residency *r, const char *name);
 
@@ -122,6 +128,8 @@ typedef struct engine_residency_stats {
     unsigned sets, loaded, hot, pinned; /* registered, in memory, referenced, pinned */
 } engine_residency_stats;
 void engine_residency_get_stats(engine_residency *r, engine_residency_stats *out);
+/* As engine_residency_get_stats, without waiting: 0 (and *out untouched) when the lock is held. */
+int engine_residency_try_get_stats(engine_residency *r, engine_residency_stats *out);
 
 /* Bytes of the arrays of a loaded parameter set (what the residency accounts for it). */
 uint64_t engine_params_bytes(const groth16_params *p);

@@ -690,6 +690,166 @@ static void test_preload_upload(void)
     pthread_mutex_destroy(&h.mu);
 }
 
+/* ---- loads without the lock: a gated loader ---- */
+
+typedef struct gated_load {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int closed, started, ended, fail_next;
+    fake_set set;
+} gated_load;
+
+static cuzk_status gated_load_fn(void *ctx, groth16_params *out, cuzk_error *err)
+{
+    gated_load *g = ctx;
+    pthread_mutex_lock(&g->mu);
+    g->started++;
+    pthread_cond_broadcast(&g->cv);
+    while (g->closed) pthread_cond_wait(&g->cv, &g->mu);
+    int fail = g->fail_next;
+    if (fail) g->fail_next--;
+    g->ended++;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+    if (fail) return cuzk_error_set(err, CUZK_ERR_IO, "fake: %s failed as told", g->set.name);
+    return fake_load(&g->set, out, err);
+}
+
+static void gated_init(gated_load *g, const char *name, uint8_t tag)
+{
+    memset(g, 0, sizeof(*g));
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->set = (fake_set){.name = name, .points = 64, .tag = tag};
+}
+
+static void gated_set(gated_load *g, int closed)
+{
+    pthread_mutex_lock(&g->mu);
+    g->closed = closed;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Waits (up to ms milliseconds) until *field of g reaches n; 0 on time-out. */
+static int gated_wait_ms(gated_load *g, const int *field, int n, long ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&g->mu);
+    int waiting = 1;
+    while (*field < n && waiting) waiting = pthread_cond_timedwait(&g->cv, &g->mu, &until) == 0;
+    int ok = *field >= n;
+    pthread_mutex_unlock(&g->mu);
+    return ok;
+}
+
+static int gated_wait(gated_load *g, const int *field, int n)
+{
+    return gated_wait_ms(g, field, n, 30000);
+}
+
+typedef struct acquirer {
+    engine_residency *r;
+    const char *name;
+    gated_load *note; /* done is set under its lock and broadcast on its cv */
+    pthread_t th;
+    cuzk_status st;
+    engine_params *p;
+    int done;
+} acquirer;
+
+static void *acquirer_main(void *arg)
+{
+    acquirer *a = arg;
+    cuzk_error err;
+    a->st = engine_residency_acquire(a->r, a->name, &a->p, &err);
+    pthread_mutex_lock(&a->note->mu);
+    a->done = 1;
+    pthread_cond_broadcast(&a->note->cv);
+    pthread_mutex_unlock(&a->note->mu);
+    return NULL;
+}
+
+static void acquirer_start(acquirer *a, engine_residency *r, const char *name, gated_load *note)
+{
+    *a = (acquirer){.r = r, .name = name, .note = note};
+    CHECK(pthread_create(&a->th, NULL, acquirer_main, a) == 0);
+}
+
+/* A set loading (its loader held at a gate) holds up only the calls that need a load: a loaded set is acquired
+ * and released, states and counters are read; a second caller of the loading set waits and shares its one load;
+ * another cold set waits for the running load (one at a time). A failed load leaves the set cold and its waiter
+ * loads it again. The residency as it was (loads under its lock) fails at the first wait. */
+static void test_load_outside_lock(void)
+{
+    gated_load slow, other, fast;
+    gated_init(&slow, "slow", 21);
+    gated_init(&other, "other", 22);
+    gated_init(&fast, "fast", 23);
+    engine_mem mem;
+    cuzk_error err;
+    CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
+    engine_residency *r = NULL;
+    CHECK(engine_residency_create(&r, &mem, &err) == CUZK_OK);
+    CHECK(engine_residency_add(r, "slow", gated_load_fn, &slow, &err) == CUZK_OK);
+    CHECK(engine_residency_add(r, "other", gated_load_fn, &other, &err) == CUZK_OK);
+    CHECK(engine_residency_add(r, "fast", gated_load_fn, &fast, &err) == CUZK_OK);
+    engine_params *pf = NULL;
+    CHECK(engine_residency_acquire(r, "fast", &pf, &err) == CUZK_OK);
+    engine_residency_release(r, pf);
+
+    gated_set(&slow, 1);
+    acquirer a1, a2, a3, af;
+    acquirer_start(&a1, r, "slow", &slow);
+    CHECK(gated_wait(&slow, &slow.started, 1));
+    acquirer_start(&af, r, "fast", &slow);
+    CHECK_MSG(gated_wait(&slow, &af.done, 1), "a loaded set waited for another set's load");
+    CHECK(af.st == CUZK_OK && af.p == pf && fast.started == 1);
+    engine_residency_state rs = ENGINE_PARAMS_UNKNOWN;
+    CHECK(engine_residency_state_of(r, "fast") == ENGINE_PARAMS_HOT);
+    CHECK(engine_residency_try_state_of(r, "slow", &rs) == 1 && rs == ENGINE_PARAMS_COLD);
+    engine_residency_stats st;
+    CHECK(engine_residency_try_get_stats(r, &st) == 1 && st.loaded == 1 && st.hot == 1);
+    engine_residency_release(r, af.p);
+    pthread_join(af.th, NULL);
+    CHECK(engine_residency_evict(r, "slow", NULL) == 0); /* not loaded yet: nothing to free */
+    acquirer_start(&a2, r, "slow", &slow);
+    acquirer_start(&a3, r, "other", &slow);
+    /* One load at a time: the other cold set's load does not start while this one runs (200 ms without it). */
+    CHECK_MSG(!gated_wait_ms(&other, &other.started, 1, 200), "two loads ran at once");
+    gated_set(&slow, 0);
+    pthread_join(a1.th, NULL);
+    pthread_join(a2.th, NULL);
+    pthread_join(a3.th, NULL);
+    CHECK(a1.st == CUZK_OK && a2.st == CUZK_OK && a1.p && a1.p == a2.p && slow.started == 1);
+    CHECK(a3.st == CUZK_OK && a3.p && other.started == 1);
+    engine_residency_release(r, a1.p);
+    engine_residency_release(r, a2.p);
+    engine_residency_release(r, a3.p);
+
+    /* A failed load: its caller gets the error, the set stays cold, the waiter loads it again. */
+    CHECK(engine_residency_evict(r, "slow", NULL) == 1);
+    slow.fail_next = 1;
+    gated_set(&slow, 1);
+    acquirer_start(&a1, r, "slow", &slow);
+    CHECK(gated_wait(&slow, &slow.started, 2));
+    acquirer_start(&a2, r, "slow", &slow);
+    gated_set(&slow, 0);
+    pthread_join(a1.th, NULL);
+    pthread_join(a2.th, NULL);
+    CHECK(a1.st == CUZK_ERR_IO && !a1.p && a2.st == CUZK_OK && a2.p && slow.started == 3);
+    engine_residency_release(r, a2.p);
+    engine_residency_destroy(r);
+    engine_mem_destroy(&mem);
+}
+
 int main(void)
 {
     test_mem_move_counts();
@@ -699,5 +859,6 @@ int main(void)
     test_pressure();
     test_stress();
     test_preload_upload();
+    test_load_outside_lock();
     return test_finish("test_residency");
 }
