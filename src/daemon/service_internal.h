@@ -3,8 +3,9 @@
  * service_status.c (GetStatus, timeline, the HTTP status's snapshot), service_metrics.c (GetMetrics),
  * service_setup.c (configuration glue).
  *
- * Locks, in the order they may be taken: reg_mu (the registry; held while a set loads), mu (jobs, waiters,
- * counters, threads), tl_mu (timeline). The delivery callback and calls into the engine run with none held. */
+ * Locks, in the order they may be taken: reg_mu (the registry; held for moments: a set's load and a circuit's
+ * compilation run without it), mu (jobs, waiters, counters, threads), tl_mu (timeline). The delivery callback and
+ * calls into the engine and the residency run with none held. */
 #ifndef CUZK_DAEMON_SERVICE_INTERNAL_H
 #define CUZK_DAEMON_SERVICE_INTERNAL_H
 
@@ -31,6 +32,7 @@ typedef struct set_circuit {
     char variant[ENGINE_KIND_VARIANT_MAX];
     void *circuit;      /* the kind's (circuit_create) */
     uint64_t params_id; /* the load of the set it was created over (engine_params_id) */
+    int compiling;      /* circuit_create runs (without reg_mu); the others wait on reg_cv */
     struct set_circuit *next;
 } set_circuit;
 
@@ -39,7 +41,7 @@ typedef struct set_entry {
     const engine_kind *kind;
     set_circuit *circuits;
     unsigned active; /* jobs holding a residency reference */
-    uint64_t bytes;  /* of the parameters when last loaded */
+    uint64_t bytes;  /* of the parameters when last loaded (written by the load under reg_mu) */
     double last_load_ms;
     struct daemon_service *svc;
     struct set_entry *next;
@@ -130,7 +132,8 @@ struct daemon_service {
     int trimming;                     /* malloc_trim runs on a helper thread (service_jobs.c, trim_main) */
     double next_trim;                 /* when service_tick looks at the allocator's free memory next */
 
-    pthread_mutex_t reg_mu; /* sets and their circuits; held while preparing one (setup may take a while) */
+    pthread_mutex_t reg_mu; /* sets and their circuits */
+    pthread_cond_t reg_cv;  /* a circuit's compilation ended */
     set_entry *sets;
 
     pthread_mutex_t tl_mu; /* the engine ids whose synthesis has started (timeline events) */
@@ -179,10 +182,15 @@ int service_await_locked(daemon_service *s, job *j, uint64_t timeout_ms, int pro
 /* The residency's pins and frees, for the log (engine_open_config.notify). */
 void service_on_residency(void *ctx, engine_residency_event ev, const char *name, uint64_t bytes, double ms,
                           const char *error);
-/* Finds or registers the set of canonical id `id` of kind k. Under reg_mu. */
+/* Finds or registers the set of canonical id `id` of kind k (takes reg_mu). Entries live until service_sets_free. */
 cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char *id, set_entry **out, cuzk_error *err);
+/* The bytes of e's parameters when last loaded (takes reg_mu). */
+uint64_t service_set_bytes(daemon_service *s, const set_entry *e);
 /* Takes a residency reference on the job's set (*set) and gives the circuit of its variant over those parameters
- * (a set evicted and loaded again has a new id: its circuits are made again). Under reg_mu. */
+ * (a set evicted and loaded again has a new id: its circuits are made again). Takes reg_mu for moments only: the
+ * set's load (the residency's) and the circuit's compilation run without it, so that a job whose set and circuit
+ * are ready (a WinningPoSt) is never held up by another set's load or compilation; callers of a circuit being
+ * compiled wait for it. */
 cuzk_status service_circuit_acquire(daemon_service *s, set_entry *e, const engine_kind_plan *plan, const void *kjob,
                                     void **circuit, engine_params **set, cuzk_error *err);
 /* Releases what service_circuit_acquire took (takes reg_mu). */
@@ -203,8 +211,8 @@ void service_on_event(void *ctx, const engine_event *ev);
 #define SERVICE_CRITICAL_RESERVE (256ull << 20)
 /* Whether synthesis of engine job id has begun; remove: forget the id (its job ended). */
 int service_started(daemon_service *s, uint64_t id, int remove);
-/* The residency's counters. A load holds the residency's lock (and reg_mu) for as long as it takes, and the
- * server loop must not wait for that: then the previous figures are reported. */
+/* The residency's counters. A pin or an eviction's hooks hold the residency's lock for seconds, and the server loop
+ * must not wait for that: then the previous figures are reported. */
 void service_residency_stats(daemon_service *s, engine_residency_stats *out);
 /* GetStatus. */
 void service_status_reply(daemon_service *s, service_reply *reply);

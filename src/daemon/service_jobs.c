@@ -230,23 +230,19 @@ static void *job_main(void *arg)
         j->partitions = plan.partitions;
         pthread_mutex_unlock(&s->mu);
         void *circuit = NULL;
-        pthread_mutex_lock(&s->reg_mu);
         set_entry *e = NULL;
         st = service_set_get(s, k, plan.set, &e, &err);
         if (st == CUZK_OK) st = service_circuit_acquire(s, e, &plan, kjob, &circuit, &params, &err);
         if (st == CUZK_OK) set = e;
-        uint64_t need = st == CUZK_ERR_NOMEM && e ? e->bytes : 0;
-        pthread_mutex_unlock(&s->reg_mu);
+        uint64_t need = st == CUZK_ERR_NOMEM && e ? service_set_bytes(s, e) : 0;
         for (int w; st == CUZK_ERR_NOMEM && (w = params_wait(s, j, need)) != 0;) {
             if (w < 0) {
                 st = CUZK_ERR_CANCELLED;
                 break;
             }
-            pthread_mutex_lock(&s->reg_mu);
             st = service_circuit_acquire(s, e, &plan, kjob, &circuit, &params, &err);
             if (st == CUZK_OK) set = e;
-            need = st == CUZK_ERR_NOMEM ? e->bytes : 0;
-            pthread_mutex_unlock(&s->reg_mu);
+            need = st == CUZK_ERR_NOMEM ? service_set_bytes(s, e) : 0;
         }
         if (st == CUZK_OK) st = k->request(circuit, kjob, j->prio, &rq, &err);
     }

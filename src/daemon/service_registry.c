@@ -17,9 +17,13 @@ static cuzk_status set_load_cb(void *ctx, groth16_params *out, cuzk_error *err)
     double t0 = service_now();
     cuzk_status st = e->kind->set_load(e->id, s->cfg.param_cache, s->cfg.srs_mapped, s->prove_pool, out, err);
     if (st != CUZK_OK) return st == CUZK_ERR_IO ? cuzk_error_prefix(err, "srs.param_cache: ") : st;
-    e->last_load_ms = (service_now() - t0) * 1e3;
-    e->bytes = engine_params_bytes(out);
-    LOGI("parameters of %s loaded: %.1f MiB in %.0f ms", e->id, (double)e->bytes / 1048576.0, e->last_load_ms);
+    double ms = (service_now() - t0) * 1e3;
+    uint64_t bytes = engine_params_bytes(out);
+    pthread_mutex_lock(&s->reg_mu); /* the load runs with no lock held (see service_circuit_acquire) */
+    e->last_load_ms = ms;
+    e->bytes = bytes;
+    pthread_mutex_unlock(&s->reg_mu);
+    LOGI("parameters of %s loaded: %.1f MiB in %.0f ms", e->id, (double)bytes / 1048576.0, ms);
     return CUZK_OK;
 }
 
@@ -42,8 +46,9 @@ void service_on_residency(void *ctx, engine_residency_event ev, const char *name
         LOGD("parameters of %s freed", name);
 }
 
-/* Finds or registers the set of canonical id `id` of kind k. Under reg_mu. */
-cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char *id, set_entry **out, cuzk_error *err)
+/* With reg_mu held. */
+static cuzk_status set_get_locked(daemon_service *s, const engine_kind *k, const char *id, set_entry **out,
+                                  cuzk_error *err)
 {
     set_entry *e = s->sets;
     while (e && strcmp(e->id, id)) e = e->next;
@@ -65,19 +70,35 @@ cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char 
     return CUZK_OK;
 }
 
-/* Takes a residency reference on the job's set (*set) and gives the circuit of its variant over those parameters
- * (a set evicted and loaded again has a new id: its circuits are made again). Under reg_mu. */
+cuzk_status service_set_get(daemon_service *s, const engine_kind *k, const char *id, set_entry **out, cuzk_error *err)
+{
+    pthread_mutex_lock(&s->reg_mu);
+    cuzk_status st = set_get_locked(s, k, id, out, err);
+    pthread_mutex_unlock(&s->reg_mu);
+    return st;
+}
+
+uint64_t service_set_bytes(daemon_service *s, const set_entry *e)
+{
+    pthread_mutex_lock(&s->reg_mu);
+    uint64_t b = e->bytes;
+    pthread_mutex_unlock(&s->reg_mu);
+    return b;
+}
+
 cuzk_status service_circuit_acquire(daemon_service *s, set_entry *e, const engine_kind_plan *plan, const void *kjob,
                                     void **circuit, engine_params **set, cuzk_error *err)
 {
     engine_params *h;
-    cuzk_status st = engine_residency_acquire(s->res, e->id, &h, err);
+    cuzk_status st = engine_residency_acquire(s->res, e->id, &h, err); /* may load: no lock of ours held */
     if (st != CUZK_OK) return st;
+    pthread_mutex_lock(&s->reg_mu);
     set_circuit *c = e->circuits;
     while (c && strcmp(c->variant, plan->variant)) c = c->next;
     if (!c) {
         c = calloc(1, sizeof(*c));
         if (!c) {
+            pthread_mutex_unlock(&s->reg_mu);
             engine_residency_release(s->res, h);
             return cuzk_error_set(err, CUZK_ERR_NOMEM, "out of memory registering %s", plan->variant);
         }
@@ -85,16 +106,26 @@ cuzk_status service_circuit_acquire(daemon_service *s, set_entry *e, const engin
         c->next = e->circuits;
         e->circuits = c;
     }
+    while (c->compiling) pthread_cond_wait(&s->reg_cv, &s->reg_mu);
     if (!c->circuit || c->params_id != engine_params_id(h)) {
-        if (c->circuit && e->kind->circuit_free) e->kind->circuit_free(c->circuit);
+        /* The old circuit was made over an earlier load of the set, which no job holds any more (a set is
+         * evicted only unreferenced): nobody uses it. */
+        void *old = c->circuit, *made = NULL;
         c->circuit = NULL;
+        c->compiling = 1;
+        pthread_mutex_unlock(&s->reg_mu);
+        if (old && e->kind->circuit_free) e->kind->circuit_free(old);
         double t0 = service_now();
-        st = e->kind->circuit_create(kjob, plan, engine_params_get(h), s->prove_pool, &c->circuit, err);
+        st = e->kind->circuit_create(kjob, plan, engine_params_get(h), s->prove_pool, &made, err);
+        pthread_mutex_lock(&s->reg_mu);
+        c->compiling = 0;
+        pthread_cond_broadcast(&s->reg_cv);
         if (st != CUZK_OK) {
-            c->circuit = NULL;
+            pthread_mutex_unlock(&s->reg_mu);
             engine_residency_release(s->res, h);
             return st;
         }
+        c->circuit = made;
         c->params_id = engine_params_id(h);
         LOGI("circuit %s%s%s compiled in %.0f ms", e->id, plan->variant[0] ? " " : "", plan->variant,
              (service_now() - t0) * 1e3);
@@ -102,6 +133,7 @@ cuzk_status service_circuit_acquire(daemon_service *s, set_entry *e, const engin
     e->active++;
     *circuit = c->circuit;
     *set = h;
+    pthread_mutex_unlock(&s->reg_mu);
     return CUZK_OK;
 }
 
@@ -109,8 +141,8 @@ void service_circuit_release(daemon_service *s, set_entry *e, engine_params *set
 {
     pthread_mutex_lock(&s->reg_mu);
     e->active--;
-    engine_residency_release(s->res, set);
     pthread_mutex_unlock(&s->reg_mu);
+    engine_residency_release(s->res, set);
 }
 
 void service_sets_free(daemon_service *s)
@@ -128,7 +160,7 @@ void service_sets_free(daemon_service *s)
     }
 }
 
-/* PreloadSRS and EvictSRS run on a helper thread: a load may take long and holds the residency's lock. */
+/* PreloadSRS and EvictSRS run on a helper thread: a load or an upload may take long. */
 typedef struct srs_op {
     daemon_service *s;
     void *call;
@@ -146,7 +178,6 @@ static void *srs_main(void *arg)
     const char *name = op->id;
     if (!op->evict) {
         double t0 = service_now();
-        pthread_mutex_lock(&s->reg_mu);
         set_entry *c = NULL;
         cuzk_status st = service_set_get(s, op->kind, op->id, &c, &err);
         int already = 0;
@@ -155,7 +186,6 @@ static void *srs_main(void *arg)
             already = rs == ENGINE_PARAMS_HOT || rs == ENGINE_PARAMS_WARM;
             if (!already) st = engine_residency_preload(s->res, c->id, &err);
         }
-        pthread_mutex_unlock(&s->reg_mu);
         if (st != CUZK_OK) {
             service_reply_error(&reply,
                                 st == CUZK_ERR_NOMEM ? RPC_RESOURCE_EXHAUSTED
@@ -174,10 +204,10 @@ static void *srs_main(void *arg)
         pthread_mutex_lock(&s->reg_mu);
         set_entry *c = s->sets;
         while (c && strcmp(c->id, name)) c = c->next;
+        pthread_mutex_unlock(&s->reg_mu);
         uint64_t bytes = 0;
         int freed = c ? engine_residency_evict(s->res, c->id, &bytes) : 0;
         int hot = c && !freed && engine_residency_state_of(s->res, c->id) == ENGINE_PARAMS_HOT;
-        pthread_mutex_unlock(&s->reg_mu);
         if (hot) {
             service_reply_error(&reply, RPC_FAILED_PRECONDITION, "%s is in use by running proofs", name);
         } else {

@@ -30,6 +30,7 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
     }
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->reg_mu, NULL);
+    pthread_cond_init(&s->reg_cv, NULL);
     pthread_mutex_init(&s->tl_mu, NULL);
     pthread_cond_init(&s->threads_cv, NULL);
     cuzk_status st = pool_create(&s->prove_pool, cfg->gpu_threads, err);
@@ -121,6 +122,7 @@ void service_destroy(daemon_service *s)
     free(s->started_ids);
     pthread_cond_destroy(&s->threads_cv);
     pthread_mutex_destroy(&s->tl_mu);
+    pthread_cond_destroy(&s->reg_cv);
     pthread_mutex_destroy(&s->reg_mu);
     pthread_mutex_destroy(&s->mu);
     free(s);

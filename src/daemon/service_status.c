@@ -68,16 +68,12 @@ int service_started(daemon_service *s, uint64_t id, int remove)
     return found;
 }
 
-/* The residency's counters. A load holds the residency's lock (and reg_mu) for as long as it takes, and the
- * server loop must not wait for that: then the previous figures are reported. */
+/* The residency's counters. A pin or an eviction's hooks hold the residency's lock for seconds, and the server loop
+ * must not wait for that: then the previous figures are reported. */
 void service_residency_stats(daemon_service *s, engine_residency_stats *out)
 {
     engine_residency_stats fresh;
-    int have = pthread_mutex_trylock(&s->reg_mu) == 0;
-    if (have) {
-        engine_residency_get_stats(s->res, &fresh);
-        pthread_mutex_unlock(&s->reg_mu);
-    }
+    int have = engine_residency_try_get_stats(s->res, &fresh);
     pthread_mutex_lock(&s->mu);
     if (have) s->res_stats = fresh;
     *out = s->res_stats;
@@ -93,14 +89,17 @@ void service_status_reply(daemon_service *s, service_reply *reply)
     engine_mem_stats ms;
     engine_mem_get_stats(engine_memory(s->eng), &ms);
 
-    /* Parameter sets in memory. reg_mu is held while a set is being set up, which may take long; the server
-     * loop must not wait for that, so then the previous listing is reported. */
+    /* Parameter sets in memory. The residency's lock may be held for seconds (a pin, an eviction's hooks), and
+     * reg_mu while a new set registers with the residency behind it; the server loop must not wait for either,
+     * so then the previous listing is reported. */
     srs_snap fresh[MAX_SRS_SNAP];
     size_t n_fresh = 0;
     int have_fresh = 0;
     if (pthread_mutex_trylock(&s->reg_mu) == 0) {
-        for (set_entry *c = s->sets; c && n_fresh < MAX_SRS_SNAP; c = c->next) {
-            engine_residency_state st = engine_residency_state_of(s->res, c->id);
+        have_fresh = 1;
+        for (set_entry *c = s->sets; c && n_fresh < MAX_SRS_SNAP && have_fresh; c = c->next) {
+            engine_residency_state st = ENGINE_PARAMS_UNKNOWN;
+            have_fresh = engine_residency_try_state_of(s->res, c->id, &st);
             if (st != ENGINE_PARAMS_HOT && st != ENGINE_PARAMS_WARM) continue;
             srs_snap *e = &fresh[n_fresh++];
             snprintf(e->name, sizeof(e->name), "%s", c->id);
@@ -109,7 +108,6 @@ void service_status_reply(daemon_service *s, service_reply *reply)
             e->refs = c->active;
         }
         pthread_mutex_unlock(&s->reg_mu);
-        have_fresh = 1;
     }
 
     /* The devices (none on the CPU backend), with the job each is proving. */
