@@ -18,6 +18,7 @@ typedef struct entry {
     void *ctx;
     engine_params *set; /* NULL: cold */
     int loading;        /* its load is running (without the lock) */
+    int pinning;        /* its registration is running (without the lock; its room is taken) */
     int pinned;
     uint64_t bytes, last_use; /* last_use: the use counter, for LRU (clock ticks may tie) */
     double idle_since;        /* clock seconds when the set last became unreferenced */
@@ -260,30 +261,38 @@ static cuzk_status ensure_loaded(engine_residency *r, entry *e, cuzk_error *err)
     return CUZK_OK;
 }
 
-/* Pins a hot set if the pinned tier can hold it, unpinning idle pinned sets (least recently used first)
- * for room. A set that does not get pinned works as well, only its transfers are slower. A memory-mapped set
+/* With r->mu held, which it gives up while the backend registers the set. Pins a hot set if the pinned tier can
+ * hold it, unpinning idle pinned sets (least recently used first) for room. A set that does not get pinned works as well, only its transfers are slower. A memory-mapped set
  * (groth16_params_map: read-only, shared with the page cache) is never pinned. */
 static void try_pin(engine_residency *r, entry *e)
 {
-    if (!tier_on(r) || e->pinned || e->set->params.map || e->bytes > r->opt.pinned_budget) return;
+    if (!tier_on(r) || e->pinned || e->pinning || e->set->params.map || e->bytes > r->opt.pinned_budget) return;
     while (r->pinned_bytes + e->bytes > r->opt.pinned_budget) {
         entry *victim = lru_idle(r, e, 1);
         if (!victim) return;
         entry_unpin(r, victim);
     }
+    /* The registration (seconds for tens of GB) runs without the lock: the room is taken first, and the set is
+     * referenced by the caller, so it stays loaded meanwhile. */
+    r->pinned_bytes += e->bytes;
+    e->pinning = 1;
+    pthread_mutex_unlock(&r->mu);
     cuzk_error err;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (r->opt.backend->params_pin(r->opt.backend, &e->set->params, &err) != CUZK_OK) {
+    cuzk_status st = r->opt.backend->params_pin(r->opt.backend, &e->set->params, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    pthread_mutex_lock(&r->mu);
+    e->pinning = 0;
+    if (st != CUZK_OK) {
+        r->pinned_bytes -= e->bytes;
         r->st.pin_failures++;
         notify(r, ENGINE_RESIDENCY_PIN_FAILED, e, 0, err.msg);
         return;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     notify(r, ENGINE_RESIDENCY_PINNED, e,
            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, NULL);
     engine_mem_move(r->mem, ENGINE_MEM_HOST, ENGINE_MEM_PINNED, e->bytes);
-    r->pinned_bytes += e->bytes;
     e->pinned = 1;
     r->st.pins++;
 }

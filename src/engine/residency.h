@@ -21,8 +21,8 @@
  * idle_evict_s seconds; the owner calls it periodically), and a notification of pins and frees for the owner's
  * log.
  *
- * Hooks run under the residency's lock: they must not call into the residency. Loads run without it, one at a
- * time: a call for a loaded set never waits for another set's load (a 32 GiB PoRep set reads ~47 GB), a call
+ * Hooks run under the residency's lock, but for params_pin and params_upload (seconds for tens of GB, run on a
+ * referenced set without it): none may call into the residency. Loads run without the lock, one at a time: a call for a loaded set never waits for another set's load (a 32 GiB PoRep set reads ~47 GB), a call
  * for the set being loaded, or for another cold one, waits for the load running (at most one set's memory is
  * then outside the accounting: a set is reserved once it is in). A load hook may return memory-mapped parameters
  * (groth16_params_load_mapped): warm sets are then mappings backed by the page cache, and such a set is never

@@ -51,7 +51,10 @@ typedef struct hooks {
     const groth16_params *pinned[MAX_SETS];
     int n_pinned;
     int pins, unpins, evicted[MAX_SETS], fail_pins;
-    int bad; /* double pin, unpin of an unpinned set, eviction of a held set, unknown name or empty set */
+    int bad;           /* double pin, unpin of an unpinned set, eviction of a held set, unknown name or empty set */
+    pthread_cond_t cv; /* pin_gate or pins_started changed */
+    int pin_gate;      /* a pin waits while set */
+    int pins_started;
 } hooks;
 
 /* The set a loaded params belongs to, by the tag its loader wrote. */
@@ -67,6 +70,9 @@ static cuzk_status hook_pin(engine_backend *be, const groth16_params *p, cuzk_er
 {
     hooks *h = be->ctx;
     pthread_mutex_lock(&h->mu);
+    h->pins_started++;
+    pthread_cond_broadcast(&h->cv);
+    while (h->pin_gate) pthread_cond_wait(&h->cv, &h->mu);
     cuzk_status st = CUZK_OK;
     if (h->fail_pins) {
         h->fail_pins--;
@@ -112,6 +118,7 @@ static void hooks_init(hooks *h, fake_set *sets, size_t n)
 {
     memset(h, 0, sizeof(*h));
     pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
     h->sets = sets;
     h->n_sets = n;
     h->be.name = "fake";
@@ -777,6 +784,14 @@ static void *acquirer_main(void *arg)
     return NULL;
 }
 
+static int caller_done(gated_load *note, acquirer *a)
+{
+    pthread_mutex_lock(&note->mu);
+    int d = a->done;
+    pthread_mutex_unlock(&note->mu);
+    return d;
+}
+
 static void acquirer_start(acquirer *a, engine_residency *r, const char *name, gated_load *note)
 {
     *a = (acquirer){.r = r, .name = name, .note = note};
@@ -850,6 +865,54 @@ static void test_load_outside_lock(void)
     engine_mem_destroy(&mem);
 }
 
+/* A pin (the backend's registration, seconds for tens of GB) holds up no other set: with one set's pin held at a
+ * gate, another loaded set is acquired and released, and the counters are read without waiting. */
+static void test_pin_outside_lock(void)
+{
+    fake_set sets[2] = {{.name = "p", .points = 100, .tag = 31}, {.name = "q", .points = 100, .tag = 32}};
+    hooks h;
+    hooks_init(&h, sets, 2);
+    engine_mem mem;
+    cuzk_error err;
+    CHECK(engine_mem_init(&mem, 0, 0, &err) == CUZK_OK);
+    engine_residency *r = make(&mem, &h, sets, 2, 0, 1 << 20);
+    engine_params *pq = NULL;
+    CHECK(engine_residency_acquire(r, "q", &pq, &err) == CUZK_OK);
+    engine_residency_release(r, pq);
+    pthread_mutex_lock(&h.mu);
+    h.pin_gate = 1;
+    pthread_mutex_unlock(&h.mu);
+    gated_load note;
+    gated_init(&note, "note", 0);
+    acquirer ap, aq;
+    acquirer_start(&ap, r, "p", &note);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    pthread_mutex_lock(&h.mu);
+    while (h.pins_started < 2 && pthread_cond_timedwait(&h.cv, &h.mu, &until) == 0) {
+    }
+    int started = h.pins_started;
+    pthread_mutex_unlock(&h.mu);
+    CHECK_MSG(started == 2, "the second set's pin did not start (%d)", started);
+    acquirer_start(&aq, r, "q", &note);
+    CHECK_MSG(gated_wait(&note, &aq.done, 1), "a pinned set's acquire waited for another set's pin");
+    engine_residency_stats st;
+    CHECK(engine_residency_try_get_stats(r, &st) == 1 && st.hot == 2 && st.pinned == 1);
+    CHECK(aq.st == CUZK_OK && aq.p == pq && !caller_done(&note, &ap));
+    engine_residency_release(r, aq.p);
+    pthread_join(aq.th, NULL);
+    pthread_mutex_lock(&h.mu);
+    h.pin_gate = 0;
+    pthread_cond_broadcast(&h.cv);
+    pthread_mutex_unlock(&h.mu);
+    pthread_join(ap.th, NULL);
+    CHECK(ap.st == CUZK_OK && ap.p && engine_residency_pinned(r, "p") && h.bad == 0);
+    engine_residency_release(r, ap.p);
+    engine_residency_destroy(r);
+    engine_mem_destroy(&mem);
+}
+
 int main(void)
 {
     test_mem_move_counts();
@@ -860,5 +923,6 @@ int main(void)
     test_stress();
     test_preload_upload();
     test_load_outside_lock();
+    test_pin_outside_lock();
     return test_finish("test_residency");
 }
