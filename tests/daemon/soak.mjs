@@ -274,6 +274,14 @@ if (WEIGHTS.snap > 0 && have(paramDir, 'snap-2k.params', 'snap-2k.vk') &&
 const REAL = MIX.filter((m) => m.real);
 console.log(`soak: the mix: ${MIX.map((m) => `${m.name} ${m.weight}`).join(', ')}`);
 const totalWeight = MIX.reduce((a, m) => a + m.weight, 0);
+// Each real kind is owed one job that is never cancelled after the start and after the restart, so that a seed
+// whose draws cancel a rare kind's only job (WinningPoSt weighs 0.3 of 11) still proves every kind (and the RSS
+// warm-up, one proof of each real kind since the restart, ends).
+const owed = REAL.map((m) => m);
+function owedKind() {
+  return owed.length ? owed.shift() : null;
+}
+
 function pickKind() {
   let x = rand() * totalWeight;
   for (const m of MIX) { if ((x -= m.weight) < 0) return m; }
@@ -389,9 +397,10 @@ async function clientLoop(ci) {
   while (Date.now() < deadline) {
     const i = nextJob++;
     if (i >= N) break;
-    const kind = pickKind();
+    const due = owedKind();
+    const kind = due || pickKind();
     const x = rand();
-    const mode = x < 0.12 ? 'cancel' : x < 0.35 ? 'prove' : 'await';
+    const mode = due ? 'await' : x < 0.12 ? 'cancel' : x < 0.35 ? 'prove' : 'await';
     const j = { id: `soak-${i}`, kind, mode, req: kind.request() };
     jobs.push(j);
     if (i === killAt) await killAndRestart(client);
@@ -535,6 +544,7 @@ async function killAndRestart(client) {
   window[1] = Date.now() + 500; // the first calls on new connections
   restarted = true;
   restarting = null;
+  owed.push(...REAL);
   release();
   await pending;
   judge(j);
