@@ -17,7 +17,6 @@ typedef struct entry {
     engine_params_load_fn load;
     void *ctx;
     engine_params *set; /* NULL: cold */
-    int loading;        /* its load is running (without the lock) */
     int pinning;        /* its registration is running (without the lock; its room is taken) */
     int pinned;
     uint64_t bytes, last_use; /* last_use: the use counter, for LRU (clock ticks may tie) */
@@ -88,8 +87,8 @@ cuzk_status engine_residency_configure(engine_residency *r, const engine_residen
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "residency: %zu devices (at most %d, and a list)",
                               o->num_devices, ENGINE_RESIDENCY_MAX_DEVICES);
     pthread_mutex_lock(&r->mu);
-    int loaded = 0;
-    for (entry *e = r->head; e; e = e->next) loaded |= e->set != NULL || e->loading;
+    int loaded = r->loading;
+    for (entry *e = r->head; e; e = e->next) loaded |= e->set != NULL;
     if (!loaded) {
         r->opt = *o;
         for (size_t i = 0; i < o->num_devices; i++) r->devices[i] = o->devices[i];
@@ -218,16 +217,16 @@ cuzk_status engine_residency_add(engine_residency *r, const char *name, engine_p
  * when loads held the lock. */
 static cuzk_status ensure_loaded(engine_residency *r, entry *e, cuzk_error *err)
 {
-    while (!e->set && (e->loading || r->loading)) pthread_cond_wait(&r->cv, &r->mu);
+    while (!e->set && r->loading) pthread_cond_wait(&r->cv, &r->mu);
     if (e->set) return CUZK_OK;
-    e->loading = r->loading = 1;
+    r->loading = 1;
     pthread_mutex_unlock(&r->mu);
     engine_params *set = calloc(1, sizeof(*set));
     groth16_params p;
     memset(&p, 0, sizeof(p));
     cuzk_status st = set ? e->load(e->ctx, &p, err) : CUZK_ERR_NOMEM;
     pthread_mutex_lock(&r->mu);
-    e->loading = r->loading = 0;
+    r->loading = 0;
     pthread_cond_broadcast(&r->cv);
     if (!set) {
         r->st.load_failures++;
