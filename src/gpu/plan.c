@@ -64,7 +64,10 @@ void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, i
     size_t room = total > held ? total - held : 0;
     out->fits = out->need <= room;
     out->witness_early = sat_mul(v, k + 1) <= room;
-    out->overlap = sat_mul(v, k + 2) <= room;
+    /* Of the H step's kV only the H scalars (1V) outlive it, so wherever it fits, at least 2V are left for the H
+     * MSM's and the other queries' pieces and scratch side by side (each sizes its pieces and scratch from the
+     * memory free when it starts, prove.cu and msm.cu). */
+    out->overlap = out->fits;
 }
 
 int gpu_plan_abc_on_device(size_t device_bytes)

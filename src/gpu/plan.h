@@ -14,7 +14,8 @@
  *   B_G2 included, stream in pieces of stream_chunk points from page-locked memory (prove.cu);
  * - a, b, c from the host (not evaluated on the device) in the bellperson form: the H step keeps 3V (a*b formed
  *   on the coset before c comes in; gpu_ntt_h_device_3), so that a 16 GiB cap holds a 2^27 partition;
- * - the H MSM overlaps the other queries only when a second MSM's scratch (2V beyond the H step) fits;
+ * - the H MSM overlaps the other queries wherever the H step fits: after it only the H scalars (1V) of its 3V or
+ *   4V are held, and the MSMs size their pieces and scratch from the memory then free;
  * - the witness waits for the device's turn when 1V more than the H step does not fit beside the resident bases;
  * - when even the H step does not fit, the partition cannot be proved under the cap: CUZK_ERR_NOMEM before any
  *   work. */
