@@ -2,9 +2,9 @@
 # Device check of the GPU memory cap (issue 22, parts 1 and 2), on the H200 machine, in under 9 minutes:
 #   scripts/cap-device.sh            (logs under $OUT, else build-cap/logs)
 # 1. Builds (Release, sm_90, -j16) cuzk-bench and the GPU tests; runs test_gpu_mem, _plan, _tune.
-# 2. cuzk-bench batch --circuit porep:32GiB -n 2 -j 2 --partition-workers 3 --gpu-memory-limit 24G, with the
-#    streamed pieces' copies after (CUZK_GPU_STREAM_OVERLAP=0) and beside (=1) their compute (~130 s each), and -n 2
-#    --gpu-memory-limit 16G --abc host with the overlap (~120 s), all with CUZK_GPU_PROFILE=1 (the plan's lines).
+# 2. cuzk-bench batch --circuit porep:32GiB -n 3 -j 2 --partition-workers 3 --gpu-memory-limit 24G (~150 s), and
+#    -n 2 --gpu-memory-limit 16G --abc host (~120 s), then 24G -n 2 with streamed pieces of 2^25 points when the
+#    time allows, with CUZK_GPU_PROFILE=1 (the plan's and partitions' lines).
 # 3. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.5 minutes).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,16 +47,15 @@ bench() { # name limit timeout proofs extra-args [env...]
     grep -E "gpu plan:" "$LOGDIR/$name.log" | sort | uniq -c | head -8 | sed "s/^/  $name: /"
     grep -vE "^gpu (msm|ntt|batch|aff|h |g2)" "$LOGDIR/$name.log" | grep -iE "s/proof|proofs|error|fail|partition|busy|peak|throughput" | tail -14 | sed "s/^/  $name: /"
 }
-for ov in 0 1; do
-    left=$((((ov + 1) * 200) - $(elapsed)))
-    bench batch-24G-overlap-$ov 24G $((left > 130 ? 130 : (left < 60 ? 60 : left))) 2 "" CUZK_GPU_PROFILE=1 \
-        CUZK_GPU_STREAM_OVERLAP=$ov
-done
+bench batch-24G 24G 170 3 "" CUZK_GPU_PROFILE=1
 # 16 GiB: a, b, c on the device (the default) cannot fit beside the matrices (the planned error, test_gpu_mem);
 # from the host the H step keeps three vectors.
 left=$((540 - $(elapsed)))
-[ $left -gt 30 ] && bench batch-16G-abc-host 16G $((left > 120 ? 120 : left)) 2 "--abc host" CUZK_GPU_PROFILE=1 \
-    CUZK_GPU_STREAM_OVERLAP=1
+[ $left -gt 30 ] && bench batch-16G-abc-host 16G $((left > 120 ? 120 : left)) 2 "--abc host" CUZK_GPU_PROFILE=1
+# The streamed H MSM in pieces of 2^25 points instead of 2^24 (fewer sorts and bucket reductions a partition).
+left=$((540 - $(elapsed)))
+[ $left -gt 110 ] && bench batch-24G-chunk25 24G $((left > 125 ? 125 : left)) 2 "" CUZK_GPU_PROFILE=1 \
+    CUZK_GPU_STREAM_CHUNK=33554432
 
 for name in test_gpu_prove test_gpu_abc test_gpu_ntt test_gpu_g2 $(echo $tests | tr ' ' '\n' | grep -v '^test_gpu_\(mem\|plan\|tune\|prove\|abc\|ntt\|g2\)$'); do
     left=$((550 - $(elapsed)))

@@ -41,26 +41,15 @@ for t in "$BUILD"/tests/test_gpu_*; do
     run_test "$name" "$name" "$t"
 done
 
-# bellperson's H in six transforms (CUZK_GPU_H6=1; off by default until it has passed here): test_gpu_ntt runs it
-# itself; these are the tests of the H paths the prover takes (a, b, c in place, three buffers), under it.
-for name in test_gpu_host test_gpu_mem test_gpu_prove; do
-    [ -x "$BUILD/tests/$name" ] || continue
-    run_test "$name (CUZK_GPU_H6=1)" "$name-h6" env CUZK_GPU_H6=1 "$BUILD/tests/$name"
-done
-
-# Streamed pieces' copies beside the compute (CUZK_GPU_STREAM_OVERLAP=1; off by default until it has passed here):
-# the streamed and capped proofs of these tests compare their bytes with the resident ones.
-for name in test_gpu_mem test_gpu_prove; do
-    [ -x "$BUILD/tests/$name" ] || continue
-    run_test "$name (CUZK_GPU_STREAM_OVERLAP=1)" "$name-overlap" env CUZK_GPU_STREAM_OVERLAP=1 "$BUILD/tests/$name"
-done
+# The prover's turn in one stage (CUZK_GPU_TURN_SPLIT=0) and its H MSM at the queries' priority (CUZK_GPU_H_BELOW=0).
+[ -x "$BUILD/tests/test_gpu_prove" ] &&
+    run_test "test_gpu_prove (CUZK_GPU_TURN_SPLIT=0 CUZK_GPU_H_BELOW=0)" test_gpu_prove-knobs0 \
+        env CUZK_GPU_TURN_SPLIT=0 CUZK_GPU_H_BELOW=0 "$BUILD/tests/test_gpu_prove"
 
 bench="$BUILD/cuzk-bench"
 if "$bench" gpu-ntt --help >/dev/null 2>&1; then
-    for h6 in 0 1 0 1; do
-        echo "== gpu-ntt 2^27, CUZK_GPU_H6=$h6"
-        CUZK_GPU_H6=$h6 "$bench" gpu-ntt --log 27 --reps 7 2>&1 | tee -a "$LOGDIR/gpu-ntt-h6-$h6.log" || status=1
-    done
+    echo "== gpu-ntt 2^27"
+    "$bench" gpu-ntt --log 27 --reps 7 2>&1 | tee "$LOGDIR/gpu-ntt.log" || status=1
 fi
 if "$bench" gpu-msm --help >/dev/null 2>&1; then
     "$bench" gpu-msm --from 16 --log "$LOG" --runs 5 2>&1 | tee "$LOGDIR/gpu-msm.log" || status=1

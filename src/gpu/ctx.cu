@@ -65,10 +65,10 @@ done:
 
 extern "C" cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err)
 {
-    return gpu_ctx_create_prio(out, device, 0, err);
+    return gpu_ctx_create_prio(out, device, GPU_PRIO_LOW, err);
 }
 
-extern "C" cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int urgent, cuzk_error *err)
+extern "C" cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int prio, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     gpu_ctx *ctx = NULL;
@@ -84,11 +84,13 @@ extern "C" cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int urgent
     ctx->device = device;
     GPU_TRY(cudaSetDevice(device));
     GPU_TRY(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device));
-    if (urgent) {
+    if (prio == GPU_PRIO_URGENT || prio == GPU_PRIO_ABOVE) {
+        /* Greater priorities are smaller numbers. */
         int least = 0, greatest = 0;
         GPU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        GPU_TRY(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, greatest));
-        ctx->urgent = 1;
+        int p = prio == GPU_PRIO_URGENT ? greatest : least > greatest ? least - 1 : least;
+        GPU_TRY(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, p));
+        ctx->urgent = prio == GPU_PRIO_URGENT;
     } else {
         GPU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
     }

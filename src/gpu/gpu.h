@@ -47,9 +47,11 @@ typedef struct gpu_ctx gpu_ctx;
 /* A context on one device: its own stream and events, allocations from the device's default memory pool
  * (kept cached between calls, so the hot path never calls cudaMalloc/cudaFree). */
 cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err);
-/* As gpu_ctx_create; urgent: its stream has the device's greatest priority (the hardware schedules its kernels'
- * blocks ahead of waiting blocks of other streams as SMs come free). */
-cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int urgent, cuzk_error *err);
+/* As gpu_ctx_create, with its stream's priority (the hardware schedules a higher stream's kernels' blocks ahead of
+ * waiting blocks of lower streams as SMs come free): GPU_PRIO_LOW the device's least, gpu_ctx_create's;
+ * GPU_PRIO_ABOVE one above it (where the device has one); GPU_PRIO_URGENT its greatest. */
+enum { GPU_PRIO_LOW = 0, GPU_PRIO_ABOVE = 1, GPU_PRIO_URGENT = 2 };
+cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int prio, cuzk_error *err);
 void gpu_ctx_destroy(gpu_ctx *ctx);
 /* Device time in milliseconds of the last successful gpu_msm_g1 / gpu_batch_add_g1 on ctx, measured with
  * CUDA events from the first upload to the result being ready (host copies of inputs included). */

@@ -59,11 +59,10 @@ struct ntt_pass_args {
     fr_d *dst;
     const fr_d *tw; /* w_2048^t, t < 1024 */
     ntt_tab bound, lscale, sscale;
-    /* epilogue: dst[o] = (pa[o] * pb[o] - v) [* z]; without pb: pa[o] - v (ep_sub) or pa[o] * v */
+    /* epilogue: dst[o] = pa[o] * pb[o] - v; without pb: pa[o] - v (ep_sub) or pa[o] * v */
     const fr_d *pa, *pb;
-    fr_d z;
     uint32_t L, s, lg; /* lg = log2 of the groups per block */
-    int has_bound, has_lscale, has_sscale, has_z, ep_sub;
+    int has_bound, has_lscale, has_sscale, ep_sub;
 };
 
 /* ---- device helpers ---- */
@@ -202,7 +201,6 @@ __device__ __forceinline__ void ntt_out(const ntt_pass_args &a, fr_d x, uint32_t
             fr_d p = ntt_ld(a.pa + o), q = ntt_ld(a.pb + o);
             mont_mul<fr_cfg>(p, p, q);
             mont_sub<fr_cfg>(x, p, x);
-            if (a.has_z) mont_mul<fr_cfg>(x, x, a.z);
         } else if (a.pa) {
             fr_d p = ntt_ld(a.pa + o);
             if (a.ep_sub)
@@ -295,17 +293,6 @@ __global__ void __launch_bounds__(NT, MINB) ntt_pass_kernel(ntt_pass_args a)
             uint32_t f = j * T + t;
             ntt_out<KB>(a, ntt_sm_get(sm, E, f), f >> a.lg, f & (G - 1), base, lo0, b);
         }
-    }
-}
-
-/* x = (x - y) * z, elementwise (the three-vector H's last step before its inverse transform). */
-__global__ void ntt_sub_scale_kernel(fr_d *x, const fr_d *y, fr_d z, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        fr_d u = ntt_ld(x + i), v = ntt_ld(y + i);
-        mont_sub<fr_cfg>(u, u, v);
-        mont_mul<fr_cfg>(u, u, z);
-        fr_st(x + i, u);
     }
 }
 
@@ -696,8 +683,7 @@ fail:
  * dst). A single pass goes from src to dst, which may be equal. lscale on the first pass's loads, sscale and
  * the epilogue on the last pass's stores. */
 static cuzk_status ntt_run(gpu_ntt_plan *pl, int inverse, const fr_d *src, fr_d *work, fr_d *dst, const ntt_tab *lscale,
-                           const ntt_tab *sscale, const fr_d *pa, const fr_d *pb, const fr_t *z, int sub,
-                           cuzk_error *err)
+                           const ntt_tab *sscale, const fr_d *pa, const fr_d *pb, int sub, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     const ntt_dir *dir = &pl->dir[inverse ? 1 : 0];
@@ -734,10 +720,6 @@ static cuzk_status ntt_run(gpu_ntt_plan *pl, int inverse, const fr_d *src, fr_d 
             a.pa = pa;
             a.pb = pb;
             a.ep_sub = sub;
-            if (z) {
-                memcpy(&a.z, z, sizeof a.z);
-                a.has_z = 1;
-            }
         }
         unsigned threads = ((1u << kb) << lg) >> nv->rb;
         unsigned blocks = 1u << (pl->L - kb - lg);
@@ -799,11 +781,11 @@ extern "C" cuzk_status gpu_ntt(gpu_ntt_plan *pl, gpu_ntt_kind kind, const fr_t *
     }
     GPU_TRY(cudaEventRecord(pl->ev_t1, s));
     if (pl->npass == 1) {
-        st = ntt_run(pl, inverse, buf, buf, buf, lsp, ssp, NULL, NULL, NULL, 0, err);
+        st = ntt_run(pl, inverse, buf, buf, buf, lsp, ssp, NULL, NULL, 0, err);
     } else {
         /* The last pass cannot write where it reads: the inner passes work in tmp. */
         GPU_TRY(gpu_malloc_async(&tmp, bytes, s));
-        st = ntt_run(pl, inverse, buf, tmp, buf, lsp, ssp, NULL, NULL, NULL, 0, err);
+        st = ntt_run(pl, inverse, buf, tmp, buf, lsp, ssp, NULL, NULL, 0, err);
     }
     if (st != CUZK_OK) goto done;
     GPU_TRY(cudaEventRecord(pl->ev_t2, s));
@@ -872,8 +854,6 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     ntt_tab up, down, cscale;
     fr_t one, g, z;
     cudaStream_t s = pl->ctx->stream;
-    /* bellperson's H in six transforms (poly/h.c says why): not yet checked on a device, so off by default. */
-    const int six = form == H_FORM_BELLPERSON && gpu_tune_get().h_six;
     *out = NULL;
     if (form != H_FORM_BELLPERSON && form != H_FORM_SNARKJS)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_ntt_h: unknown form %d", (int)form);
@@ -904,10 +884,10 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
         fr_inv(&z, &z);
         fr_mul(&mz, &pl->m_inv, &z);
         fr_inv(&gi, &g);
-        /* six: 1/z on the way back too, and c's coefficients times 1/z (all three tables fetched before any
-         * transform is queued: the cache evicts only the least recently used). */
-        if ((st = ntt_scale(pl, &gi, six ? &mz : &pl->m_inv, pl->L, &down, err)) != CUZK_OK) return st;
-        if (six && (st = ntt_scale(pl, &one, &mz, 0, &cscale, err)) != CUZK_OK) return st;
+        /* 1/z on the way back too, and c's coefficients times 1/z (all three tables fetched before any transform
+         * is queued: the cache evicts only the least recently used). */
+        if ((st = ntt_scale(pl, &gi, &mz, pl->L, &down, err)) != CUZK_OK) return st;
+        if ((st = ntt_scale(pl, &one, &mz, 0, &cscale, err)) != CUZK_OK) return st;
     }
 
     double host0 = ntt_now_ms();
@@ -943,23 +923,23 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
     }
     /* Each vector: values -> coefficients times g^i (one transform, 1/m and g^i on its stores) -> values on the
      * coset (a second transform). */
-    if ((st = ntt_run(pl, 1, A, A, T, NULL, &up, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done;
+    if ((st = ntt_run(pl, 1, A, A, T, NULL, &up, NULL, NULL, 0, err)) != CUZK_OK) goto done;
     ntt_mark(pl, s, "a-inv");
-    if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done; /* a in A */
+    if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done; /* a in A */
     ntt_mark(pl, s, "a-fwd");
     if (form == H_FORM_BELLPERSON && (st = ntt_stage(pl, B, b, n, pl->ev_copied[1], err)) != CUZK_OK) goto done;
     GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[1], 0));
     ntt_mark(pl, s, "b-in");
-    if ((st = ntt_run(pl, 1, B, B, T, NULL, &up, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done;
+    if ((st = ntt_run(pl, 1, B, B, T, NULL, &up, NULL, NULL, 0, err)) != CUZK_OK) goto done;
     ntt_mark(pl, s, "b-inv");
-    if (six) {
-        /* b's forward transform stores A = a*b on the coset; back to coefficients, R / z in B; c's inverse
-         * transform (times 1/(m z)) subtracted from it in its last store: H in B. In three buffers c comes into A
-         * once A is free. */
+    if (form == H_FORM_BELLPERSON) {
+        /* bellperson's H in six transforms (poly/h.c says why): b's forward transform stores A = a*b on the coset;
+         * back to coefficients, R / z in B; c's inverse transform (times 1/(m z)) subtracted from it in its last
+         * store: H in B. In three buffers c comes into A once A is free. */
         if (!three && (st = ntt_stage(pl, C, c, n, pl->ev_copied[2], err)) != CUZK_OK) goto done;
-        if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, NULL, NULL, 0, err)) != CUZK_OK) goto done;
+        if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, NULL, 0, err)) != CUZK_OK) goto done;
         ntt_mark(pl, s, "b-fwd-ab");
-        if ((st = ntt_run(pl, 1, A, A, B, NULL, &down, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done;
+        if ((st = ntt_run(pl, 1, A, A, B, NULL, &down, NULL, NULL, 0, err)) != CUZK_OK) goto done;
         ntt_mark(pl, s, "ab-inv");
         fr_d *cv = C;
         if (three) {
@@ -970,7 +950,7 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
             GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[2], 0));
         }
         ntt_mark(pl, s, "c-in");
-        if ((st = ntt_run(pl, 1, cv, cv, B, NULL, &cscale, B, NULL, NULL, 1, err)) != CUZK_OK) goto done;
+        if ((st = ntt_run(pl, 1, cv, cv, B, NULL, &cscale, B, NULL, 1, err)) != CUZK_OK) goto done;
         ntt_mark(pl, s, "c-inv-h");
         GPU_TRY(cudaEventRecord(pl->ev_t2, s));
         pl->host_ms = ntt_now_ms() - host0;
@@ -978,44 +958,13 @@ static cuzk_status ntt_h(gpu_ntt_plan *pl, h_form form, const fr_t *a, const fr_
         B = NULL;
         goto done;
     }
-    if ((st = ntt_run(pl, 0, T, T, B, NULL, NULL, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done; /* b in B */
+    /* snarkjs: b in B; c's transforms, its last store A = a*b - c, reading A and B at the index it writes. */
+    if ((st = ntt_run(pl, 0, T, T, B, NULL, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done;
     ntt_mark(pl, s, "b-fwd");
-    if (three) {
-        /* A = a*b on the coset; c then comes into B (on s, behind the product that last reads B). */
-        ntt_pointwise_kernel<<<pl->ctx->sm_count * 4, 256, 0, s>>>(A, A, B, m);
-        GPU_LAUNCHED("ntt_pointwise_kernel");
-        if (n) GPU_TRY(cudaMemcpyAsync(B, c, n * sizeof(fr_t), cudaMemcpyDefault, s));
-        if (n < m) GPU_TRY(cudaMemsetAsync(B + n, 0, (m - n) * sizeof(fr_t), s));
-        ntt_mark(pl, s, "ab-c-in");
-        if ((st = ntt_run(pl, 1, B, B, T, NULL, &up, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done;
-        ntt_mark(pl, s, "c-inv");
-        if ((st = ntt_run(pl, 0, T, T, B, NULL, NULL, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done;
-        fr_d zd;
-        memcpy(&zd, &z, sizeof zd);
-        ntt_sub_scale_kernel<<<pl->ctx->sm_count * 4, 256, 0, s>>>(A, B, zd, m);
-        GPU_LAUNCHED("ntt_sub_scale_kernel");
-        ntt_mark(pl, s, "c-fwd-abc");
-    } else {
-        if (form == H_FORM_BELLPERSON) {
-            if ((st = ntt_stage(pl, C, c, n, pl->ev_copied[2], err)) != CUZK_OK) goto done;
-            GPU_TRY(cudaStreamWaitEvent(s, pl->ev_copied[2], 0));
-            ntt_mark(pl, s, "c-in");
-        }
-        if ((st = ntt_run(pl, 1, C, C, T, NULL, &up, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done;
-        ntt_mark(pl, s, "c-inv");
-        /* c's last store: A = a*b - c (times 1/Z for bellperson), reading A and B at the index it writes. */
-        if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, B, form == H_FORM_BELLPERSON ? &z : NULL, 0, err)) != CUZK_OK)
-            goto done;
-        ntt_mark(pl, s, "c-fwd-abc");
-    }
-    if (form == H_FORM_BELLPERSON) {
-        /* coset values -> coefficients: times g^-i / m. */
-        if ((st = ntt_run(pl, 1, A, A, B, NULL, &down, NULL, NULL, NULL, 0, err)) != CUZK_OK) goto done;
-        ntt_mark(pl, s, "h-inv");
-        fr_d *x = A;
-        A = B;
-        B = x;
-    }
+    if ((st = ntt_run(pl, 1, C, C, T, NULL, &up, NULL, NULL, 0, err)) != CUZK_OK) goto done;
+    ntt_mark(pl, s, "c-inv");
+    if ((st = ntt_run(pl, 0, T, T, A, NULL, NULL, A, B, 0, err)) != CUZK_OK) goto done;
+    ntt_mark(pl, s, "c-fwd-abc");
     GPU_TRY(cudaEventRecord(pl->ev_t2, s));
     pl->host_ms = ntt_now_ms() - host0;
     *out = A;

@@ -36,9 +36,12 @@ static double now_ms(void)
 static pthread_rwlock_t gate[GATE_DEVICES];
 /* The device's turn: provers on one device take turns at the compute of their partitions (after their witness
  * upload, up to the end of prove_start), so that one's upload and host work overlap another's compute while the
- * compute itself runs alone (side by side two partitions only slow each other down). Taken outside the gate (a
- * prover waiting for its turn holds no gate, so an exclusive retry never waits on it). */
-static pthread_mutex_t turn[GATE_DEVICES];
+ * compute itself runs alone (side by side two whole partitions only slow each other down). The turn has two
+ * stages, taken in this order: turn (a, b, c and the H NTTs) and turn_msm (the MSMs); with gpu_tune.turn_split
+ * and no memory cap a prover lets go of turn once it holds turn_msm, so that the next prover's NTTs (memory
+ * bound) run beside its MSMs (compute bound). Taken outside the gate (a prover waiting for its turn holds no gate,
+ * so an exclusive retry never waits on it). */
+static pthread_mutex_t turn[GATE_DEVICES], turn_msm[GATE_DEVICES];
 static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
 
 static void gate_init(void)
@@ -49,6 +52,7 @@ static void gate_init(void)
     for (int i = 0; i < GATE_DEVICES; i++) {
         pthread_rwlock_init(&gate[i], &attr);
         pthread_mutex_init(&turn[i], NULL);
+        pthread_mutex_init(&turn_msm[i], NULL);
     }
     pthread_rwlockattr_destroy(&attr);
 }
@@ -259,7 +263,8 @@ struct gpu_prover {
     void *stage[2];          /* pinned, STAGE_BYTES each; allocated on first use */
     cudaEvent_t stage_ev[2]; /* the DMA out of stage[i] has finished */
     int turns;               /* take the device's turn (CUZK_GPU_TURN=0: no) */
-    int in_turn;             /* this prover holds its device's turn */
+    int in_turn;             /* this prover holds its device's turn (the NTTs' stage) */
+    int in_turn_msm;         /* this prover holds its device's MSM stage of the turn */
 };
 
 static void turn_enter(gpu_prover *pv)
@@ -271,11 +276,31 @@ static void turn_enter(gpu_prover *pv)
     pv->in_turn = 1;
 }
 
-static void turn_leave(gpu_prover *pv)
+/* From the NTTs' stage of the turn to the MSMs': the MSM stage taken, the first let go when the stages may overlap
+ * (gpu_tune.turn_split without a memory cap: under one the next prover's H step would not fit beside the MSMs). */
+static void turn_to_msms(gpu_prover *pv)
 {
     if (!pv->in_turn) return;
-    pv->in_turn = 0;
-    pthread_mutex_unlock(&turn[pv->ctx->device]);
+    int d = pv->ctx->device;
+    pthread_mutex_lock(&turn_msm[d]);
+    pv->in_turn_msm = 1;
+    gpu_tune tune = gpu_tune_get();
+    if (tune.turn_split && !tune.memory_limit) {
+        pv->in_turn = 0;
+        pthread_mutex_unlock(&turn[d]);
+    }
+}
+
+static void turn_leave(gpu_prover *pv)
+{
+    if (pv->in_turn_msm) {
+        pv->in_turn_msm = 0;
+        pthread_mutex_unlock(&turn_msm[pv->ctx->device]);
+    }
+    if (pv->in_turn) {
+        pv->in_turn = 0;
+        pthread_mutex_unlock(&turn[pv->ctx->device]);
+    }
 }
 
 static cuzk_status prover_create(int device, int urgent, gpu_prover **out, cuzk_error *err)
@@ -284,12 +309,15 @@ static cuzk_status prover_create(int device, int urgent, gpu_prover **out, cuzk_
     *out = NULL;
     gpu_prover *pv = (gpu_prover *)calloc(1, sizeof *pv);
     if (pv == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_prover_create: out of host memory");
-    cuzk_status st = gpu_ctx_create_prio(&pv->ctx, device, urgent, err);
+    gpu_tune tune = gpu_tune_get();
+    /* Above the overlapped H MSM's stream (compute bound), so that the other queries' kernels (bound by the bus
+     * when streamed, by memory when resident) take the SMs they need first and the H MSM the rest. */
+    int prio = urgent ? GPU_PRIO_URGENT : tune.h_below ? GPU_PRIO_ABOVE : GPU_PRIO_LOW;
+    cuzk_status st = gpu_ctx_create_prio(&pv->ctx, device, prio, err);
     if (st != CUZK_OK) {
         free(pv);
         return st;
     }
-    gpu_tune tune = gpu_tune_get();
     pv->overlap = tune.overlap;
     pv->turns = urgent ? 0 : tune.turns;
     *out = pv;
@@ -459,8 +487,7 @@ static cudaError_t piece_copy(cudaStream_t copy, g1_affine_t *buf, const g1_affi
     return e;
 }
 
-/* in_pieces over streamed bases with each piece's copy beside the compute of the piece before
- * (gpu_tune.stream_overlap): two device buffers of a piece, filled on a copy stream; a piece computes on ctx's
+/* in_pieces over streamed bases, each piece's copy beside the compute of the piece before: two device buffers of a piece, filled on a copy stream; a piece computes on ctx's
  * stream once its copy has ended, and the copy into a buffer waits for the compute that last read it. The pieces
  * are sized with both buffers counted (stream_piece). A piece that runs out of device memory is done in halves
  * from its offset: its buffer still holds its first half, and the copy in flight (of the piece after) is waited for
@@ -525,15 +552,14 @@ done:
 }
 
 /* out = the sum of fn's pieces over n bases: one piece when the bases are resident, pieces of stream_chunk() points
- * when they are streamed (their copies beside the compute with gpu_tune.stream_overlap); a piece (or the whole)
- * that runs out of device memory is done in halves (multiples of 64 points, so a mask's pieces start at whole
- * words), down to SPLIT_MIN points. ctx's last_ms: the pieces' sum. */
+ * when they are streamed (in_pieces_overlapped); a piece (or the whole) that runs out of device memory is done in
+ * halves (multiples of 64 points, so a mask's pieces start at whole words), down to SPLIT_MIN points. ctx's
+ * last_ms: the pieces' sum. */
 static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn fn, const void *arg, size_t n,
                              cuzk_error *err)
 {
-    if (!b.resident && n > 0 && gpu_tune_get().stream_overlap)
-        return in_pieces_overlapped(ctx, out, b.p, fn, arg, n, err);
-    size_t piece = b.resident ? n : stream_piece(ctx, sizeof(g1_affine_t));
+    if (!b.resident && n > 0) return in_pieces_overlapped(ctx, out, b.p, fn, arg, n, err);
+    size_t piece = n;
     double ms = 0;
     g1_jac_set_inf(out);
     for (size_t o = 0; o < n;) {
@@ -1088,6 +1114,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);
     if (st != CUZK_OK) return st;
+    turn_to_msms(pv);
     double total = 0, compute = 0;
     gpu_ntt_last_ms(pv->plan, &total, &compute);
     /* The staged copies end before the plan's first event: their wall time plus the plan's own copies. (From a
@@ -1100,7 +1127,9 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     hm->n = p->h_len;
     if (pv->overlap && part.overlap && pv->ctx_h == NULL) {
         /* Without a second stream the H MSM simply runs before the other queries. */
-        if (gpu_ctx_create_prio(&pv->ctx_h, pv->ctx->device, pv->ctx->urgent, err) != CUZK_OK) pv->overlap = 0;
+        if (gpu_ctx_create_prio(&pv->ctx_h, pv->ctx->device, pv->ctx->urgent ? GPU_PRIO_URGENT : GPU_PRIO_LOW, err) !=
+            CUZK_OK)
+            pv->overlap = 0;
     }
     if (pv->overlap && part.overlap) {
         hm->ctx = pv->ctx_h;

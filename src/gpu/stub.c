@@ -28,7 +28,7 @@ cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err)
     if (out) *out = NULL;
     return NO_CUDA(err);
 }
-cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int urgent, cuzk_error *err)
+cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int prio, cuzk_error *err)
 {
     if (out) *out = NULL;
     return NO_CUDA(err);

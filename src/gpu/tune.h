@@ -74,15 +74,11 @@ typedef struct gpu_tune {
     int overlap;
     /* CUZK_GPU_TURN=0 sets 0, default 1: provers on one device take turns at their partitions' compute. */
     int turns;
-    /* CUZK_GPU_H6=1 sets 1, default 0: bellperson's H in six transforms instead of seven, as the CPU computes it
-     * (src/poly/h.c has the identity). Off until run on a device: test_gpu_ntt, test_gpu_host and test_gpu_prove
-     * compare it with the CPU under CUZK_GPU_H6=1; once they pass and it is timed, it becomes the only path. */
-    int h_six;
-    /* CUZK_GPU_STREAM_OVERLAP=1 sets 1, default 0: a streamed section's next piece crosses the bus on a copy stream
-     * while the piece before computes (prove.cu, in_pieces), instead of each piece's copy then its compute. Off
-     * until run on a device: test_gpu_prove and test_gpu_mem run under it in scripts/gpu-check.sh; once they pass
-     * and the capped batch is timed both ways, it becomes the only path. */
-    int stream_overlap;
+    /* CUZK_GPU_TURN_SPLIT=0 sets 0, default 1: without a memory cap, the next prover's a, b, c and H NTTs run
+     * beside this one's MSMs (the turn in two stages, prove.cu). */
+    int turn_split;
+    /* CUZK_GPU_H_BELOW=0 sets 0, default 1: a prover's stream is one priority above its overlapped H MSM's. */
+    int h_below;
 
     /* Device memory (mem.cu). CUZK_GPU_MEMORY_LIMIT (bytes, or a number with K, M, G, T or KiB .. TiB: powers of
      * 1024; KB .. TB: powers of 1000; e.g. "16G"), default 0 = none: a cap on the bytes the backend holds on each

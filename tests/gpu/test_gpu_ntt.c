@@ -152,8 +152,8 @@ static void test_h(unsigned log_m, h_form form, int mode)
     }
     size_t i = first_diff(h, ca, keep);
     static const char *const mode_name[] = {"host", "device", "three buffers"};
-    CHECK_MSG(i == keep, "2^%u %s H (n=%zu, %s%s): GPU differs from poly_compute_h at index %zu", log_m, fname, n,
-              mode_name[mode], gpu_tune_get().h_six ? ", six transforms" : "", i);
+    CHECK_MSG(i == keep, "2^%u %s H (n=%zu, %s): GPU differs from poly_compute_h at index %zu", log_m, fname, n,
+              mode_name[mode], i);
     free(a);
     free(b);
     free(c);
@@ -206,22 +206,6 @@ static void test_variants(void)
     gpu_tune_set(&saved);
 }
 
-/* bellperson's H in six transforms (gpu_tune h_six, CUZK_GPU_H6) against the CPU's on random, unsatisfied a, b, c:
- * one, two and three passes, host and device inputs, three buffers. */
-static void test_h_six(void)
-{
-    gpu_tune saved = gpu_tune_get(), t = saved;
-    t.h_six = 1;
-    gpu_tune_set(&t);
-    static const unsigned sizes[] = {3, 11, 12, 17, 23};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        test_h(sizes[i], H_FORM_BELLPERSON, 0);
-        test_h(sizes[i], H_FORM_BELLPERSON, 2);
-    }
-    test_h(13, H_FORM_BELLPERSON, 1);
-    gpu_tune_set(&saved);
-}
-
 static void test_errors(void)
 {
     cuzk_error err = {0};
@@ -265,7 +249,6 @@ int main(void)
     test_h(13, H_FORM_BELLPERSON, 1);
     test_h(20, H_FORM_SNARKJS, 1);
     test_h(13, H_FORM_BELLPERSON, 2);
-    test_h_six();
     test_variants();
     gpu_ctx_destroy(ctx);
     pool_destroy(pool);
