@@ -41,7 +41,7 @@ for kind in $KINDS; do
     echo "== $kind: cuzk-bench batch ${args[*]}"
     "$BUILD/cuzk-bench" batch "${args[@]}" >"$LOGDIR/bench-$kind.log" 2>&1 || status=1
     # The critical stream's lines too: its header, one row per proof and the summary.
-    grep -E "^batch: .*(constraints|vanilla)|^throughput|^prover/partition|^synth/partition|^prover busy|^peak RSS" \
+    grep -E "^batch: .*(constraints|vanilla)|^throughput|^steady|^prover/partition|^synth/partition|^prover busy|^peak RSS" \
         "$LOGDIR/bench-$kind.log" || tail -5 "$LOGDIR/bench-$kind.log"
     grep -E "^critical|^ +# |^ +[0-9]+ +[0-9]+\.[0-9]+ " "$LOGDIR/bench-$kind.log"
 done

@@ -109,7 +109,7 @@ for f in "$LOGDIR"/g2-?-*.log; do
     [ -f "$f" ] && { echo "  $(basename "$f" .log):"; sed -n '/^variant/,$p' "$f" | sed 's/^/    /'; }
 done
 for f in "$LOGDIR"/porep32-*.log; do
-    [ -f "$f" ] && { echo "  $(basename "$f" .log):"; grep -E "^throughput|^prover/|^synth/|^prover busy|^peak" "$f" | sed 's/^/    /'; }
+    [ -f "$f" ] && { echo "  $(basename "$f" .log):"; grep -E "^throughput|^steady|^prover/|^synth/|^prover busy|^peak" "$f" | sed 's/^/    /'; }
 done
 for f in "$LOGDIR"/batch-*.log; do
     [ -f "$f" ] && { echo "  $(basename "$f" .log):"; grep -iE "prove_start|median|B_G2|MSM|error|fail" "$f" | tail -12 | sed 's/^/    /'; }

@@ -14,6 +14,19 @@ out=$("$bench" batch --circuit "$zk" -n 3 -j 2 --partitions 2 --backend cpu --js
 echo "$out" | grep -q '"proofs":3,"verified":3,"failed":0' || fail "zkey batch: $out"
 out=$("$bench" batch --circuit synthetic:k=8 -n 2 -j 2 --backend cpu --json) || fail "synthetic batch: exit $?"
 echo "$out" | grep -q '"proofs":2,"verified":2,"failed":0' || fail "synthetic batch: $out"
+# The steady state: from 8 partitions, between the ends of the (lo+1)th and (hi+1)th (2 left out at each end here),
+# never more than the whole run a partition; n/a below 8.
+out=$("$bench" batch --circuit synthetic:k=8 -n 5 -j 2 --partitions 2 --backend cpu) || fail "steady batch: exit $?"
+line=$(echo "$out" | grep -E '^steady +[0-9]+\.[0-9]{3} s/partition, [0-9]+\.[0-9]{3} s/proof  \(prove_start ends 3 to 8 of 10; 2\.0 partitions a proof\)$')
+[ -n "$line" ] || fail "steady line: $out"
+wall=$(echo "$out" | sed -nE 's/^throughput .*proofs in ([0-9.]+) s;.*/\1/p')
+per=$(echo "$line" | sed -E 's/^steady +([0-9.]+) s\/partition.*/\1/')
+awk -v p="$per" -v w="$wall" 'BEGIN { exit !(p * 5 <= w + 0.01) }' || fail "steady: $per s a partition over 5 of a $wall s run"
+out=$("$bench" batch --circuit synthetic:k=8 -n 5 -j 2 --partitions 2 --backend cpu --json) || fail "steady json: exit $?"
+echo "$out" | grep -qE '"steady_s_per_partition":[0-9]+\.[0-9]{4},"steady_s_per_proof":[0-9]+\.[0-9]{4},' ||
+    fail "steady json: $out"
+out=$("$bench" batch --circuit synthetic:k=8 -n 3 -j 2 --partitions 2 --backend cpu) || fail "steady n/a: exit $?"
+echo "$out" | grep -qx 'steady           n/a (6 partitions; 8 needed)' || fail "steady n/a: $out"
 out=$("$bench" batch --circuit wpost:2KiB -n 1 -j 1 --backend cpu --json) || fail "wpost batch: exit $?"
 echo "$out" | grep -q '"proofs":1,"verified":1,"failed":0' || fail "wpost batch: $out"
 

@@ -69,6 +69,7 @@ typedef struct tl_stats {
     size_t proofs, verified, failed, cancelled, jobs;
     double t_first, t_last; /* first QUEUE, last JOB_END */
     dvec gpu, synth;
+    dvec gpu_end; /* when each prove_start ended (ms) */
     interval *iv; /* prover busy intervals */
     size_t n_iv, cap_iv;
     double *open_start; /* per prover worker: start of its running prove_start, or -1 */
@@ -104,7 +105,7 @@ static int tl_stats_add(tl_stats *s, const engine_event *ev)
         if (ev->type == ENGINE_EV_GPU_START) {
             s->open_start[wi] = t;
         } else {
-            if (dvec_push(&s->gpu, ev->ms)) return -1;
+            if (dvec_push(&s->gpu, ev->ms) || dvec_push(&s->gpu_end, t)) return -1;
             if (s->open_start[wi] >= 0) {
                 if (s->n_iv == s->cap_iv) {
                     size_t cap = s->cap_iv ? 2 * s->cap_iv : 64;
@@ -135,6 +136,7 @@ static int tl_stats_add(tl_stats *s, const engine_event *ev)
 static void tl_stats_free(tl_stats *s)
 {
     free(s->gpu.v);
+    free(s->gpu_end.v);
     free(s->synth.v);
     free(s->iv);
     free(s->open_start);
@@ -174,6 +176,20 @@ static summary summarize(dvec *d)
     s.p99 = d->v[(r99 ? r99 : 1) - 1];
     s.max = d->v[d->n - 1];
     return s;
+}
+
+/* The steady state: ms between partitions' prove_start ends, from the (lo+1)th to the (hi+1)th (a tenth of them,
+ * at least 2, left out at each end: the start's uploads and the last proofs' drain). -1 when fewer than 8 ended.
+ * Sorts gpu_end. */
+static double steady_ms(tl_stats *s, size_t *lo, size_t *hi)
+{
+    size_t n = s->gpu_end.n;
+    *lo = *hi = 0;
+    if (n < 8) return -1;
+    qsort(s->gpu_end.v, n, sizeof(double), cmp_d);
+    *lo = n / 10 < 2 ? 2 : n / 10;
+    *hi = n - 1 - *lo;
+    return (s->gpu_end.v[*hi] - s->gpu_end.v[*lo]) / (double)(*hi - *lo);
 }
 
 /* Fraction of the run during which each device had at least one prove_start running, averaged over devices. */
@@ -221,6 +237,10 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
     double span_s = (s->t_last - s->t_first) / 1e3;
     double spp = s->proofs ? span_s / (double)s->proofs : 0;
     double busy = busy_fraction(s);
+    size_t lo, hi;
+    double steady = steady_ms(s, &lo, &hi);
+    /* Partitions a proof: every job's partitions reach prove_start, failed jobs' too (cancelled ones may not). */
+    double per_proof = s->jobs ? (double)s->gpu_end.n / (double)s->jobs : 0;
     if (json) {
         printf("{\"proofs\":%zu,\"verified\":%zu,\"failed\":%zu,\"cancelled\":%zu,", s->proofs, s->verified, s->failed,
                s->cancelled);
@@ -229,6 +249,11 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
         putchar(',');
         print_summary_json("synth_ms", &sy);
         printf(",\"gpu_busy\":%.4f,", busy);
+        if (steady >= 0)
+            printf("\"steady_s_per_partition\":%.4f,\"steady_s_per_proof\":%.4f,", steady / 1e3,
+                   steady / 1e3 * per_proof);
+        else
+            printf("\"steady_s_per_partition\":null,\"steady_s_per_proof\":null,");
         if (peak_rss >= 0)
             printf("\"peak_rss_bytes\":%lld,", peak_rss);
         else
@@ -249,6 +274,12 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
     }
     printf("throughput       %.3f s/proof  (%zu proofs in %.2f s; %zu verified, %zu failed, %zu cancelled)\n", spp,
            s->proofs, span_s, s->verified, s->failed, s->cancelled);
+    if (steady >= 0)
+        printf("steady           %.3f s/partition, %.3f s/proof  (prove_start ends %zu to %zu of %zu; %.1f partitions "
+               "a proof)\n",
+               steady / 1e3, steady / 1e3 * per_proof, lo + 1, hi + 1, s->gpu_end.n, per_proof);
+    else
+        printf("steady           n/a (%zu partitions; 8 needed)\n", s->gpu_end.n);
     print_summary_text("prover/partition", &g);
     print_summary_text("synth/partition", &sy);
     printf("prover busy      %.1f%%\n", 100 * busy);
@@ -797,9 +828,10 @@ static void batch_usage(FILE *f)
         "                        [--abc device|host|auto] [--abc-pinned on|off]\n"
         "Sets up SPEC in memory once (the fixed-base multiplications on the GPU when the backend is gpu; or reads\n"
         "--params FILE), then proves PROOFS requests through the engine with CONCURRENCY requests in flight, and\n"
-        "reports s/proof, per-partition prover and synthesis times, prover busy fraction, peak RSS and peak\n"
-        "accounted memory. SPEC synthetic:k=K[,partitions=P]: P partitions (default 2, or --partitions P) of\n"
-        "the synthetic circuit;\n"
+        "reports s/proof, the steady state (s between prove_start ends, a tenth of them left out at each end,\n"
+        "at least 2; from 8 partitions), per-partition prover and synthesis times, prover busy fraction, peak\n"
+        "RSS and peak accounted memory. SPEC synthetic:k=K[,partitions=P]: P partitions (default 2, or\n"
+        "--partitions P) of the synthetic circuit;\n"
         "zkey:ZKEY,wtns:WTNS: a snarkjs circuit (BLS12-381 .zkey and .wtns files), each of the P partitions\n"
         "proving that witness (no --stages).\n"
         "--budget: bytes for the partitions in flight (default: 80%% of the memory available after setup; 0:\n"
