@@ -126,6 +126,11 @@ unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n);
 /* out = sum of bases[i] over i < n with bit i of mask set (bit i = word i/64, bit i%64; mask on the host). */
 cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask, size_t n,
                              cuzk_error *err);
+/* The same sum by XYZZ mixed additions whatever CUZK_GPU_BATCH says: one pass over the bases and a reduction, no
+ * host round trips and almost no scratch memory. For the pieces of streamed bases, which run beside the overlapped
+ * H MSM: there the batch-affine rounds (a scan and a host sync each) waited for the device behind it. */
+cuzk_status gpu_batch_add_g1_xyzz(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask,
+                                  size_t n, cuzk_error *err);
 
 /* Test hooks for the device arithmetic (host arrays of n elements): out[i] = a[i] * b[i] in Fp or Fr, and
  * out[i] = a[i] + b[i] as G1 points (affine inputs, XYZZ device addition incl. doubling and infinity). */

@@ -1772,10 +1772,10 @@ done:
  * G1). The knob (G1: CUZK_GPU_BATCH, G2: CUZK_GPU_G2) forces one; by default affine from P::BATCH_AFF_MIN
  * selected bases (the G2 copy counted all n bases, selected or not). Out of device memory in the rounds (~0.75 of
  * a point per selected base), XYZZ runs instead, which needs almost none; G1 does not when the path was forced.
- * *affine: the path taken. */
+ * venv: -1 by size, 0 XYZZ, 1 affine (P::batch_path of the knob, or the caller's choice). *affine: the path taken. */
 template <class P>
 static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typename P::h_aff *bases, const uint64_t *mask,
-                             size_t n, bool retry_forced, bool *affine, cuzk_error *err)
+                             size_t n, int venv, bool retry_forced, bool *affine, cuzk_error *err)
 {
     typedef typename P::xyzz X;
     cuzk_status st = CUZK_OK;
@@ -1785,7 +1785,6 @@ static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typenam
     typename P::h_xyzz h_res;
     size_t chunks = (n + P::BATCH_CHUNK - 1) / P::BATCH_CHUNK;
     float ms = 0;
-    int venv = P::batch_path(gpu_tune_get());
 
     *affine = false;
     if (out == NULL || (n > 0 && (bases == NULL || mask == NULL)))
@@ -1854,7 +1853,14 @@ extern "C" cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_af
                                         size_t n, cuzk_error *err)
 {
     bool affine = false;
-    return batch_add<g1_pt>(ctx, out, bases, mask, n, false, &affine, err);
+    return batch_add<g1_pt>(ctx, out, bases, mask, n, g1_pt::batch_path(gpu_tune_get()), false, &affine, err);
+}
+
+extern "C" cuzk_status gpu_batch_add_g1_xyzz(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
+                                             const uint64_t *mask, size_t n, cuzk_error *err)
+{
+    bool affine = false;
+    return batch_add<g1_pt>(ctx, out, bases, mask, n, 0, false, &affine, err);
 }
 
 /* ---- G2 entry points ---- */
@@ -1873,7 +1879,7 @@ extern "C" cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_af
 {
     bool affine = false;
     g2_last_affine = 0;
-    cuzk_status st = batch_add<g2_pt>(ctx, out, bases, mask, n, true, &affine, err);
+    cuzk_status st = batch_add<g2_pt>(ctx, out, bases, mask, n, g2_pt::batch_path(gpu_tune_get()), true, &affine, err);
     g2_last_affine = affine;
     return st;
 }
