@@ -3,8 +3,8 @@
 # sm_90), then runs each batch under setting A and setting B alternately while the time allows, and prints each run's
 # steady line (cuzk-bench batch: s between prove_start ends, the start and the drain left out).
 #   scripts/ab-device.sh 'ENV_A' 'ENV_B' 'BATCH ARGS' ['BATCH ARGS' ...]
-#   e.g. scripts/ab-device.sh 'CUZK_GPU_H_BELOW=1' 'CUZK_GPU_H_BELOW=0' \
-#            '--circuit snap:32GiB -n 2 -j 1' '--circuit porep:32GiB -n 2 -j 2 --partition-workers 3'
+#   e.g. scripts/ab-device.sh 'CUZK_GPU_TURN_SPLIT=1' 'CUZK_GPU_TURN_SPLIT=0' \
+#            '--circuit snap:32GiB -n 2 -j 2' '--circuit porep:32GiB -n 2 -j 2 --partition-workers 3'
 # ENV_A / ENV_B: space-separated VAR=VALUE pairs ('' for the defaults). Each run is cut at 150 s and none starts
 # after 450 s. Logs under $OUT (else build-ab/logs).
 set -u -o pipefail

@@ -41,10 +41,10 @@ for t in "$BUILD"/tests/test_gpu_*; do
     run_test "$name" "$name" "$t"
 done
 
-# The prover's turn in one stage (CUZK_GPU_TURN_SPLIT=0) and its H MSM at the queries' priority (CUZK_GPU_H_BELOW=0).
+# The prover's turn in one stage (CUZK_GPU_TURN_SPLIT=0).
 [ -x "$BUILD/tests/test_gpu_prove" ] &&
-    run_test "test_gpu_prove (CUZK_GPU_TURN_SPLIT=0 CUZK_GPU_H_BELOW=0)" test_gpu_prove-knobs0 \
-        env CUZK_GPU_TURN_SPLIT=0 CUZK_GPU_H_BELOW=0 "$BUILD/tests/test_gpu_prove"
+    run_test "test_gpu_prove (CUZK_GPU_TURN_SPLIT=0)" test_gpu_prove-split0 \
+        env CUZK_GPU_TURN_SPLIT=0 "$BUILD/tests/test_gpu_prove"
 
 bench="$BUILD/cuzk-bench"
 if "$bench" gpu-ntt --help >/dev/null 2>&1; then

@@ -84,13 +84,12 @@ extern "C" cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int prio, 
     ctx->device = device;
     GPU_TRY(cudaSetDevice(device));
     GPU_TRY(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device));
-    if (prio == GPU_PRIO_URGENT || prio == GPU_PRIO_ABOVE) {
+    if (prio == GPU_PRIO_URGENT) {
         /* Greater priorities are smaller numbers. */
         int least = 0, greatest = 0;
         GPU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        int p = prio == GPU_PRIO_URGENT ? greatest : least > greatest ? least - 1 : least;
-        GPU_TRY(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, p));
-        ctx->urgent = prio == GPU_PRIO_URGENT;
+        GPU_TRY(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, greatest));
+        ctx->urgent = 1;
     } else {
         GPU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
     }

@@ -49,8 +49,8 @@ typedef struct gpu_ctx gpu_ctx;
 cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err);
 /* As gpu_ctx_create, with its stream's priority (the hardware schedules a higher stream's kernels' blocks ahead of
  * waiting blocks of lower streams as SMs come free): GPU_PRIO_LOW the device's least, gpu_ctx_create's;
- * GPU_PRIO_ABOVE one above it (where the device has one); GPU_PRIO_URGENT its greatest. */
-enum { GPU_PRIO_LOW = 0, GPU_PRIO_ABOVE = 1, GPU_PRIO_URGENT = 2 };
+ * GPU_PRIO_URGENT its greatest (CRITICAL work). */
+enum { GPU_PRIO_LOW = 0, GPU_PRIO_URGENT = 1 };
 cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int prio, cuzk_error *err);
 void gpu_ctx_destroy(gpu_ctx *ctx);
 /* Device time in milliseconds of the last successful gpu_msm_g1 / gpu_batch_add_g1 on ctx, measured with
@@ -129,8 +129,8 @@ cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bas
 /* The same sum by XYZZ mixed additions whatever CUZK_GPU_BATCH says: one pass over the bases and a reduction, no
  * host round trips and almost no scratch memory. For the pieces of streamed bases, which run beside the overlapped
  * H MSM: there the batch-affine rounds (a scan and a host sync each) waited for the device behind it. */
-cuzk_status gpu_batch_add_g1_xyzz(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask,
-                                  size_t n, cuzk_error *err);
+cuzk_status gpu_batch_add_g1_xyzz(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask, size_t n,
+                                  cuzk_error *err);
 
 /* Test hooks for the device arithmetic (host arrays of n elements): out[i] = a[i] * b[i] in Fp or Fr, and
  * out[i] = a[i] + b[i] as G1 points (affine inputs, XYZZ device addition incl. doubling and infinity). */

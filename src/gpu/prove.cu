@@ -310,10 +310,7 @@ static cuzk_status prover_create(int device, int urgent, gpu_prover **out, cuzk_
     gpu_prover *pv = (gpu_prover *)calloc(1, sizeof *pv);
     if (pv == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_prover_create: out of host memory");
     gpu_tune tune = gpu_tune_get();
-    /* Above the overlapped H MSM's stream (compute bound), so that the other queries' kernels (bound by the bus
-     * when streamed, by memory when resident) take the SMs they need first and the H MSM the rest. */
-    int prio = urgent ? GPU_PRIO_URGENT : tune.h_below ? GPU_PRIO_ABOVE : GPU_PRIO_LOW;
-    cuzk_status st = gpu_ctx_create_prio(&pv->ctx, device, prio, err);
+    cuzk_status st = gpu_ctx_create_prio(&pv->ctx, device, urgent ? GPU_PRIO_URGENT : GPU_PRIO_LOW, err);
     if (st != CUZK_OK) {
         free(pv);
         return st;

@@ -117,8 +117,8 @@ cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bas
 {
     return NO_CUDA(err);
 }
-cuzk_status gpu_batch_add_g1_xyzz(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask,
-                                  size_t n, cuzk_error *err)
+cuzk_status gpu_batch_add_g1_xyzz(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask, size_t n,
+                                  cuzk_error *err)
 {
     return NO_CUDA(err);
 }

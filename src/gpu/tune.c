@@ -27,7 +27,6 @@ void gpu_tune_defaults(gpu_tune *t)
     t->overlap = 1;
     t->turns = 1;
     t->turn_split = 1;
-    t->h_below = 1;
 }
 
 static unsigned tune_bits(const char *e, unsigned def)
@@ -83,7 +82,6 @@ void gpu_tune_from_env(gpu_tune *t)
     t->overlap = tune_off_by_zero(getenv("CUZK_GPU_OVERLAP"), t->overlap);
     t->turns = tune_off_by_zero(getenv("CUZK_GPU_TURN"), t->turns);
     t->turn_split = tune_off_by_zero(getenv("CUZK_GPU_TURN_SPLIT"), t->turn_split);
-    t->h_below = tune_off_by_zero(getenv("CUZK_GPU_H_BELOW"), t->h_below);
     size_t lim;
     if ((e = getenv("CUZK_GPU_MEMORY_LIMIT")) != NULL && gpu_tune_parse_size(e, &lim) == 0) t->memory_limit = lim;
 }

@@ -77,8 +77,6 @@ typedef struct gpu_tune {
     /* CUZK_GPU_TURN_SPLIT=0 sets 0, default 1: without a memory cap, the next prover's a, b, c and H NTTs run
      * beside this one's MSMs (the turn in two stages, prove.cu). */
     int turn_split;
-    /* CUZK_GPU_H_BELOW=0 sets 0, default 1: a prover's stream is one priority above its overlapped H MSM's. */
-    int h_below;
 
     /* Device memory (mem.cu). CUZK_GPU_MEMORY_LIMIT (bytes, or a number with K, M, G, T or KiB .. TiB: powers of
      * 1024; KB .. TB: powers of 1000; e.g. "16G"), default 0 = none: a cap on the bytes the backend holds on each

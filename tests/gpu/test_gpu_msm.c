@@ -388,7 +388,8 @@ static void check_batch(const char *what, const g1_affine_t *bases, const uint64
     memset(&got, 0x5a, sizeof got);
     st = gpu_batch_add_g1_xyzz(ctx, &got, bases, mask, n, &err);
     CHECK_MSG(st == CUZK_OK, "batch add (xyzz entry) %s n=%zu: %s", what, n, err.msg);
-    if (st == CUZK_OK) CHECK_MSG(g1_jac_eq(&got, &want), "batch add (xyzz entry) %s n=%zu differs from the CPU", what, n);
+    if (st == CUZK_OK)
+        CHECK_MSG(g1_jac_eq(&got, &want), "batch add (xyzz entry) %s n=%zu differs from the CPU", what, n);
 }
 
 /* Every case with the XYZZ chunks, the affine rounds (forced, also for a handful of bases) and the default (which
