@@ -45,11 +45,6 @@ done
 [ -x "$BUILD/tests/test_gpu_prove" ] &&
     run_test "test_gpu_prove (CUZK_GPU_TURN_SPLIT=0)" test_gpu_prove-split0 \
         env CUZK_GPU_TURN_SPLIT=0 "$BUILD/tests/test_gpu_prove"
-# Streamed MSMs through one set of buckets (CUZK_GPU_STREAM_ACC=1; the streamed and capped proofs of both tests).
-for t in test_gpu_mem test_gpu_prove; do
-    [ -x "$BUILD/tests/$t" ] &&
-        run_test "$t (CUZK_GPU_STREAM_ACC=1)" "$t-acc" env CUZK_GPU_STREAM_ACC=1 "$BUILD/tests/$t"
-done
 
 bench="$BUILD/cuzk-bench"
 if "$bench" gpu-ntt --help >/dev/null 2>&1; then

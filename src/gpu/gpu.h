@@ -120,19 +120,6 @@ unsigned gpu_msm_prepared_window_bits(const gpu_ctx *ctx, size_t n);
  * device. */
 cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases *pb, const fr_t *scalars, size_t n,
                                 gpu_msm_variant variant, cuzk_error *err);
-/* An MSM summed in pieces into one set of buckets on the device, reduced once at the end: for bases streamed in
- * pieces, each of which would otherwise pay its own bucket reduction (~13-17 ms for 13 x 2^19 buckets). create:
- * the window from the pieces' size (piece points); add: out += one piece (bases and scalars as gpu_msm_g1's; a
- * piece that fails, e.g. out of device memory, leaves the sum as it was, so that it can be retried in halves);
- * finish: *out = the sum of every piece added (the accumulator stays usable); free: NULL is a no-op. The
- * accumulator holds nwin x (2^(c-1) + 1) XYZZ buckets of 192 bytes (1.3 GB at c = 20) on ctx's device. */
-typedef struct gpu_msm_acc gpu_msm_acc;
-cuzk_status gpu_msm_g1_acc_create(gpu_ctx *ctx, size_t piece, gpu_msm_acc **out, cuzk_error *err);
-cuzk_status gpu_msm_g1_acc_add(gpu_ctx *ctx, gpu_msm_acc *acc, const g1_affine_t *bases, const fr_t *scalars, size_t n,
-                               cuzk_error *err);
-cuzk_status gpu_msm_g1_acc_finish(gpu_ctx *ctx, gpu_msm_acc *acc, g1_jac_t *out, cuzk_error *err);
-void gpu_msm_g1_acc_free(gpu_msm_acc *acc);
-
 /* Window size gpu_msm_g1 uses for n points on ctx's device. */
 unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n);
 

@@ -352,18 +352,6 @@ __global__ void __launch_bounds__(THREADS) msm_bucket_reduce(const typename P::x
     out[id] = sum;
 }
 
-/* acc[k] += b[k] for k < count (an accumulated MSM's buckets take a piece's). */
-template <class P>
-__global__ void __launch_bounds__(THREADS)
-    msm_bucket_accumulate(typename P::xyzz *acc, const typename P::xyzz *b, size_t count)
-{
-    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (k >= count) return;
-    typename P::xyzz r = acc[k];
-    P::add(r, b[k]);
-    acc[k] = r;
-}
-
 /* out[g][j] = sum of in[g][j*F .. min(count, (j+1)*F)) for ngroups groups of count points. */
 template <class P>
 __global__ void __launch_bounds__(THREADS)
@@ -1278,30 +1266,6 @@ static void prof_end(prof_t *p)
     (void)cudaGetLastError();
 }
 
-/* h_wins[w] (host, queued on ctx's stream) = sum_v v * B_{w,v} over the bw sets of nb buckets: segment sums of M
- * buckets each, then each set's segments summed. */
-template <class P>
-static cuzk_status msm_window_sums(gpu_ctx *ctx, const typename P::xyzz *buckets, size_t nb, unsigned bw,
-                                   typename P::h_xyzz *h_wins, cuzk_error *err)
-{
-    typedef typename P::xyzz X;
-    cuzk_status st = CUZK_OK;
-    X *segs = NULL, *wins = NULL;
-    unsigned M = 1;
-    while ((size_t)bw * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
-    unsigned nseg = (unsigned)((nb - 1 + M - 1) / M);
-    GPU_TRY(gpu_malloc_async((void **)&segs, (size_t)bw * nseg * sizeof(X), ctx->stream));
-    msm_bucket_reduce<P><<<blocks_for((size_t)nseg * bw), THREADS, 0, ctx->stream>>>(buckets, nb, M, nseg, bw, segs);
-    GPU_LAUNCHED("msm_bucket_reduce");
-    st = reduce_groups<P>(ctx, segs, nseg, bw, &wins, err);
-    if (st != CUZK_OK) goto done;
-    GPU_TRY(cudaMemcpyAsync(h_wins, wins, bw * sizeof *h_wins, cudaMemcpyDeviceToHost, ctx->stream));
-done:
-    if (wins && wins != segs) gpu_free_async(wins, ctx->stream);
-    if (segs) gpu_free_async(segs, ctx->stream);
-    return st;
-}
-
 /* Horner over the window sums, on the host. */
 template <class P>
 static void host_finish(typename P::h_jac *out, const typename P::h_xyzz *win, unsigned nwin, unsigned c)
@@ -1329,22 +1293,19 @@ template <class P> struct msm_src {
 
 /* The MSM. variant: DEFAULT (by size: affine-warp or affine from P::MSM_AFF_MIN bucket entries), XYZZ, AFFINE or
  * AFFINE_WARP (G1). retry: an affine run out of device memory falls back to the XYZZ bucket sums in place. *affine:
- * whether the bucket sums were affine. acc (not with a prepared table): a piece of an accumulated MSM, whose
- * buckets are added into acc's (nwin sets for window c) once they are complete, so that a failed piece leaves acc
- * as it was; *out is then infinity. */
+ * whether the bucket sums were affine. */
 template <class P>
 static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P> &src, const fr_t *scalars, size_t n,
-                           unsigned c, gpu_msm_variant variant, bool retry, bool *affine_out, cuzk_error *err,
-                           typename P::xyzz *acc = nullptr)
+                           unsigned c, gpu_msm_variant variant, bool retry, bool *affine_out, cuzk_error *err)
 {
     typedef typename P::xyzz X;
     cuzk_status st = CUZK_OK;
     const void *d_bases = NULL, *d_scalars = NULL, *d_idx = NULL;
     void *own_bases = NULL, *own_scalars = NULL, *own_idx = NULL, *cub_tmp = NULL;
     uint32_t *keys = NULL, *vals = NULL, *skeys = NULL, *svals = NULL;
-    X *buckets = NULL;
+    X *buckets = NULL, *segs = NULL, *wins = NULL;
     typename P::h_xyzz *h_wins = NULL;
-    unsigned nwin = 0, bw = 1;
+    unsigned nwin = 0, bw = 1, M = 1, nseg = 0;
     size_t nb = 0, cub_bytes = 0, total = 0;
     int key_bits = 1;
     bool affine = false, prepared = src.table != NULL;
@@ -1357,6 +1318,9 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     nwin = (255 + c - 1) / c;
     bw = prepared ? 1 : nwin; /* sets of buckets */
     nb = ((size_t)1 << (c - 1)) + 1;
+    M = 1;
+    while ((size_t)bw * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
+    nseg = (unsigned)((nb - 1 + M - 1) / M);
     total = (size_t)nwin * n;
     if (variant == GPU_MSM_DEFAULT)
         variant = total >= P::MSM_AFF_MIN ? (P::WARP ? GPU_MSM_AFFINE_WARP : GPU_MSM_AFFINE) : GPU_MSM_XYZZ;
@@ -1415,6 +1379,7 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
         own_idx = NULL;
     }
     GPU_TRY(gpu_malloc_async((void **)&buckets, (size_t)bw * nb * sizeof(X), ctx->stream));
+    GPU_TRY(gpu_malloc_async((void **)&segs, (size_t)bw * nseg * sizeof(X), ctx->stream));
     /* All-zero bytes are XYZZ infinity (ZZ = 0): buckets no digit reaches read as empty. */
     GPU_TRY(cudaMemsetAsync(buckets, 0, (size_t)bw * nb * sizeof(X), ctx->stream));
     prof_mark(&prof, ctx, "sort");
@@ -1439,26 +1404,26 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     }
     *affine_out = affine;
 
-    if (acc) {
-        msm_bucket_accumulate<P>
-            <<<blocks_for((size_t)bw * nb), THREADS, 0, ctx->stream>>>(acc, buckets, (size_t)bw * nb);
-        GPU_LAUNCHED("msm_bucket_accumulate");
-        prof_mark(&prof, ctx, "accumulate");
-        P::h_set_inf(out);
-    } else {
-        st = msm_window_sums<P>(ctx, buckets, nb, bw, h_wins, err);
-        if (st != CUZK_OK) goto done;
-        prof_mark(&prof, ctx, "bucket and segment reduce");
+    msm_bucket_reduce<P><<<blocks_for((size_t)nseg * bw), THREADS, 0, ctx->stream>>>(buckets, nb, M, nseg, bw, segs);
+    GPU_LAUNCHED("msm_bucket_reduce");
+    prof_mark(&prof, ctx, "bucket reduce");
+    st = reduce_groups<P>(ctx, segs, nseg, bw, &wins, err);
+    if (st != CUZK_OK) goto done;
+    if (wins != segs) {
+        GPU_TRY(gpu_free_async(segs, ctx->stream));
+        segs = wins;
     }
+    prof_mark(&prof, ctx, "segment reduce");
+    GPU_TRY(cudaMemcpyAsync(h_wins, wins, bw * sizeof *h_wins, cudaMemcpyDeviceToHost, ctx->stream));
     GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
     GPU_TRY(cudaEventSynchronize(ctx->ev_stop));
     GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
     ctx->last_ms = ms;
-    if (!acc) host_finish<P>(out, h_wins, bw, c);
+    host_finish<P>(out, h_wins, bw, c);
     prof_report(&prof, P::NAME, n, c);
 
 done : {
-    void *dev[] = {own_bases, own_scalars, own_idx, keys, vals, skeys, svals, buckets, cub_tmp};
+    void *dev[] = {own_bases, own_scalars, own_idx, keys, vals, skeys, svals, buckets, segs, cub_tmp};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) gpu_free_async(dev[i], ctx->stream);
 }
@@ -1486,8 +1451,7 @@ struct gpu_msm_bases {
 /* The G1 MSM; with pb, bases are pb's table (its first n rows of each window) and c is pb's. When the default
  * chose the affine rounds and device memory ran out, XYZZ runs instead (unless CUZK_GPU_MSM forced a path). */
 static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const gpu_msm_bases *pb,
-                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err,
-                              g1_xyzz_d *acc = nullptr)
+                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
 {
     cuzk_status st;
     bool affine = false;
@@ -1516,97 +1480,15 @@ static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
                               tune.msm == GPU_TUNE_XYZZ     ? GPU_MSM_XYZZ
                               : tune.msm == GPU_TUNE_AFFINE ? GPU_MSM_AFFINE
                                                             : GPU_MSM_AFFINE_WARP,
-                              !tune.msm_forced, &affine, err, acc);
+                              !tune.msm_forced, &affine, err);
     return msm_run<g1_pt>(ctx, out, src, scalars, n, c, variant, variant == GPU_MSM_DEFAULT && !tune.msm_forced,
-                          &affine, err, acc);
+                          &affine, err);
 }
 
 extern "C" cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
                                           size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
 {
     return msm_g1_any(ctx, out, bases, NULL, scalars, n, c, variant, err);
-}
-
-/* An MSM summed piece by piece into one set of buckets (gpu.h). */
-struct gpu_msm_acc {
-    gpu_ctx *ctx;
-    g1_xyzz_d *buckets;
-    unsigned c, nwin;
-    size_t nb;
-};
-
-extern "C" cuzk_status gpu_msm_g1_acc_create(gpu_ctx *ctx, size_t piece, gpu_msm_acc **out, cuzk_error *err)
-{
-    if (ctx == NULL || out == NULL || piece == 0)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_acc_create: NULL argument or empty pieces");
-    *out = NULL;
-    cuzk_status st = gpu_ctx_enter(ctx, err);
-    if (st != CUZK_OK) return st;
-    gpu_msm_acc *a = (gpu_msm_acc *)calloc(1, sizeof *a);
-    if (a == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_g1_acc_create: out of host memory");
-    a->ctx = ctx;
-    a->c = msm_window_bits(piece, g1_pt::C_MIN, g1_pt::C_MAX);
-    a->nwin = (255 + a->c - 1) / a->c;
-    a->nb = ((size_t)1 << (a->c - 1)) + 1;
-    size_t bytes = (size_t)a->nwin * a->nb * sizeof(g1_xyzz_d);
-    GPU_TRY(gpu_malloc_async((void **)&a->buckets, bytes, ctx->stream));
-    /* All-zero bytes are XYZZ infinity. */
-    GPU_TRY(cudaMemsetAsync(a->buckets, 0, bytes, ctx->stream));
-    *out = a;
-    return CUZK_OK;
-done:
-    gpu_msm_g1_acc_free(a);
-    cuzk_error_prefix(err, "gpu_msm_g1_acc_create: ");
-    return st;
-}
-
-extern "C" cuzk_status gpu_msm_g1_acc_add(gpu_ctx *ctx, gpu_msm_acc *acc, const g1_affine_t *bases, const fr_t *scalars,
-                                          size_t n, cuzk_error *err)
-{
-    if (acc == NULL || ctx == NULL)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_acc_add: NULL argument");
-    if (ctx->device != acc->ctx->device)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_acc_add: the buckets are on another device");
-    g1_jac_t ignored;
-    return msm_g1_any(ctx, &ignored, bases, NULL, scalars, n, acc->c, GPU_MSM_DEFAULT, err, acc->buckets);
-}
-
-extern "C" cuzk_status gpu_msm_g1_acc_finish(gpu_ctx *ctx, gpu_msm_acc *acc, g1_jac_t *out, cuzk_error *err)
-{
-    if (acc == NULL || ctx == NULL || out == NULL)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_acc_finish: NULL argument");
-    if (ctx->device != acc->ctx->device)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_acc_finish: the buckets are on another device");
-    cuzk_status st = gpu_ctx_enter(ctx, err);
-    if (st != CUZK_OK) return st;
-    g1_pt::h_xyzz *h_wins = (g1_pt::h_xyzz *)malloc(acc->nwin * sizeof *h_wins);
-    float ms = 0;
-    if (h_wins == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_g1_acc_finish: out of host memory");
-    /* The pieces ran on their callers' streams: the buckets are complete once those have synchronized (each
-     * gpu_msm_g1_acc_add does before it returns). */
-    GPU_TRY(cudaEventRecord(ctx->ev_start, ctx->stream));
-    st = msm_window_sums<g1_pt>(ctx, acc->buckets, acc->nb, acc->nwin, h_wins, err);
-    if (st != CUZK_OK) goto done;
-    GPU_TRY(cudaEventRecord(ctx->ev_stop, ctx->stream));
-    GPU_TRY(cudaEventSynchronize(ctx->ev_stop));
-    GPU_TRY(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_stop));
-    ctx->last_ms = ms;
-    host_finish<g1_pt>(out, h_wins, acc->nwin, acc->c);
-done:
-    free(h_wins);
-    if (st != CUZK_OK) {
-        cudaStreamSynchronize(ctx->stream);
-        (void)cudaGetLastError();
-        cuzk_error_prefix(err, "gpu_msm_g1_acc_finish: ");
-    }
-    return st;
-}
-
-extern "C" void gpu_msm_g1_acc_free(gpu_msm_acc *acc)
-{
-    if (acc == NULL) return;
-    if (acc->buckets && gpu_ctx_enter(acc->ctx, NULL) == CUZK_OK) gpu_free_async(acc->buckets, acc->ctx->stream);
-    free(acc);
 }
 
 extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases *pb, const fr_t *scalars,

@@ -584,38 +584,10 @@ static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn 
     return CUZK_OK;
 }
 
-/* A streamed MSM's piece added into the accumulator's buckets (gpu_tune.stream_acc); *out stays infinity. */
-typedef struct acc_arg {
-    const fr_t *scalars;
-    gpu_msm_acc *acc;
-} acc_arg;
-
-static cuzk_status msm_piece_acc(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
-                                 size_t len, cuzk_error *err)
-{
-    const acc_arg *a = (const acc_arg *)arg;
-    g1_jac_set_inf(out);
-    if (len > SPLIT_MIN && debug_take(&debug_fail_msm))
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: MSM failed as if out of device memory");
-    return gpu_msm_g1_acc_add(ctx, a->acc, bases, a->scalars + off, len, err);
-}
-
-/* out = sum_{i<n} scalars[i] * b[i] (scalars on the host or the device). Streamed, with gpu_tune.stream_acc, the
- * pieces share one set of buckets, reduced once. */
+/* out = sum_{i<n} scalars[i] * b[i] (scalars on the host or the device). */
 static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr_t *scalars, size_t n, cuzk_error *err)
 {
-    if (b.resident || n == 0 || !gpu_tune_get().stream_acc) return in_pieces(ctx, out, b, msm_piece, scalars, n, err);
-    acc_arg a = {scalars, NULL};
-    size_t piece = stream_chunk();
-    cuzk_status st = gpu_msm_g1_acc_create(ctx, n < piece ? n : piece, &a.acc, err);
-    if (st == CUZK_OK) st = in_pieces(ctx, out, b, msm_piece_acc, &a, n, err);
-    if (st == CUZK_OK) {
-        double ms = gpu_ctx_last_ms(ctx);
-        st = gpu_msm_g1_acc_finish(ctx, a.acc, out, err);
-        ctx->last_ms = ms + gpu_ctx_last_ms(ctx);
-    }
-    gpu_msm_g1_acc_free(a.acc);
-    return st;
+    return in_pieces(ctx, out, b, msm_piece, scalars, n, err);
 }
 
 /* out = sum of b[i] over the set bits i < n of mask (host). */

@@ -108,24 +108,6 @@ cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases
 {
     return NO_CUDA(err);
 }
-cuzk_status gpu_msm_g1_acc_create(gpu_ctx *ctx, size_t piece, gpu_msm_acc **out, cuzk_error *err)
-{
-    if (out) *out = NULL;
-    return NO_CUDA(err);
-}
-cuzk_status gpu_msm_g1_acc_add(gpu_ctx *ctx, gpu_msm_acc *acc, const g1_affine_t *bases, const fr_t *scalars, size_t n,
-                               cuzk_error *err)
-{
-    return NO_CUDA(err);
-}
-cuzk_status gpu_msm_g1_acc_finish(gpu_ctx *ctx, gpu_msm_acc *acc, g1_jac_t *out, cuzk_error *err)
-{
-    return NO_CUDA(err);
-}
-void gpu_msm_g1_acc_free(gpu_msm_acc *acc)
-{
-    (void)acc;
-}
 unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n)
 {
     return 0;

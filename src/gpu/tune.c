@@ -75,7 +75,6 @@ void gpu_tune_from_env(gpu_tune *t)
     if ((e = getenv("CUZK_HOST_ALLOC")) != NULL) t->host_alloc_cuda = strcmp(e, "cuda") == 0;
     if ((e = getenv("CUZK_GPU_BASES")) != NULL) t->bases_stream = strcmp(e, "stream") == 0;
     t->pin_streamed = tune_off_by_zero(getenv("CUZK_GPU_PIN_STREAMED"), t->pin_streamed);
-    if ((e = getenv("CUZK_GPU_STREAM_ACC")) != NULL) t->stream_acc = strcmp(e, "1") == 0;
     if ((e = getenv("CUZK_GPU_STREAM_CHUNK")) != NULL) {
         size_t c = (size_t)strtoull(e, NULL, 10) / 64 * 64;
         t->stream_chunk = c < 64 ? 64 : c;

@@ -69,9 +69,6 @@ typedef struct gpu_tune {
     /* CUZK_GPU_STREAM_CHUNK (points, rounded down to a multiple of 64, at least 64), default 2^24: piece size of
      * streamed bases. */
     size_t stream_chunk;
-    /* CUZK_GPU_STREAM_ACC=1 sets 1, default 0 (not yet run on a device): a streamed MSM's pieces add into one set
-     * of buckets (gpu_msm_g1_acc_*), reduced once, instead of each piece reducing its own. */
-    int stream_acc;
     /* CUZK_GPU_OVERLAP=0 sets 0, default 1: the H MSM runs on a second context beside B_G2, L, A, B (2^27
      * partition 2201 -> 1938 ms). */
     int overlap;

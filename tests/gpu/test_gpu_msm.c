@@ -465,52 +465,6 @@ static void test_errors(void)
     CHECK(gpu_ctx_create(&none, gpu_device_count(), &err) == CUZK_ERR_INVALID_ARG && none == NULL);
 }
 
-/* An MSM in pieces through one set of buckets (gpu_msm_g1_acc_*): uneven pieces, a one-point and an empty one among
- * them, against the CPU's MSM over all of them; a finish before any piece is infinity, a second finish the same
- * point; a piece that fails leaves the sum as it was. */
-static void test_msm_acc(void)
-{
-    static const size_t len[] = {70001, 1, 0, 40000, 4096};
-    size_t n = 0;
-    for (size_t k = 0; k < sizeof len / sizeof len[0]; k++) n += len[k];
-    g1_affine_t *bases = malloc(n * sizeof *bases);
-    fr_t *scalars = malloc(n * sizeof *scalars);
-    gpu_msm_acc *acc = NULL;
-    cuzk_error err = {0};
-    CHECK(bases && scalars);
-    if (bases && scalars) {
-        make_bases(bases, n);
-        g1_affine_set_inf(&bases[5]);
-        for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
-        CHECK_MSG(gpu_msm_g1_acc_create(ctx, len[0], &acc, &err) == CUZK_OK, "acc create: %s", err.msg);
-    }
-    if (acc) {
-        g1_jac_t got, want, again;
-        CHECK(gpu_msm_g1_acc_finish(ctx, acc, &got, &err) == CUZK_OK && g1_jac_is_inf(&got));
-        size_t off = 0;
-        for (size_t k = 0; k < sizeof len / sizeof len[0]; k++) {
-            cuzk_status st = gpu_msm_g1_acc_add(ctx, acc, bases + off, scalars + off, len[k], &err);
-            CHECK_MSG(st == CUZK_OK, "acc add piece %zu (%zu points): %s", k, len[k], err.msg);
-            off += len[k];
-        }
-        /* A failed piece (no scalars) adds nothing. */
-        CHECK(gpu_msm_g1_acc_add(ctx, acc, bases, NULL, 10, &err) == CUZK_ERR_INVALID_ARG);
-        msm_g1(pool, &want, bases, scalars, NULL, n);
-        memset(&got, 0x5a, sizeof got);
-        CHECK_MSG(gpu_msm_g1_acc_finish(ctx, acc, &got, &err) == CUZK_OK, "acc finish: %s", err.msg);
-        CHECK_MSG(g1_jac_eq(&got, &want), "acc: %zu points in %zu pieces differ from the CPU", n,
-                  sizeof len / sizeof len[0]);
-        CHECK(gpu_msm_g1_acc_finish(ctx, acc, &again, &err) == CUZK_OK && g1_jac_eq(&again, &want));
-    }
-    gpu_msm_g1_acc_free(acc);
-    gpu_msm_g1_acc_free(NULL);
-    CHECK(gpu_msm_g1_acc_add(ctx, NULL, bases, scalars, 1, &err) == CUZK_ERR_INVALID_ARG);
-    gpu_msm_acc *none = NULL;
-    CHECK(gpu_msm_g1_acc_create(ctx, 0, &none, &err) == CUZK_ERR_INVALID_ARG && none == NULL);
-    free(bases);
-    free(scalars);
-}
-
 int main(void)
 {
     int ndev = gpu_device_count();
@@ -534,7 +488,6 @@ int main(void)
     test_msm_edges();
     test_msm_prepared();
     test_batch_add();
-    test_msm_acc();
     test_errors();
     gpu_ctx_destroy(ctx);
     pool_destroy(pool);
