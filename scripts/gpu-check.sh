@@ -45,6 +45,9 @@ done
 [ -x "$BUILD/tests/test_gpu_prove" ] &&
     run_test "test_gpu_prove (CUZK_GPU_TURN_SPLIT=0)" test_gpu_prove-split0 \
         env CUZK_GPU_TURN_SPLIT=0 "$BUILD/tests/test_gpu_prove"
+# The H MSM by GLV (CUZK_GPU_GLV=1: resident H with its images under phi).
+[ -x "$BUILD/tests/test_gpu_prove" ] &&
+    run_test "test_gpu_prove (CUZK_GPU_GLV=1)" test_gpu_prove-glv env CUZK_GPU_GLV=1 "$BUILD/tests/test_gpu_prove"
 
 bench="$BUILD/cuzk-bench"
 if "$bench" gpu-ntt --help >/dev/null 2>&1; then
@@ -53,6 +56,9 @@ if "$bench" gpu-ntt --help >/dev/null 2>&1; then
 fi
 if "$bench" gpu-msm --help >/dev/null 2>&1; then
     "$bench" gpu-msm --from 16 --log "$LOG" --runs 5 2>&1 | tee "$LOGDIR/gpu-msm.log" || status=1
+    echo "== gpu-msm --glv 2^$LOG"
+    "$bench" gpu-msm --from "$LOG" --log "$LOG" --runs 5 --glv --check --device-only 2>&1 |
+        tee "$LOGDIR/gpu-msm-glv.log" || status=1
 else
     echo "cuzk-bench has no gpu-msm subcommand (not registered in tools/cuzk-bench/main.c)"
 fi

@@ -33,6 +33,11 @@ static const uint64_t BLS_X_ABS = 0xd201000000010000ULL;
 static const fp_t G1_BETA = {{0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL, 0x16a8ca3ac61577f7ULL,
                               0xc26a2ff874fd029bULL, 0x3636b76660701c6eULL, 0x051ba4ab241b6160ULL}};
 
+void g1_glv_beta(fp_t *beta)
+{
+    fp_sqr(beta, &G1_BETA);
+}
+
 int g1_affine_in_subgroup(const g1_affine_t *p)
 {
     if (g1_affine_is_inf(p)) return 1;

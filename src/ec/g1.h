@@ -76,6 +76,11 @@ void g1_xyzz_add(g1_xyzz_t *r, const g1_xyzz_t *a, const g1_xyzz_t *b);
 void g1_xyzz_add_affine(g1_xyzz_t *r, const g1_xyzz_t *a, const g1_affine_t *b);
 void g1_xyzz_to_jac(g1_jac_t *r, const g1_xyzz_t *a);
 
+/* The cube root of unity beta (Montgomery form) for which (beta x, y) = lambda (x, y) on G1, lambda = x^2 - 1 for
+ * the BLS parameter x: the GPU MSM's GLV endomorphism (src/gpu/glv.h). It is the square of the one whose map is
+ * -x^2 = lambda^2 (the subgroup check's). */
+void g1_glv_beta(fp_t *beta);
+
 /* Random points for tests and benchmarks: in the subgroup (k*G, k random), and
  * merely on the curve (random x; usually outside the subgroup). */
 void g1_random(g1_jac_t *r, rng_t *rng);

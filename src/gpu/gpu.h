@@ -123,6 +123,17 @@ cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases
 /* Window size gpu_msm_g1 uses for n points on ctx's device. */
 unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n);
 
+/* GLV (glv.h): each scalar split into two of 128 bits over P and phi(P) = (beta x, y) = lambda P, so the MSM has
+ * half the windows over twice the points. gpu_msm_glv_upload: a device buffer of the n bases (host or device)
+ * followed by their n images under phi (2n points, 192 bytes a base). gpu_msm_g1_glv: out = sum_{i<n} scalars[i] *
+ * bases[i] for device bases whose images are at bases + phi_at (gpu_msm_glv_upload's buffer, or a piece of it
+ * from base o: bases + o, phi_at the buffer's n); n <= phi_at, phi_at + n < 2^31; scalars on host or device. */
+cuzk_status gpu_msm_glv_upload(gpu_ctx *ctx, gpu_buf **out, const g1_affine_t *bases, size_t n, cuzk_error *err);
+cuzk_status gpu_msm_g1_glv(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, size_t phi_at, const fr_t *scalars,
+                           size_t n, cuzk_error *err);
+/* Window size gpu_msm_g1_glv uses for n scalars (2n points of 128 bits). */
+unsigned gpu_msm_glv_window_bits(const gpu_ctx *ctx, size_t n);
+
 /* out = sum of bases[i] over i < n with bit i of mask set (bit i = word i/64, bit i%64; mask on the host). */
 cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask, size_t n,
                              cuzk_error *err);

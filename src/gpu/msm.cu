@@ -34,6 +34,7 @@
 
 #include "ec_g2.cuh"
 #include "ctx_impl.cuh"
+#include "glv.h"
 
 extern "C" {
 #include "gpu/gpu_g2.h"
@@ -233,26 +234,19 @@ struct g2_pt {
 
 /* ---- Digits, XYZZ bucket sums, reductions ---- */
 
-/* stride = 0: key w * nb + |digit| and value (idx ? idx[i] : i) (per-window buckets); stride > 0 (prepared bases):
- * key |digit| and value w * stride + i, the row of 2^(w c) * P_i in the prepared table (one set of buckets for all
- * windows). */
-__global__ void msm_digits(const fr_d *scalars, const uint32_t *idx, size_t n, unsigned c, unsigned nwin, uint32_t nb,
-                           uint32_t stride, uint32_t *keys, uint32_t *vals)
+/* Pippenger's signed digits of the value in limbs[0..nl) (limbs[nl] = 0) in nwin windows of c bits: window w's goes
+ * to keys[w * wstride + col] and vals[w * wstride + col]. stride = 0: key w * nb + |digit| and value base (per-window
+ * buckets); stride > 0 (prepared bases): key |digit| and value w * stride + base, the row of 2^(w c) * P_base in
+ * the prepared table (one set of buckets for all windows). The value's top bit: the digit's sign xor neg. */
+static __device__ __forceinline__ void msm_emit_digits(const uint32_t *limbs, unsigned nl, unsigned c, unsigned nwin,
+                                                       uint32_t nb, uint32_t stride, uint32_t base, uint32_t neg,
+                                                       size_t col, size_t wstride, uint32_t *keys, uint32_t *vals)
 {
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    fr_d s;
-    uint32_t neg = fr_fold_half(s, scalars[i]);
-    uint32_t limbs[9];
-#pragma unroll
-    for (int j = 0; j < 8; j++) limbs[j] = s.v[j];
-    limbs[8] = 0;
     const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
-    const uint32_t base = idx ? idx[i] : (uint32_t)i;
     uint32_t carry = 0;
     for (unsigned w = 0; w < nwin; w++) {
         unsigned bit = w * c, li = bit / 32, sh = bit % 32;
-        uint64_t two = li < 8 ? ((uint64_t)limbs[li + 1] << 32 | limbs[li]) : 0;
+        uint64_t two = li < nl ? ((uint64_t)limbs[li + 1] << 32 | limbs[li]) : 0;
         uint32_t raw = (uint32_t)(two >> sh) & mask;
         raw += carry;
         uint32_t key, sign;
@@ -265,9 +259,40 @@ __global__ void msm_digits(const fr_d *scalars, const uint32_t *idx, size_t n, u
             sign = 0;
             carry = 0;
         }
-        keys[(size_t)w * n + i] = stride ? key : w * nb + key;
-        vals[(size_t)w * n + i] = (w * stride + base) | ((sign ^ neg) << 31);
+        keys[(size_t)w * wstride + col] = stride ? key : w * nb + key;
+        vals[(size_t)w * wstride + col] = (w * stride + base) | ((sign ^ neg) << 31);
     }
+}
+
+/* The digits of scalar i (folded below 2^254, fr_fold_half) for base idx ? idx[i] : i; stride as msm_emit_digits. */
+__global__ void msm_digits(const fr_d *scalars, const uint32_t *idx, size_t n, unsigned c, unsigned nwin, uint32_t nb,
+                           uint32_t stride, uint32_t *keys, uint32_t *vals)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_d s;
+    uint32_t neg = fr_fold_half(s, scalars[i]);
+    uint32_t limbs[9];
+#pragma unroll
+    for (int j = 0; j < 8; j++) limbs[j] = s.v[j];
+    limbs[8] = 0;
+    msm_emit_digits(limbs, 8, c, nwin, nb, stride, idx ? idx[i] : (uint32_t)i, neg, i, n, keys, vals);
+}
+
+/* GLV (glv.h): scalar i, folded, split into k1 + k2 lambda; k1's digits go to base i (column i of 2n), k2's to base
+ * phi_at + i, its image under phi (column n + i). */
+__global__ void msm_digits_glv(const fr_d *scalars, size_t n, uint32_t phi_at, unsigned c, unsigned nwin, uint32_t nb,
+                               uint32_t *keys, uint32_t *vals)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_d s;
+    uint32_t neg = fr_fold_half(s, scalars[i]);
+    uint32_t k1[5], k2[5];
+    glv_split(s.v, k1, k2);
+    k1[4] = k2[4] = 0;
+    msm_emit_digits(k1, 4, c, nwin, nb, 0, (uint32_t)i, neg, i, 2 * n, keys, vals);
+    msm_emit_digits(k2, 4, c, nwin, nb, 0, phi_at + (uint32_t)i, neg, n + i, 2 * n, keys, vals);
 }
 
 /* One level of the segmented bucket sum (see the file comment). Keys are w * nb + v (window w, bucket v;
@@ -1196,14 +1221,24 @@ done:
     return st;
 }
 
-/* Window size for n scalars in [C_MIN, C_MAX]: cost model in mixed additions nwin * (n + 3 * 2^(c-1)), the bucket
- * sums plus their reduction. Capped: wider windows save little and the buckets grow past a few GiB. */
-static unsigned msm_window_bits(size_t n, unsigned cmin, unsigned cmax)
+/* Scalar bits the signed-digit windows cover: the folded scalars' 254 plus the top window's carry (GLV_BITS in
+ * glv.h: the same for the halves of a split scalar). */
+#define MSM_BITS 255
+
+/* The widest GLV window: 6 windows of 2^21 buckets keep the sort's keys within 24 bits (three radix passes). Without
+ * GLV, C_MAX: at 2^27 points c = 22 measured slower than 20 (702.75 against 674.17 ms): 25 M buckets and a fourth
+ * radix pass. */
+#define MSM_GLV_C_MAX 22
+
+/* Window size for n scalars of bits bits (MSM_BITS or GLV_BITS) in [cmin, cmax]: cost model in mixed additions
+ * nwin * (n + 3 * 2^(c-1)), the bucket sums plus their reduction. Capped: wider windows save little and the buckets
+ * grow past a few GiB. */
+static unsigned msm_window_bits(size_t n, unsigned bits, unsigned cmin, unsigned cmax)
 {
     unsigned best = cmin;
     double best_cost = 1e300;
     for (unsigned c = cmin; c <= cmax; c++) {
-        unsigned nwin = (255 + c - 1) / c;
+        unsigned nwin = (bits + c - 1) / c;
         double cost = (double)nwin * ((double)n + 3.0 * (double)(1u << (c - 1)));
         if (cost < best_cost) {
             best_cost = cost;
@@ -1216,7 +1251,13 @@ static unsigned msm_window_bits(size_t n, unsigned cmin, unsigned cmax)
 extern "C" unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n)
 {
     (void)ctx;
-    return msm_window_bits(n, g1_pt::C_MIN, g1_pt::C_MAX);
+    return msm_window_bits(n, MSM_BITS, g1_pt::C_MIN, g1_pt::C_MAX);
+}
+
+extern "C" unsigned gpu_msm_glv_window_bits(const gpu_ctx *ctx, size_t n)
+{
+    (void)ctx;
+    return msm_window_bits(2 * n, GLV_BITS, g1_pt::C_MIN, MSM_GLV_C_MAX);
 }
 
 /* Phase timing, printed to stderr when CUZK_GPU_PROFILE is set (events on the context's stream). */
@@ -1281,7 +1322,8 @@ static void host_finish(typename P::h_jac *out, const typename P::h_xyzz *win, u
 }
 
 /* Where an MSM's points come from: bases (host or device; nbases of them staged, idx[k] naming scalar k's base when
- * idx is not NULL: G2), or a prepared table (G1: table_n rows per window, window c_prep). */
+ * idx is not NULL: G2), or a prepared table (G1: table_n rows per window, window c_prep). phi_at > 0 (G1, device
+ * bases): GLV, base i's image under phi at bases[phi_at + i]. */
 template <class P> struct msm_src {
     const typename P::h_aff *bases;
     size_t nbases;
@@ -1289,6 +1331,7 @@ template <class P> struct msm_src {
     const typename P::aff *table;
     size_t table_n;
     unsigned c_prep;
+    size_t phi_at;
 };
 
 /* The MSM. variant: DEFAULT (by size: affine-warp or affine from P::MSM_AFF_MIN bucket entries), XYZZ, AFFINE or
@@ -1308,20 +1351,23 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     unsigned nwin = 0, bw = 1, M = 1, nseg = 0;
     size_t nb = 0, cub_bytes = 0, total = 0;
     int key_bits = 1;
-    bool affine = false, prepared = src.table != NULL;
+    bool affine = false, prepared = src.table != NULL, glv = src.phi_at != 0;
+    /* With GLV each scalar is two of GLV_BITS, over twice the points. */
+    const unsigned bits = glv ? GLV_BITS : MSM_BITS;
+    const size_t npts = glv ? 2 * n : n;
     float ms = 0;
     prof_t prof;
 
     *affine_out = false;
     if (prepared) c = src.c_prep;
-    if (c == 0) c = msm_window_bits(n, P::C_MIN, P::C_MAX);
-    nwin = (255 + c - 1) / c;
+    if (c == 0) c = glv ? gpu_msm_glv_window_bits(ctx, n) : msm_window_bits(n, bits, P::C_MIN, P::C_MAX);
+    nwin = (bits + c - 1) / c;
     bw = prepared ? 1 : nwin; /* sets of buckets */
     nb = ((size_t)1 << (c - 1)) + 1;
     M = 1;
     while ((size_t)bw * ((nb - 1) / (2 * M)) >= 65536 && M < 32) M *= 2;
     nseg = (unsigned)((nb - 1 + M - 1) / M);
-    total = (size_t)nwin * n;
+    total = (size_t)nwin * npts;
     if (variant == GPU_MSM_DEFAULT)
         variant = total >= P::MSM_AFF_MIN ? (P::WARP ? GPU_MSM_AFFINE_WARP : GPU_MSM_AFFINE) : GPU_MSM_XYZZ;
     if (!P::WARP && variant == GPU_MSM_AFFINE_WARP) variant = GPU_MSM_AFFINE;
@@ -1359,9 +1405,13 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     GPU_TRY(gpu_malloc_async(&cub_tmp, cub_bytes, ctx->stream));
     prof_mark(&prof, ctx, "alloc+upload");
 
-    msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, (const uint32_t *)d_idx, n, c, nwin,
-                                                           (uint32_t)nb, prepared ? (uint32_t)src.table_n : 0, keys,
-                                                           vals);
+    if (glv)
+        msm_digits_glv<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, n, (uint32_t)src.phi_at, c,
+                                                                   nwin, (uint32_t)nb, keys, vals);
+    else
+        msm_digits<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const fr_d *)d_scalars, (const uint32_t *)d_idx, n, c,
+                                                               nwin, (uint32_t)nb, prepared ? (uint32_t)src.table_n : 0,
+                                                               keys, vals);
     GPU_LAUNCHED("msm_digits");
     prof_mark(&prof, ctx, "digits");
     GPU_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, cub_bytes, keys, skeys, vals, svals, (int64_t)total, 0, key_bits,
@@ -1448,14 +1498,17 @@ struct gpu_msm_bases {
     unsigned c, nwin;
 };
 
-/* The G1 MSM; with pb, bases are pb's table (its first n rows of each window) and c is pb's. When the default
- * chose the affine rounds and device memory ran out, XYZZ runs instead (unless CUZK_GPU_MSM forced a path). */
+/* The G1 MSM; with pb, bases are pb's table (its first n rows of each window) and c is pb's; phi_at > 0: GLV over
+ * device bases with their images at bases + phi_at. When the default chose the affine rounds and device memory ran
+ * out, XYZZ runs instead (unless CUZK_GPU_MSM forced a path). */
 static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const gpu_msm_bases *pb,
-                              const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
+                              size_t phi_at, const fr_t *scalars, size_t n, unsigned c, gpu_msm_variant variant,
+                              cuzk_error *err)
 {
     cuzk_status st;
     bool affine = false;
-    msm_src<g1_pt> src = {bases, n, NULL, pb ? pb->table : NULL, pb ? pb->n : 0, pb ? pb->c : 0};
+    msm_src<g1_pt> src = {bases,          phi_at ? phi_at + n : n, NULL,  pb ? pb->table : NULL,
+                          pb ? pb->n : 0, pb ? pb->c : 0,          phi_at};
     if (out == NULL || (n > 0 && ((bases == NULL && pb == NULL) || scalars == NULL)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1: NULL argument");
     if (pb != NULL && n > pb->n)
@@ -1488,7 +1541,7 @@ static cuzk_status msm_g1_any(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *ba
 extern "C" cuzk_status gpu_msm_g1_variant(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars,
                                           size_t n, unsigned c, gpu_msm_variant variant, cuzk_error *err)
 {
-    return msm_g1_any(ctx, out, bases, NULL, scalars, n, c, variant, err);
+    return msm_g1_any(ctx, out, bases, NULL, 0, scalars, n, c, variant, err);
 }
 
 extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gpu_msm_bases *pb, const fr_t *scalars,
@@ -1498,7 +1551,71 @@ extern "C" cuzk_status gpu_msm_g1_prepared(gpu_ctx *ctx, g1_jac_t *out, const gp
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: NULL argument");
     if (pb->ctx->device != ctx->device)
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_prepared: bases prepared on another device");
-    return msm_g1_any(ctx, out, NULL, pb, scalars, n, 0, variant, err);
+    return msm_g1_any(ctx, out, NULL, pb, 0, scalars, n, 0, variant, err);
+}
+
+/* ---- GLV (glv.h) ---- */
+
+/* out[i] = phi(in[i]) = (beta x, y); infinity (0, 0) stays infinity. */
+__global__ void msm_glv_phi(const g1_aff_d *in, size_t n, fp_d beta, g1_aff_d *out)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    g1_aff_d p = in[i];
+    FP_MUL(p.x, p.x, beta);
+    out[i] = p;
+}
+
+extern "C" cuzk_status gpu_msm_glv_upload(gpu_ctx *ctx, gpu_buf **out, const g1_affine_t *bases, size_t n,
+                                          cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    gpu_buf *b = NULL;
+    fp_t beta_h;
+    fp_d beta;
+    if (out != NULL) *out = NULL;
+    if (out == NULL || ctx == NULL || (bases == NULL && n > 0))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_glv_upload: NULL argument");
+    if (n == 0 || n >= (1ull << 30))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_glv_upload: n = %zu outside 1..2^30", n);
+    st = gpu_ctx_enter(ctx, err);
+    if (st != CUZK_OK) return st;
+    b = (gpu_buf *)calloc(1, sizeof *b);
+    if (b == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_glv_upload: out of host memory");
+    b->ctx = ctx;
+    b->bytes = 2 * n * sizeof(g1_affine_t);
+    g1_glv_beta(&beta_h);
+    static_assert(sizeof beta == sizeof beta_h, "fp_d and fp_t differ in size");
+    memcpy(&beta, &beta_h, sizeof beta);
+    /* Long-lived, like gpu_buf_upload's. */
+    GPU_TRY(gpu_malloc(&b->ptr, b->bytes));
+    GPU_TRY(cudaMemcpyAsync(b->ptr, bases, n * sizeof(g1_affine_t), cudaMemcpyDefault, ctx->stream));
+    msm_glv_phi<<<blocks_for(n), THREADS, 0, ctx->stream>>>((const g1_aff_d *)b->ptr, n, beta, (g1_aff_d *)b->ptr + n);
+    GPU_LAUNCHED("msm_glv_phi");
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+    *out = b;
+    return CUZK_OK;
+done:
+    if (st == CUZK_ERR_NOMEM) cuzk_error_prefix(err, "gpu_msm_glv_upload of %zu bytes: ", b->bytes);
+    gpu_buf_free(b);
+    return st;
+}
+
+extern "C" cuzk_status gpu_msm_g1_glv(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, size_t phi_at,
+                                      const fr_t *scalars, size_t n, cuzk_error *err)
+{
+    if (ctx == NULL || out == NULL || (n > 0 && (bases == NULL || scalars == NULL)))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_glv: NULL argument");
+    if (n > phi_at || phi_at + n >= (1ull << 31))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                              "gpu_msm_g1_glv: n = %zu, images at %zu (need n <= phi_at, "
+                              "phi_at + n < 2^31)",
+                              n, phi_at);
+    cuzk_status st = gpu_ctx_enter(ctx, err);
+    if (st != CUZK_OK) return st;
+    if (n > 0 && !gpu_is_device_ptr(bases))
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g1_glv: the bases must be on the device");
+    return msm_g1_any(ctx, out, bases, NULL, phi_at, scalars, n, 0, GPU_MSM_DEFAULT, err);
 }
 /* Window w + 1 of the table from window w: scratch[i] = 2^c * row[i] (XYZZ). */
 __global__ void __launch_bounds__(THREADS)
@@ -1557,7 +1674,7 @@ extern "C" unsigned gpu_msm_prepared_window_bits(const gpu_ctx *ctx, size_t n)
     unsigned best = 4;
     double best_cost = 1e300;
     for (unsigned c = 4; c <= 24; c++) {
-        unsigned nwin = (255 + c - 1) / c;
+        unsigned nwin = (MSM_BITS + c - 1) / c;
         double cost = (double)nwin * (double)n + 3.0 * (double)(1u << (c - 1));
         if (cost < best_cost) {
             best_cost = cost;
@@ -1585,15 +1702,15 @@ extern "C" cuzk_status gpu_msm_bases_prepare(gpu_ctx *ctx, gpu_msm_bases **out, 
     st = gpu_ctx_enter(ctx, err);
     if (st != CUZK_OK) return st;
     if (c == 0) c = gpu_msm_prepared_window_bits(ctx, n);
-    if ((size_t)((255 + c - 1) / c) * n >= ((size_t)1 << 31))
+    if ((size_t)((MSM_BITS + c - 1) / c) * n >= ((size_t)1 << 31))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_bases_prepare: %u windows of %zu bases >= 2^31",
-                              (255 + c - 1) / c, n);
+                              (MSM_BITS + c - 1) / c, n);
     pb = (gpu_msm_bases *)calloc(1, sizeof *pb);
     if (pb == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_msm_bases_prepare: out of host memory");
     pb->ctx = ctx;
     pb->n = n;
     pb->c = c;
-    pb->nwin = (255 + c - 1) / c;
+    pb->nwin = (MSM_BITS + c - 1) / c;
     /* Long-lived, like gpu_buf: plain allocation outside the pool. */
     GPU_TRY(gpu_malloc((void **)&pb->table, (size_t)pb->nwin * n * sizeof(g1_aff_d)));
     st = gpu_stage_in(ctx, bases, n * sizeof(g1_affine_t), &d_bases, &own_bases, err);
@@ -1891,7 +2008,7 @@ extern "C" cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_
     bool affine = false;
     gpu_msm_variant variant = GPU_MSM_DEFAULT;
     gpu_tune_path forced = gpu_tune_get().g2;
-    msm_src<g2_pt> src = {bases, idx ? nbases : n, idx, NULL, 0, 0};
+    msm_src<g2_pt> src = {bases, idx ? nbases : n, idx, NULL, 0, 0, 0};
 
     if (out == NULL || (n > 0 && (bases == NULL || scalars == NULL)))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_msm_g2: NULL argument");

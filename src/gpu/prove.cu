@@ -91,6 +91,7 @@ struct gpu_params {
     const groth16_params *params;
     gpu_ctx *ctx;              /* owns the buffers (gpu_buf_free waits on its stream) */
     gpu_buf *h, *l, *a, *b_g1; /* NULL: streamed from the host's copy in chunks (see gpu_params_upload) */
+    size_t h_phi_at; /* > 0 (gpu_tune.glv): h holds the H bases and then their images under phi, from h_phi_at */
     gpu_buf *b_g2;   /* NULL when it did not fit: B_G2 then stays wholly on the CPU, or streams (b_g2_stream) */
     int b_g2_stream; /* under a memory cap: B_G2's bases not resident are streamed in pieces like the G1 ones */
     void *pinned[5]; /* streamed sections that gpu_params_upload page-locked (and gpu_params_free unlocks); [4]: B_G2 */
@@ -205,6 +206,17 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
         /* Sections the plan keeps are uploaded (out of memory then is an error, which lets the caller evict
          * another parameter set and retry); the others are streamed. */
         if (!plan.resident[k]) continue;
+        /* GLV for the H MSM (uncapped only: the plan has no room for the images): H and its images under phi, or
+         * plain H when they do not fit. */
+        if (k == 0 && tune.glv && !pin.cap && len[0] > 0) {
+            st = gpu_msm_glv_upload(gp->ctx, buf[0], host[0], len[0], err);
+            if (st == CUZK_OK) {
+                gp->h_phi_at = len[0];
+                continue;
+            }
+            if (st != CUZK_ERR_NOMEM) break;
+            st = CUZK_OK;
+        }
         st = gpu_buf_upload(gp->ctx, buf[k], host[k], len[k] * P, err);
     }
     for (int k = 0; k < 4 && st == CUZK_OK; k++)
@@ -416,16 +428,18 @@ static int debug_take(unsigned *counter)
     return 0;
 }
 
-/* A query's bases: on the device, or the host's copy streamed in chunks. */
+/* A query's bases: on the device, or the host's copy streamed in chunks. phi_at > 0: resident with their images
+ * under phi from p + phi_at (GLV, the H MSM with gpu_tune.glv). */
 typedef struct bases_ref {
     const g1_affine_t *p;
     int resident;
+    size_t phi_at;
 } bases_ref;
 
 static bases_ref bases_of(const gpu_buf *buf, const g1_affine_t *host)
 {
-    bases_ref b = {(const g1_affine_t *)gpu_buf_ptr(buf), 1};
-    if (b.p == NULL) b = {host, 0};
+    bases_ref b = {(const g1_affine_t *)gpu_buf_ptr(buf), 1, 0};
+    if (b.p == NULL) b = {host, 0, 0};
     return b;
 }
 
@@ -584,9 +598,28 @@ static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn 
     return CUZK_OK;
 }
 
+/* A piece by GLV: the piece's images are phi_at after its bases, wherever the piece starts. */
+typedef struct glv_arg {
+    const fr_t *scalars;
+    size_t phi_at;
+} glv_arg;
+
+static cuzk_status msm_piece_glv(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
+                                 size_t len, cuzk_error *err)
+{
+    const glv_arg *g = (const glv_arg *)arg;
+    if (len > SPLIT_MIN && debug_take(&debug_fail_msm))
+        return cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: MSM failed as if out of device memory");
+    return gpu_msm_g1_glv(ctx, out, bases, g->phi_at, g->scalars + off, len, err);
+}
+
 /* out = sum_{i<n} scalars[i] * b[i] (scalars on the host or the device). */
 static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr_t *scalars, size_t n, cuzk_error *err)
 {
+    if (b.resident && b.phi_at) {
+        glv_arg g = {scalars, b.phi_at};
+        return in_pieces(ctx, out, b, msm_piece_glv, &g, n, err);
+    }
     return in_pieces(ctx, out, b, msm_piece, scalars, n, err);
 }
 
@@ -665,7 +698,7 @@ static cuzk_status gather_msm(gpu_prover *pv, pool_t *pool, g1_jac_t *out, bases
             size_t len = n - o < per ? n - o : per;
             g1_jac_t part;
             st = gather_staged(pv, pool, d_pts, b.p, sizeof(g1_affine_t), idx + o, len, err);
-            if (st == CUZK_OK) st = msm_pieces(ctx, &part, {(const g1_affine_t *)d_pts, 1}, scalars + o, len, err);
+            if (st == CUZK_OK) st = msm_pieces(ctx, &part, {(const g1_affine_t *)d_pts, 1, 0}, scalars + o, len, err);
             if (st == CUZK_OK) g1_jac_add(out, out, &part);
         }
         goto done;
@@ -675,7 +708,7 @@ static cuzk_status gather_msm(gpu_prover *pv, pool_t *pool, g1_jac_t *out, bases
     GPU_TRY(cudaMemcpyAsync(d_idx, idx, n * sizeof(uint32_t), cudaMemcpyHostToDevice, ctx->stream));
     gather_points<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(d_pts, (const pt96 *)b.p, d_idx, n);
     GPU_LAUNCHED("gather_points");
-    st = msm_pieces(ctx, out, {(const g1_affine_t *)d_pts, 1}, scalars, n, err);
+    st = msm_pieces(ctx, out, {(const g1_affine_t *)d_pts, 1, 0}, scalars, n, err);
 done:
     if (d_idx) gpu_free_async(d_idx, ctx->stream);
     if (d_pts) gpu_free_async(d_pts, ctx->stream);
@@ -1064,6 +1097,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
 {
     cuzk_status st;
     bases_ref bases = bases_of(gp->h, p->h);
+    bases.phi_at = gp->h_phi_at;
     fr_t *w = NULL;
     gpu_plan_part part;
     if ((st = plan_partition(pv, gp, src, d, &part, err)) != CUZK_OK) return st;
@@ -1162,7 +1196,10 @@ static void profile_partition(const gpu_prover *pv, const gpu_params *gp, const 
             "gpu partition on device %d: %.1f ms: upload %.1f, abc %.1f, ntt %.1f, h msm %.1f (%s, device time), "
             "classify wait %.1f, b_g2 %.1f ms (%s), %s, %s, %s\n",
             pv->ctx->device, gt->total_ms, gt->abc_upload_ms, gt->abc_eval_ms, gt->ntt_ms, gt->msm_h_ms,
-            gp->h ? "resident" : "streamed", gt->classify_wait_ms, gt->b_g2_wall_ms,
+            gp->h_phi_at ? "resident, GLV"
+            : gp->h      ? "resident"
+                         : "streamed",
+            gt->classify_wait_ms, gt->b_g2_wall_ms,
             gp->b_g2          ? "resident"
             : gp->b_g2_stream ? "streamed"
                               : "on the CPU",

@@ -112,6 +112,20 @@ unsigned gpu_msm_window_bits(const gpu_ctx *ctx, size_t n)
 {
     return 0;
 }
+cuzk_status gpu_msm_glv_upload(gpu_ctx *ctx, gpu_buf **out, const g1_affine_t *bases, size_t n, cuzk_error *err)
+{
+    if (out) *out = NULL;
+    return NO_CUDA(err);
+}
+cuzk_status gpu_msm_g1_glv(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, size_t phi_at, const fr_t *scalars,
+                           size_t n, cuzk_error *err)
+{
+    return NO_CUDA(err);
+}
+unsigned gpu_msm_glv_window_bits(const gpu_ctx *ctx, size_t n)
+{
+    return 0;
+}
 cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask, size_t n,
                              cuzk_error *err)
 {

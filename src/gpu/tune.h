@@ -41,6 +41,10 @@ typedef struct gpu_tune {
     /* CUZK_GPU_MSM_SHARE (1..16), default 4: an affine MSM's round lists take at most 1/share of the free device
      * memory (partition workers and the overlapped H MSM share the device). */
     unsigned msm_share;
+    /* CUZK_GPU_GLV=1, default 0: resident H bases keep their images under phi beside them (+96 bytes a base, uncapped
+     * only) and the H MSM splits its scalars (glv.h): 6 windows of 22 bits over 2n points instead of 13 of 20 over
+     * n. Off until measured on the device. */
+    int glv;
     /* CUZK_GPU_BATCH=xyzz|affine, default AUTO: the G1 batch addition is affine from 2^20 selected bases. */
     gpu_tune_path batch;
 

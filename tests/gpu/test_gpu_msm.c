@@ -451,6 +451,97 @@ static void test_batch_add(void)
     free(mask);
 }
 
+/* GLV (gpu_msm_glv_upload, gpu_msm_g1_glv) against the CPU MSM: random scalars at sizes across the window choice,
+ * the scalars where the split is at its edges (0, 1, lambda - 1, lambda, lambda + 1, (r - 1) / 2 and one above, r - 1),
+ * an infinite base, a piece of the table from an offset, each bucket-sum path forced; then its argument errors. */
+static cuzk_status glv_run(g1_jac_t *got, const g1_affine_t *bases, size_t phi_at, const fr_t *scalars, size_t n,
+                           gpu_tune_path path, cuzk_error *err)
+{
+    gpu_tune saved = gpu_tune_get(), t = saved;
+    t.msm = path;
+    t.msm_forced = path != GPU_TUNE_AUTO;
+    gpu_tune_set(&t);
+    memset(got, 0x5a, sizeof *got);
+    cuzk_status st = gpu_msm_g1_glv(ctx, got, bases, phi_at, scalars, n, err);
+    gpu_tune_set(&saved);
+    return st;
+}
+
+static void test_msm_glv(void)
+{
+    static const gpu_tune_path paths[] = {GPU_TUNE_AUTO, GPU_TUNE_XYZZ, GPU_TUNE_AFFINE, GPU_TUNE_AFFINE_WARP};
+    static const char *const names[] = {"default", "xyzz", "affine", "affine-warp"};
+    const size_t nmax = ((size_t)1 << 17) + 5;
+    g1_affine_t *bases = malloc(nmax * sizeof *bases);
+    fr_t *scalars = malloc(nmax * sizeof *scalars);
+    gpu_buf *buf = NULL;
+    cuzk_error err = {0};
+    CHECK(bases && scalars);
+    if (!bases || !scalars) goto out;
+    make_bases(bases, nmax);
+    g1_affine_set_inf(&bases[7]);
+    CHECK_MSG(gpu_msm_glv_upload(ctx, &buf, bases, nmax, &err) == CUZK_OK, "glv upload: %s", err.msg);
+    if (buf == NULL) goto out;
+    CHECK(gpu_buf_size(buf) == 2 * nmax * sizeof *bases);
+    const g1_affine_t *d = (const g1_affine_t *)gpu_buf_ptr(buf);
+    /* Canonical little-endian 64-bit limbs of the split's edge scalars. */
+    static const uint64_t edges[][4] = {
+        {0, 0, 0, 0},
+        {1, 0, 0, 0},
+        {0x00000000fffffffeull, 0xac45a4010001a402ull, 0, 0},
+        {0x00000000ffffffffull, 0xac45a4010001a402ull, 0, 0},
+        {0x0000000100000000ull, 0xac45a4010001a402ull, 0, 0},
+        {0x7fffffff80000000ull, 0xa9ded2017fff2dffull, 0x199cec0404d0ec02ull, 0x39f6d3a994cebea4ull},
+        {0x7fffffff80000001ull, 0xa9ded2017fff2dffull, 0x199cec0404d0ec02ull, 0x39f6d3a994cebea4ull},
+        {0xffffffff00000000ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull, 0x73eda753299d7d48ull},
+    };
+    static const size_t sizes[] = {1, 2, 33, 1000, 4097, ((size_t)1 << 17) + 5};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
+        if (n >= 1000)
+            for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+                CHECK(fr_to_mont(&scalars[3 * e + 1], edges[e]) == 0);
+        g1_jac_t want;
+        msm_g1(pool, &want, bases, scalars, NULL, n);
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            if (n > 5000 && p != 0 && p != 3) continue; /* the big size: the default and the production path */
+            g1_jac_t got;
+            cuzk_status st = glv_run(&got, d, nmax, scalars, n, paths[p], &err);
+            CHECK_MSG(st == CUZK_OK, "glv n=%zu %s: %s", n, names[p], err.msg);
+            if (st == CUZK_OK) CHECK_MSG(g1_jac_eq(&got, &want), "glv n=%zu %s: differs from the CPU", n, names[p]);
+        }
+    }
+    /* A piece from base 640: its images are still nmax after it. */
+    {
+        size_t o = 640, n = 3000;
+        for (size_t i = 0; i < n; i++) fr_random(&scalars[i], &rng);
+        g1_jac_t want, got;
+        msm_g1(pool, &want, bases + o, scalars, NULL, n);
+        cuzk_status st = glv_run(&got, d + o, nmax, scalars, n, GPU_TUNE_AUTO, &err);
+        CHECK_MSG(st == CUZK_OK && g1_jac_eq(&got, &want), "glv piece from %zu: %s", o, st ? err.msg : "differs");
+        /* n = 0: infinity. */
+        CHECK(gpu_msm_g1_glv(ctx, &got, d, nmax, scalars, 0, &err) == CUZK_OK && g1_jac_is_inf(&got));
+    }
+    /* Errors: host bases, more scalars than images, NULLs, a bad upload. */
+    {
+        g1_jac_t got;
+        CHECK(gpu_msm_g1_glv(ctx, &got, bases, nmax, scalars, 10, &err) == CUZK_ERR_INVALID_ARG);
+        CHECK(gpu_msm_g1_glv(ctx, &got, d, 10, scalars, 11, &err) == CUZK_ERR_INVALID_ARG);
+        CHECK(gpu_msm_g1_glv(ctx, &got, d, (size_t)1 << 31, scalars, 1, &err) == CUZK_ERR_INVALID_ARG);
+        CHECK(gpu_msm_g1_glv(ctx, NULL, d, nmax, scalars, 1, &err) == CUZK_ERR_INVALID_ARG);
+        CHECK(gpu_msm_g1_glv(ctx, &got, d, nmax, NULL, 1, &err) == CUZK_ERR_INVALID_ARG);
+        gpu_buf *none = (gpu_buf *)1;
+        CHECK(gpu_msm_glv_upload(ctx, &none, NULL, 5, &err) == CUZK_ERR_INVALID_ARG && none == NULL);
+        none = (gpu_buf *)1;
+        CHECK(gpu_msm_glv_upload(ctx, &none, bases, 0, &err) == CUZK_ERR_INVALID_ARG && none == NULL);
+    }
+out:
+    gpu_buf_free(buf);
+    free(bases);
+    free(scalars);
+}
+
 static void test_errors(void)
 {
     cuzk_error err = {0};
@@ -488,6 +579,7 @@ int main(void)
     test_msm_edges();
     test_msm_prepared();
     test_batch_add();
+    test_msm_glv();
     test_errors();
     gpu_ctx_destroy(ctx);
     pool_destroy(pool);

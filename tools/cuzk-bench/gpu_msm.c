@@ -14,15 +14,18 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk-bench gpu-msm [--log N] [--from N] [--runs R] [--window C] [--seed S]\n"
-               "                          [--variant V[,V...]] [--check] [--prepared] [--device-only] [--step S]\n"
-               "  times the GPU G1 MSM for 2^from, 2^(from+S), ... 2^log points (default 16..26, S 2, 5 runs)\n"
-               "  --variant: default, xyzz, affine, affine-warp; several (comma-separated) run on the same inputs;\n"
-               "             a variant may set CUZK_GPU_MSM_* knobs for its runs: affine-warp:tail=2:inv=fermat\n"
-               "             (tail=0..8, inv=by|fermat, early=0|1, share=1..16: see src/gpu/msm.cu)\n"
-               "  --device-only: skip the runs with scalars copied from host memory\n"
-               "  --check: compare with the CPU MSM up to 2^20 points, with the GPU's XYZZ variant above\n"
-               "  --prepared: bases prepared per size (gpu_msm_bases_prepare: shifted copies), gpu_msm_g1_prepared\n");
+    fprintf(f,
+            "usage: cuzk-bench gpu-msm [--log N] [--from N] [--runs R] [--window C] [--seed S]\n"
+            "                          [--variant V[,V...]] [--check] [--prepared | --glv] [--device-only] [--step S]\n"
+            "  times the GPU G1 MSM for 2^from, 2^(from+S), ... 2^log points (default 16..26, S 2, 5 runs)\n"
+            "  --variant: default, xyzz, affine, affine-warp; several (comma-separated) run on the same inputs;\n"
+            "             a variant may set CUZK_GPU_MSM_* knobs for its runs: affine-warp:tail=2:inv=fermat\n"
+            "             (tail=0..8, inv=by|fermat, early=0|1, share=1..16: see src/gpu/msm.cu)\n"
+            "  --device-only: skip the runs with scalars copied from host memory\n"
+            "  --check: compare with the CPU MSM up to 2^20 points, with the GPU's XYZZ variant above\n"
+            "  --prepared: bases prepared per size (gpu_msm_bases_prepare: shifted copies), gpu_msm_g1_prepared\n"
+            "  --glv: the bases uploaded with their images under the endomorphism (gpu_msm_glv_upload, twice the\n"
+            "         device memory), gpu_msm_g1_glv (the default variant only; --window is ignored)\n");
 }
 
 static void make_bases(g1_affine_t *out, size_t n, rng_t *rng)
@@ -97,10 +100,12 @@ static void variant_env(const char *text, int on)
     }
 }
 
-static cuzk_status run_one(gpu_ctx *ctx, const gpu_msm_bases *pb, g1_jac_t *out, const g1_affine_t *bases,
-                           const fr_t *scalars, size_t n, unsigned window, gpu_msm_variant variant, cuzk_error *err)
+static cuzk_status run_one(gpu_ctx *ctx, const gpu_msm_bases *pb, size_t glv_at, g1_jac_t *out,
+                           const g1_affine_t *bases, const fr_t *scalars, size_t n, unsigned window,
+                           gpu_msm_variant variant, cuzk_error *err)
 {
     if (pb) return gpu_msm_g1_prepared(ctx, out, pb, scalars, n, variant, err);
+    if (glv_at) return gpu_msm_g1_glv(ctx, out, bases, glv_at, scalars, n, err);
     return gpu_msm_g1_variant(ctx, out, bases, scalars, n, window, variant, err);
 }
 
@@ -108,7 +113,8 @@ int bench_gpu_msm(int argc, char **argv)
 {
     uint64_t hi = 26, lo = 16, runs = 5, window = 0, seed = 1, step = 2;
     bench_variant vlist[8] = {{GPU_MSM_DEFAULT, "default"}};
-    int check_all = 0, prepared = 0, device_only = 0, nv = 1;
+    int check_all = 0, prepared = 0, device_only = 0, glv = 0, nv = 1;
+    size_t glv_at = 0;
     for (int i = 1; i < argc; i++) {
         uint64_t *dst = NULL;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -119,6 +125,9 @@ int bench_gpu_msm(int argc, char **argv)
             continue;
         } else if (strcmp(argv[i], "--prepared") == 0) {
             prepared = 1;
+            continue;
+        } else if (strcmp(argv[i], "--glv") == 0) {
+            glv = 1;
             continue;
         } else if (strcmp(argv[i], "--device-only") == 0) {
             device_only = 1;
@@ -154,6 +163,10 @@ int bench_gpu_msm(int argc, char **argv)
         fprintf(stderr, "gpu-msm: need from <= log <= 30, 1..100 runs, window <= 24, step >= 1\n");
         return 2;
     }
+    if (glv && (prepared || nv != 1 || vlist[0].v != GPU_MSM_DEFAULT)) {
+        fprintf(stderr, "gpu-msm: --glv runs the default variant only, without --prepared\n");
+        return 2;
+    }
     gpu_device_info info;
     gpu_ctx *ctx;
     int open = bench_gpu_open("gpu-msm", &info, &ctx);
@@ -187,11 +200,13 @@ int bench_gpu_msm(int argc, char **argv)
     for (size_t i = ndistinct; i < nmax; i++) bases[i] = bases[i % ndistinct];
     for (size_t i = 0; i < nmax; i++) fr_random(&scalars[i], &rng);
     printf("inputs generated in %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
-    if (gpu_buf_upload(ctx, &d_bases, bases, nmax * sizeof *bases, &err) != CUZK_OK) {
+    if ((glv ? gpu_msm_glv_upload(ctx, &d_bases, bases, nmax, &err)
+             : gpu_buf_upload(ctx, &d_bases, bases, nmax * sizeof *bases, &err)) != CUZK_OK) {
         fprintf(stderr, "gpu-msm: %s\n", err.msg);
         rc = 1;
         goto out;
     }
+    if (glv) glv_at = nmax;
 
     printf("\n%6s %4s %12s %12s %10s %6s %s\n", "points", "c", "device_ms", "host_ms", "Mpts/s", "check", "variant");
     for (uint64_t lg = lo; lg <= hi; lg += step) {
@@ -215,14 +230,15 @@ int bench_gpu_msm(int argc, char **argv)
             gpu_msm_variant variant = vlist[vi].v;
             variant_env(vlist[vi].text, 1);
             /* Warm-up: pool growth, module load. */
-            if (run_one(ctx, pb, &r_dev, b, s, n, (unsigned)window, variant, &err) != CUZK_OK) goto fail;
+            if (run_one(ctx, pb, glv_at, &r_dev, b, s, n, (unsigned)window, variant, &err) != CUZK_OK) goto fail;
             r_host = r_dev;
             for (uint64_t k = 0; k < runs; k++) {
-                if (run_one(ctx, pb, &r_dev, b, s, n, (unsigned)window, variant, &err) != CUZK_OK) goto fail;
+                if (run_one(ctx, pb, glv_at, &r_dev, b, s, n, (unsigned)window, variant, &err) != CUZK_OK) goto fail;
                 t_dev[k] = gpu_ctx_last_ms(ctx);
                 t_host[k] = 0;
                 if (device_only) continue;
-                if (run_one(ctx, pb, &r_host, b, scalars, n, (unsigned)window, variant, &err) != CUZK_OK) goto fail;
+                if (run_one(ctx, pb, glv_at, &r_host, b, scalars, n, (unsigned)window, variant, &err) != CUZK_OK)
+                    goto fail;
                 t_host[k] = gpu_ctx_last_ms(ctx);
             }
             const char *check = "-";
@@ -245,9 +261,10 @@ int bench_gpu_msm(int argc, char **argv)
             double md = bench_median(t_dev, runs), mh = bench_median(t_host, runs);
             printf("2^%-4llu %4u %12.2f %12.2f %10.1f %6s %s\n", (unsigned long long)lg,
                    pb       ? gpu_msm_bases_window(pb)
+                   : glv    ? gpu_msm_glv_window_bits(ctx, n)
                    : window ? (unsigned)window
                             : gpu_msm_window_bits(ctx, n),
-                   md, mh, (double)n / md / 1e3, check, vlist[vi].text);
+                   md, mh, (double)n / md / 1e3, check, glv ? "glv" : vlist[vi].text);
             fflush(stdout);
             variant_env(vlist[vi].text, 0);
         }
