@@ -168,6 +168,26 @@ static unsigned log_at_least(size_t n)
     return l;
 }
 
+/* GLV for the H MSM (gpu_tune.glv, uncapped only: a cap's plan has no room for the images): resident H is replaced
+ * by H and its n images under phi when the new buffer (2n bases, made from the resident copy before that is freed)
+ * takes at most half of the device memory free after every section's upload; the rest is the provers'. Else,
+ * or when it fails, H stays as it is. */
+static void glv_h(gpu_params *gp, size_t n)
+{
+    size_t free_b = 0, total_b = 0, need = 2 * n * sizeof(g1_affine_t);
+    gpu_buf *g = NULL;
+    cuzk_error ignored;
+    if (gpu_mem_get_info(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (need > free_b / 2) return;
+    if (gpu_msm_glv_upload(gp->ctx, &g, (const g1_affine_t *)gpu_buf_ptr(gp->h), n, &ignored) != CUZK_OK) return;
+    gpu_buf_free(gp->h);
+    gp->h = g;
+    gp->h_phi_at = n;
+}
+
 extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *params, gpu_params **out, cuzk_error *err)
 {
     if (out == NULL || params == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_params_upload: NULL");
@@ -206,17 +226,6 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
         /* Sections the plan keeps are uploaded (out of memory then is an error, which lets the caller evict
          * another parameter set and retry); the others are streamed. */
         if (!plan.resident[k]) continue;
-        /* GLV for the H MSM (uncapped only: the plan has no room for the images): H and its images under phi, or
-         * plain H when they do not fit. */
-        if (k == 0 && tune.glv && !pin.cap && len[0] > 0) {
-            st = gpu_msm_glv_upload(gp->ctx, buf[0], host[0], len[0], err);
-            if (st == CUZK_OK) {
-                gp->h_phi_at = len[0];
-                continue;
-            }
-            if (st != CUZK_ERR_NOMEM) break;
-            st = CUZK_OK;
-        }
         st = gpu_buf_upload(gp->ctx, buf[k], host[k], len[k] * P, err);
     }
     for (int k = 0; k < 4 && st == CUZK_OK; k++)
@@ -238,6 +247,7 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
         gp->b_g2_stream = 1;
         if (pin_streamed()) gp->pinned[4] = pin_section(params->b_g2, params->b_g2_len * sizeof(g2_affine_t));
     }
+    if (tune.glv && !pin.cap && gp->h != NULL) glv_h(gp, len[0]);
     *out = gp;
     return CUZK_OK;
 }
