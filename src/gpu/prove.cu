@@ -483,12 +483,21 @@ static size_t stream_piece(gpu_ctx *ctx, size_t point_bytes)
 typedef cuzk_status (*piece_fn)(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
                                 size_t len, cuzk_error *err);
 
+/* An MSM's scalars and, for GLV (phi_at > 0), where its bases' images are: phi_at after a piece's bases, wherever
+ * the piece starts. */
+typedef struct msm_arg {
+    const fr_t *scalars;
+    size_t phi_at;
+} msm_arg;
+
 static cuzk_status msm_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
                              size_t len, cuzk_error *err)
 {
+    const msm_arg *m = (const msm_arg *)arg;
     if (len > SPLIT_MIN && debug_take(&debug_fail_msm))
         return cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: MSM failed as if out of device memory");
-    return gpu_msm_g1(ctx, out, bases, (const fr_t *)arg + off, len, err);
+    if (m->phi_at) return gpu_msm_g1_glv(ctx, out, bases, m->phi_at, m->scalars + off, len, err);
+    return gpu_msm_g1(ctx, out, bases, m->scalars + off, len, err);
 }
 
 static cuzk_status batch_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
@@ -608,29 +617,11 @@ static cuzk_status in_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, piece_fn 
     return CUZK_OK;
 }
 
-/* A piece by GLV: the piece's images are phi_at after its bases, wherever the piece starts. */
-typedef struct glv_arg {
-    const fr_t *scalars;
-    size_t phi_at;
-} glv_arg;
-
-static cuzk_status msm_piece_glv(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
-                                 size_t len, cuzk_error *err)
-{
-    const glv_arg *g = (const glv_arg *)arg;
-    if (len > SPLIT_MIN && debug_take(&debug_fail_msm))
-        return cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: MSM failed as if out of device memory");
-    return gpu_msm_g1_glv(ctx, out, bases, g->phi_at, g->scalars + off, len, err);
-}
-
 /* out = sum_{i<n} scalars[i] * b[i] (scalars on the host or the device). */
 static cuzk_status msm_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const fr_t *scalars, size_t n, cuzk_error *err)
 {
-    if (b.resident && b.phi_at) {
-        glv_arg g = {scalars, b.phi_at};
-        return in_pieces(ctx, out, b, msm_piece_glv, &g, n, err);
-    }
-    return in_pieces(ctx, out, b, msm_piece, scalars, n, err);
+    msm_arg m = {scalars, b.resident ? b.phi_at : 0};
+    return in_pieces(ctx, out, b, msm_piece, &m, n, err);
 }
 
 /* out = sum of b[i] over the set bits i < n of mask (host). */
