@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Device check of GLV for the H MSM (CUZK_GPU_GLV=1), on the H200 machine, in under 9.5 minutes:
+# Device A/B of GLV for the H MSM (the default; CUZK_GPU_GLV=0 turns it off), on the H200 machine, in under 9.5
+# minutes:
 #   scripts/glv-device.sh            (logs under $OUT, else build-glv/logs)
 # 1. Builds (Release, sm_90, -j16) cuzk-bench, test_gpu_msm and test_gpu_prove; runs test_gpu_msm (test_msm_glv
-#    among its checks) and test_gpu_prove with CUZK_GPU_GLV=1.
+#    among its checks) and test_gpu_prove with GLV and with CUZK_GPU_GLV=0.
 # 2. cuzk-bench gpu-msm at 2^27, plain and --glv (device time, median of 5, each checked against the plain XYZZ MSM).
-# 3. cuzk-bench batch --circuit snap:32GiB -n 3 -j 2 with CUZK_GPU_GLV=1, then without (same call), then
-#    porep:32GiB -n 2 -j 2 --partition-workers 3 with it, while the time allows. No CUZK_GPU_PROFILE.
+# 3. cuzk-bench batch --circuit snap:32GiB -n 3 -j 2 with GLV, then without (same call), then
+#    porep:32GiB -n 2 -j 2 --partition-workers 3 the same two ways, while the time allows. No CUZK_GPU_PROFILE.
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build-glv
@@ -13,7 +14,7 @@ LOGDIR=${OUT:-$BUILD/logs}
 mkdir -p "$LOGDIR"
 export PATH=$PATH:/usr/local/cuda/bin
 T0=$(date +%s)
-END=555
+END=560
 elapsed() { echo $(($(date +%s) - T0)); }
 summary=()
 
@@ -32,15 +33,18 @@ run() { # name timeout command... : its rc and last line in the summary
     summary+=("$name: rc=$? in $(($(date +%s) - t0)) s: $(grep -E 'checks|^steady' "$LOGDIR/$name.log" | tail -1)")
 }
 run test_gpu_msm 90 "$BUILD/tests/test_gpu_msm"
-run test_gpu_prove-glv 60 env CUZK_GPU_GLV=1 "$BUILD/tests/test_gpu_prove"
+run test_gpu_prove 60 "$BUILD/tests/test_gpu_prove"
+run test_gpu_prove-glv0 60 env CUZK_GPU_GLV=0 "$BUILD/tests/test_gpu_prove"
 for v in "" --glv; do
     run "gpu-msm-27$v" 60 "$BUILD/cuzk-bench" gpu-msm --from 27 --log 27 --runs 5 --device-only --check $v
     grep -A1 "^points" "$LOGDIR/gpu-msm-27$v.log" | tail -1 | sed "s/^/  gpu-msm$v: /"
 done
 S=(--circuit snap:32GiB -n 3 -j 2)
-run snap-glv 115 env CUZK_GPU_GLV=1 "$BUILD/cuzk-bench" batch "${S[@]}"
+P=(--circuit porep:32GiB -n 2 -j 2 --partition-workers 3)
 run snap 115 "$BUILD/cuzk-bench" batch "${S[@]}"
-run porep-glv 130 env CUZK_GPU_GLV=1 "$BUILD/cuzk-bench" batch --circuit porep:32GiB -n 2 -j 2 --partition-workers 3
+run snap-glv0 115 env CUZK_GPU_GLV=0 "$BUILD/cuzk-bench" batch "${S[@]}"
+run porep 110 "$BUILD/cuzk-bench" batch "${P[@]}"
+run porep-glv0 110 env CUZK_GPU_GLV=0 "$BUILD/cuzk-bench" batch "${P[@]}"
 
 echo
 echo "== glv-device summary ($(elapsed) s) =="

@@ -45,9 +45,9 @@ done
 [ -x "$BUILD/tests/test_gpu_prove" ] &&
     run_test "test_gpu_prove (CUZK_GPU_TURN_SPLIT=0)" test_gpu_prove-split0 \
         env CUZK_GPU_TURN_SPLIT=0 "$BUILD/tests/test_gpu_prove"
-# The H MSM by GLV (CUZK_GPU_GLV=1: resident H with its images under phi).
+# The H MSM without GLV (CUZK_GPU_GLV=0: resident H alone, as under a cap).
 [ -x "$BUILD/tests/test_gpu_prove" ] &&
-    run_test "test_gpu_prove (CUZK_GPU_GLV=1)" test_gpu_prove-glv env CUZK_GPU_GLV=1 "$BUILD/tests/test_gpu_prove"
+    run_test "test_gpu_prove (CUZK_GPU_GLV=0)" test_gpu_prove-glv0 env CUZK_GPU_GLV=0 "$BUILD/tests/test_gpu_prove"
 
 bench="$BUILD/cuzk-bench"
 if "$bench" gpu-ntt --help >/dev/null 2>&1; then

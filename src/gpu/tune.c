@@ -27,6 +27,7 @@ void gpu_tune_defaults(gpu_tune *t)
     t->overlap = 1;
     t->turns = 1;
     t->turn_split = 1;
+    t->glv = 1;
 }
 
 static unsigned tune_bits(const char *e, unsigned def)
@@ -67,7 +68,7 @@ void gpu_tune_from_env(gpu_tune *t)
         int s = atoi(e);
         t->msm_share = s < 1 || s > 16 ? 4u : (unsigned)s;
     }
-    if ((e = getenv("CUZK_GPU_GLV")) != NULL) t->glv = strcmp(e, "1") == 0;
+    t->glv = tune_off_by_zero(getenv("CUZK_GPU_GLV"), t->glv);
     if ((e = getenv("CUZK_GPU_BATCH")) != NULL) t->batch = tune_path(e, 0);
     if ((e = getenv("CUZK_GPU_G2")) != NULL) t->g2 = tune_path(e, 0);
     t->g2_tail = tune_bits(getenv("CUZK_GPU_G2_TAIL"), t->g2_tail);

@@ -15,7 +15,7 @@ static void check_defaults(const gpu_tune *t)
     CHECK(t->ntt_variant[0] == 0 && t->abc_variant[0] == 0 && t->host_alloc_cuda == 0);
     CHECK(t->bases_stream == 0 && t->pin_streamed == 1 && t->stream_chunk == ((size_t)1 << 24));
     CHECK(t->overlap == 1 && t->turns == 1 && t->memory_limit == 0);
-    CHECK(t->turn_split == 1 && t->glv == 0);
+    CHECK(t->turn_split == 1 && t->glv == 1);
 }
 
 int main(void)
@@ -44,7 +44,7 @@ int main(void)
     setenv("CUZK_GPU_MSM_INV", "fermat", 1);
     setenv("CUZK_GPU_MSM_EARLY", "0", 1);
     setenv("CUZK_GPU_MSM_SHARE", "17", 1);
-    setenv("CUZK_GPU_GLV", "1", 1);
+    setenv("CUZK_GPU_GLV", "0", 1);
     setenv("CUZK_GPU_BATCH", "affine", 1);
     setenv("CUZK_GPU_G2", "xyzz", 1);
     setenv("CUZK_GPU_G2_TAIL", "-3", 1);
@@ -66,12 +66,12 @@ int main(void)
     CHECK(strcmp(t.ntt_variant, "r4x256b2cf") == 0 && strcmp(t.abc_variant, "hybrid") == 0);
     CHECK(t.host_alloc_cuda == 1 && t.bases_stream == 1 && t.pin_streamed == 0 && t.stream_chunk == 192);
     CHECK(t.overlap == 0 && t.turns == 0 && t.memory_limit == (size_t)16 << 30);
-    CHECK(t.turn_split == 0 && t.glv == 1);
+    CHECK(t.turn_split == 0 && t.glv == 0);
 
     /* Values that are not the forcing ones leave the default in place; a chunk under 64 points becomes 64. */
     setenv("CUZK_GPU_MSM", "bogus", 1);
     setenv("CUZK_GPU_MSM_SHARE", "2", 1);
-    setenv("CUZK_GPU_GLV", "yes", 1); /* only "1" turns it on */
+    setenv("CUZK_GPU_GLV", "yes", 1); /* only "0" turns it off */
     setenv("CUZK_GPU_MSM_EARLY", "yes", 1);
     setenv("CUZK_GPU_STREAM_CHUNK", "5", 1);
     setenv("CUZK_GPU_OVERLAP", "1", 1);
@@ -81,7 +81,7 @@ int main(void)
     t = gpu_tune_get();
     CHECK(t.memory_limit == 0 && t.turn_split == 1);
     CHECK(t.msm == GPU_TUNE_AUTO && t.msm_forced == 1 && t.msm_share == 2 && t.msm_early == 0);
-    CHECK(t.stream_chunk == 64 && t.overlap == 1 && t.glv == 0);
+    CHECK(t.stream_chunk == 64 && t.overlap == 1 && t.glv == 1);
 
     /* Sizes as CUZK_GPU_MEMORY_LIMIT and --gpu-memory-limit take them. */
     static const struct {
