@@ -70,6 +70,13 @@ void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, i
     out->overlap = out->fits;
 }
 
+int gpu_plan_glv(size_t total, size_t cap, size_t held, size_t h_bytes, size_t free_b)
+{
+    if (cap || h_bytes == 0 || h_bytes > (size_t)-1 / 2) return 0;
+    double after = (double)held + (double)h_bytes;
+    return after <= GPU_PLAN_RESIDENT_SHARE * (double)total && 2 * h_bytes <= free_b / 2;
+}
+
 int gpu_plan_abc_on_device(size_t device_bytes)
 {
     return device_bytes >= GPU_PLAN_ABC_DEVICE_MIN;

@@ -69,6 +69,13 @@ typedef struct gpu_plan_part {
 /* three_ok: a, b, c come from the host in the bellperson form (the three-vector H applies). */
 void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, int three_ok, gpu_plan_part *out);
 
+/* Whether resident H (h_bytes on the device) also keeps its images under phi for GLV (prove.cu glv_h): uncapped
+ * only, since a cap's plan has no room for them. The images are resident bases like the others: everything the
+ * backend holds on the device with them (held, H and the other parameter sets included) stays within
+ * GPU_PLAN_RESIDENT_SHARE of the device, so that a second set on the device does not eat the proving's scratch.
+ * The new buffer (H and its images, 2 h_bytes, made beside the old H) takes at most half of the memory free. */
+int gpu_plan_glv(size_t total, size_t cap, size_t held, size_t h_bytes, size_t free_b);
+
 /* Where a, b, c are evaluated when the configuration leaves it open (engine_open's abc_on_device -1): on the
  * device when it holds at least GPU_PLAN_ABC_DEVICE_MIN bytes (min(real total, cap)), else on the host. A 32 GiB
  * PoRep partition evaluated on the device needs its H step's 4 domain vectors of 2^27 (16 GiB) beside the

@@ -168,20 +168,19 @@ static unsigned log_at_least(size_t n)
     return l;
 }
 
-/* GLV for the H MSM (gpu_tune.glv, uncapped only: a cap's plan has no room for the images): resident H is replaced
- * by H and its n images under phi when the new buffer (2n bases, made from the resident copy before that is freed)
- * takes at most half of the device memory free after every section's upload; the rest is the provers'. Else,
- * or when it fails, H stays as it is. */
-static void glv_h(gpu_params *gp, size_t n)
+/* GLV for the H MSM (gpu_tune.glv): resident H is replaced by H and its n images under phi (made from the resident
+ * copy before that is freed) when gpu_plan_glv allows it after every section's upload; else, or when it fails, H
+ * stays as it is. */
+static void glv_h(gpu_params *gp, int device, size_t cap, size_t n)
 {
-    size_t free_b = 0, total_b = 0, need = 2 * n * sizeof(g1_affine_t);
+    size_t free_b = 0, total_b = 0;
     gpu_buf *g = NULL;
     cuzk_error ignored;
     if (gpu_mem_get_info(&free_b, &total_b) != cudaSuccess) {
         (void)cudaGetLastError();
         return;
     }
-    if (need > free_b / 2) return;
+    if (!gpu_plan_glv(total_b, cap, gpu_mem_live(device), n * sizeof(g1_affine_t), free_b)) return;
     if (gpu_msm_glv_upload(gp->ctx, &g, (const g1_affine_t *)gpu_buf_ptr(gp->h), n, &ignored) != CUZK_OK) return;
     gpu_buf_free(gp->h);
     gp->h = g;
@@ -247,7 +246,7 @@ extern "C" cuzk_status gpu_params_upload(int device, const groth16_params *param
         gp->b_g2_stream = 1;
         if (pin_streamed()) gp->pinned[4] = pin_section(params->b_g2, params->b_g2_len * sizeof(g2_affine_t));
     }
-    if (tune.glv && !pin.cap && gp->h != NULL) glv_h(gp, len[0]);
+    if (tune.glv && gp->h != NULL) glv_h(gp, device, pin.cap, len[0]);
     *out = gp;
     return CUZK_OK;
 }

@@ -42,8 +42,9 @@ typedef struct gpu_tune {
      * memory (partition workers and the overlapped H MSM share the device). */
     unsigned msm_share;
     /* CUZK_GPU_GLV=0 turns it off, default 1: resident H bases keep their images under phi beside them (+96 bytes a
-     * base, uncapped only) and the H MSM splits its scalars (glv.h): 6 windows of 22 bits over 2n points instead of
-     * 13 of 20 over n (2^27: 633.26 against 674.03 ms; SnapDeals 32 GiB 0.993 against 1.031 s a partition). */
+     * base; uncapped, when plan.h's gpu_plan_glv allows) and the H MSM splits its scalars (glv.h): 6 windows of 22
+     * bits over 2n points instead of 13 of 20 over n (2^27: 633.26 against 674.03 ms; SnapDeals 32 GiB 0.993
+     * against 1.031 s a partition). */
     int glv;
     /* CUZK_GPU_BATCH=xyzz|affine, default AUTO: the G1 batch addition is affine from 2^20 selected bases. */
     gpu_tune_path batch;

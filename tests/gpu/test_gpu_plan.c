@@ -1,7 +1,7 @@
 /* The prover's device-memory plan (src/gpu/plan.c): uncapped it is the old rule (G1 sections in order while they
  * fit 3/4 of the device, B_G2 tried); under a cap it reserves a partition's 5 domain vectors, puts B_G2 first, skips
- * sections that do not fit and never passes the cap; the partition's decisions follow the room left. Random caps
- * (seeded) check the invariants. Needs no GPU. */
+ * sections that do not fit and never passes the cap; the partition's decisions follow the room left; GLV's images
+ * of H stay within the uncapped share. Random caps (seeded) check the invariants. Needs no GPU. */
 #include <string.h>
 
 #include "testutil.h"
@@ -46,6 +46,23 @@ int main(void)
     in.stream_all = 1;
     gpu_plan_bases(&in, &p);
     CHECK(!p.resident[0] && !p.resident[1] && !p.resident[2] && !p.resident[3] && p.b_g2_resident);
+
+    /* GLV's images of H: within 3/4 of the device with everything held, the new buffer within half of the free
+     * memory, never under a cap. A 32 GiB PoRep alone on the H200 (141 GiB: 47 GiB of bases and 6 of matrices
+     * held, H 12 GiB, 88 free) keeps them; a SnapDeals set uploaded after it (105 GiB held then, 36 free) does not,
+     * and neither does a set whose images would pass 3/4 of the device with room to make them. */
+    CHECK(gpu_plan_glv(141 * GIB, 0, 53 * GIB, 12 * GIB, 88 * GIB));
+    CHECK(!gpu_plan_glv(141 * GIB, 0, 105 * GIB, 12 * GIB, 36 * GIB));
+    CHECK(!gpu_plan_glv(141 * GIB, 0, 100 * GIB, 6 * GIB, 40 * GIB));
+    CHECK(!gpu_plan_glv(141 * GIB, 24 * GIB, 1 * GIB, 1 * GIB, 20 * GIB));
+    CHECK(!gpu_plan_glv(141 * GIB, 0, 53 * GIB, 12 * GIB, 48 * GIB - 1)); /* 24 GiB of buffer, 47.99 free */
+    CHECK(gpu_plan_glv(141 * GIB, 0, 53 * GIB, 12 * GIB, 48 * GIB));
+    CHECK(!gpu_plan_glv(141 * GIB, 0, 0, 0, 88 * GIB));
+    CHECK(!gpu_plan_glv(141 * GIB, 0, 0, (size_t)-1 / 2 + 1, (size_t)-1)); /* no wrap of 2 h_bytes */
+    CHECK(!gpu_plan_glv(0, 0, 0, 1, (size_t)-1));
+    /* The share's edge: held + images exactly 3/4 of the device, and a byte over. */
+    CHECK(gpu_plan_glv(100 * GIB, 0, 70 * GIB, 5 * GIB, 20 * GIB));
+    CHECK(!gpu_plan_glv(100 * GIB, 0, 70 * GIB + 1, 5 * GIB, 20 * GIB));
 
     /* Where a, b, c go by default: a 24 GB card (23.99 GiB as an RTX 4090 reports it) and the H200 on the device,
      * 16 and 20 GB cards on the host. */
