@@ -71,15 +71,6 @@ size_t gpu_buf_size(const gpu_buf *buf);
 size_t gpu_mem_live(int device);
 size_t gpu_mem_peak(int device);
 void gpu_mem_reset_peak(int device);
-/* The turn reserve (the prover's turn in two stages under a memory cap, prove.cu): bytes of device kept for the
- * allocations of the thread that holds the device's turn (the next prover's H step), so that the MSMs running
- * beside it size their pieces and scratch from the rest. Every other thread's allocations and free figures
- * (gpu_mem_get_info) leave the reserve less what the holder holds from it now; the holder's own are only
- * capped. gpu_mem_turn_reserve(device, 0) ends it. gpu_mem_turn_holder(device) marks the calling thread as the
- * holder of device's turn (-1: of none). */
-void gpu_mem_turn_reserve(int device, size_t bytes);
-size_t gpu_mem_turn_reserved(int device);
-void gpu_mem_turn_holder(int device);
 /* Allocates bytes on device through the backend's seam and frees them again: CUZK_ERR_NOMEM when they do not fit
  * (the device's memory, or the cap gpu_tune.memory_limit). For tests and checks. */
 cuzk_status gpu_mem_try_alloc(int device, size_t bytes, cuzk_error *err);

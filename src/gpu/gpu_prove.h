@@ -138,9 +138,6 @@ unsigned gpu_debug_fail_h_steps(unsigned count);
 /* Test hook: the next `count` G1 MSMs of the prover over more than 4096 points fail once as if the device were out of
  * memory, so that they are done in halves. Returns the count still pending before this call. */
 unsigned gpu_debug_fail_msm_pieces(unsigned count);
-/* Test hook: how many times a prover under a memory cap let the next one's H step run beside its MSMs (the turn
- * in two stages, gpu_plan_part.split). */
-unsigned gpu_debug_turn_splits(void);
 
 #ifdef __cplusplus
 }

@@ -11,18 +11,12 @@ namespace {
 struct mem_entry {
     size_t bytes;
     int device;
-    unsigned turn; /* the turn reserve's epoch it was drawn from (0: not the turn holder's) */
 };
 std::mutex mem_mu;
 /* Every live allocation made through the seam. A map (not a header before each block) because the pointers are
  * handed to CUDA, cub and kernels as they are. */
 std::unordered_map<void *, mem_entry> mem_live_map;
 size_t mem_held[MEM_DEVICES], mem_peak_b[MEM_DEVICES];
-/* The turn reserve (gpu_mem_turn_reserve): bytes kept for the allocations of the thread that holds the device's
- * turn, less what that thread holds now from them (turn_live, counting the entries of the reserve's epoch). */
-size_t mem_turn_bytes[MEM_DEVICES], mem_turn_live[MEM_DEVICES];
-unsigned mem_turn_epoch[MEM_DEVICES];
-thread_local int mem_turn_thread = -1; /* the device whose turn this thread holds (gpu_mem_turn_holder) */
 
 int mem_device(void)
 {
@@ -34,50 +28,28 @@ int mem_device(void)
     return d;
 }
 
-/* The bytes of device's turn reserve that the calling thread must leave free: none for the turn's holder. Under
- * mem_mu. */
-size_t mem_kept(int device)
+/* Reserves bytes on device against cap (0: none); 0 when that would pass it. Under mem_mu. */
+int mem_reserve(int device, size_t bytes, size_t cap)
 {
-    if (device < 0 || device >= MEM_DEVICES || mem_turn_thread == device) return 0;
-    return mem_turn_bytes[device] > mem_turn_live[device] ? mem_turn_bytes[device] - mem_turn_live[device] : 0;
-}
-
-/* Reserves bytes on device against cap (0: none) less what the turn reserve keeps from the calling thread; 0 when
- * that would pass it. *turn: the reserve's epoch when the caller holds the turn (its bytes count in turn_live), else
- * 0. Under mem_mu. */
-int mem_reserve(int device, size_t bytes, size_t cap, unsigned *turn)
-{
-    *turn = 0;
     if (device < 0 || device >= MEM_DEVICES) return 1;
-    if (cap) {
-        size_t kept = mem_kept(device), limit = cap > kept ? cap - kept : 0;
-        if (bytes > limit || mem_held[device] > limit - bytes) return 0;
-    }
-    if (mem_turn_thread == device) {
-        *turn = mem_turn_epoch[device];
-        mem_turn_live[device] += bytes;
-    }
+    if (cap && (bytes > cap || mem_held[device] > cap - bytes)) return 0;
     mem_held[device] += bytes;
     if (mem_held[device] > mem_peak_b[device]) mem_peak_b[device] = mem_held[device];
     return 1;
 }
 
-void mem_unreserve(int device, size_t bytes, unsigned turn)
+void mem_unreserve(int device, size_t bytes)
 {
-    if (device < 0 || device >= MEM_DEVICES) return;
-    mem_held[device] -= bytes < mem_held[device] ? bytes : mem_held[device];
-    if (turn != 0 && turn == mem_turn_epoch[device])
-        mem_turn_live[device] -= bytes < mem_turn_live[device] ? bytes : mem_turn_live[device];
+    if (device >= 0 && device < MEM_DEVICES) mem_held[device] -= bytes < mem_held[device] ? bytes : mem_held[device];
 }
 
 template <class Alloc> cudaError_t mem_alloc(void **p, size_t bytes, Alloc alloc)
 {
     int device = mem_device();
     size_t cap = gpu_mem_cap();
-    unsigned turn = 0;
     {
         std::lock_guard<std::mutex> lk(mem_mu);
-        if (!mem_reserve(device, bytes, cap, &turn)) {
+        if (!mem_reserve(device, bytes, cap)) {
             *p = NULL;
             return cudaErrorMemoryAllocation;
         }
@@ -85,14 +57,14 @@ template <class Alloc> cudaError_t mem_alloc(void **p, size_t bytes, Alloc alloc
     cudaError_t e = alloc(p, bytes);
     std::lock_guard<std::mutex> lk(mem_mu);
     if (e != cudaSuccess || *p == NULL) {
-        mem_unreserve(device, bytes, turn);
+        mem_unreserve(device, bytes);
         return e;
     }
     try {
-        mem_live_map[*p] = mem_entry{bytes, device, turn};
+        mem_live_map[*p] = mem_entry{bytes, device};
     } catch (...) {
         /* No host memory for the map's node: the allocation is given back, as if the device were full. */
-        mem_unreserve(device, bytes, turn);
+        mem_unreserve(device, bytes);
         (void)cudaFree(*p);
         *p = NULL;
         return cudaErrorMemoryAllocation;
@@ -107,7 +79,7 @@ void mem_forget(void *p)
     std::lock_guard<std::mutex> lk(mem_mu);
     auto it = mem_live_map.find(p);
     if (it == mem_live_map.end()) return;
-    mem_unreserve(it->second.device, it->second.bytes, it->second.turn);
+    mem_unreserve(it->second.device, it->second.bytes);
     mem_live_map.erase(it);
 }
 
@@ -115,15 +87,6 @@ size_t mem_held_on(int device)
 {
     std::lock_guard<std::mutex> lk(mem_mu);
     return device >= 0 && device < MEM_DEVICES ? mem_held[device] : 0;
-}
-
-/* What the calling thread may still take on device under cap: cap - held - the turn reserve it must leave. */
-size_t mem_left_on(int device, size_t cap)
-{
-    std::lock_guard<std::mutex> lk(mem_mu);
-    if (device < 0 || device >= MEM_DEVICES) return cap;
-    size_t used = mem_held[device] + mem_kept(device);
-    return cap > used ? cap - used : 0;
 }
 } // namespace
 
@@ -168,7 +131,8 @@ cudaError_t gpu_mem_get_info(size_t *free_b, size_t *total_b)
     f += reserved > used ? (size_t)(reserved - used) : 0;
     size_t cap = gpu_mem_cap();
     if (cap) {
-        size_t left = mem_left_on(device, cap);
+        size_t held = mem_held_on(device);
+        size_t left = cap > held ? cap - held : 0;
         if (t > cap) t = cap;
         if (f > left) f = left;
     }
@@ -187,26 +151,6 @@ cudaError_t gpu_mem_free_for_scratch(int device, size_t *free_b)
 extern "C" size_t gpu_mem_live(int device)
 {
     return mem_held_on(device);
-}
-
-extern "C" void gpu_mem_turn_reserve(int device, size_t bytes)
-{
-    std::lock_guard<std::mutex> lk(mem_mu);
-    if (device < 0 || device >= MEM_DEVICES) return;
-    if (++mem_turn_epoch[device] == 0) mem_turn_epoch[device] = 1; /* 0 marks entries of no reserve */
-    mem_turn_bytes[device] = bytes;
-    mem_turn_live[device] = 0;
-}
-
-extern "C" size_t gpu_mem_turn_reserved(int device)
-{
-    std::lock_guard<std::mutex> lk(mem_mu);
-    return device >= 0 && device < MEM_DEVICES ? mem_turn_bytes[device] : 0;
-}
-
-extern "C" void gpu_mem_turn_holder(int device)
-{
-    mem_turn_thread = device;
 }
 
 extern "C" size_t gpu_mem_peak(int device)

@@ -54,7 +54,7 @@ void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, i
     memset(out, 0, sizeof *out);
     out->need = sat_mul(v, 4);
     if (!cap) {
-        out->fits = out->witness_early = out->overlap = out->split = 1;
+        out->fits = out->witness_early = out->overlap = 1;
         return;
     }
     out->ntt_three = three_ok != 0;
@@ -68,12 +68,6 @@ void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, i
      * MSM's and the other queries' pieces and scratch side by side (each sizes its pieces and scratch from the
      * memory free when it starts, prove.cu and msm.cu). */
     out->overlap = out->fits;
-    double split_need = (double)out->need + (1.0 + GPU_PLAN_SPLIT_ROOM_V) * (double)v;
-    out->split = out->fits && split_need <= (double)room;
-    if (out->split) {
-        out->reserve = out->need;
-        out->witness_early = 0;
-    }
 }
 
 int gpu_plan_glv(size_t total, size_t cap, size_t held, size_t h_bytes, size_t free_b)

@@ -17,12 +17,6 @@
  * - the H MSM overlaps the other queries wherever the H step fits: after it only the H scalars (1V) of its 3V or
  *   4V are held, and the MSMs size their pieces and scratch from the memory then free;
  * - the witness waits for the device's turn when 1V more than the H step does not fit beside the resident bases;
- * - the turn in two stages (the next prover's H step beside this one's MSMs) where that H step (as large as this
- *   one's), this partition's H scalars and GPU_PLAN_SPLIT_ROOM_V more vectors for the MSMs' pieces and scratch fit
- *   beside what is held: the H step's bytes are then kept for the next prover (gpu_mem_turn_reserve) while the
- *   MSMs run, and the witness goes up in the turn, from that reserve. At 2^27 a 24 GiB cap splits with a, b, c
- *   from the host (3V + 1V + 1.5V = 22 GiB), not with them evaluated on the device (4V + 1V + 1.5V beside the
- *   matrices' 5.55 GiB);
  * - when even the H step does not fit, the partition cannot be proved under the cap: CUZK_ERR_NOMEM before any
  *   work. */
 #ifndef CUZK_GPU_PLAN_H
@@ -69,14 +63,8 @@ typedef struct gpu_plan_part {
     int overlap;       /* 1: the H MSM may overlap the other queries */
     int ntt_in_place;  /* 1: the H NTTs run in the device a, b, c buffers (no copies into their own) */
     int ntt_three;     /* 1: a, b, c come from the host and the H step keeps three vectors (gpu_ntt_h_device_3) */
-    int split;         /* 1: the next prover's H step may run beside this partition's MSMs (the turn in two stages) */
     size_t need;       /* the H step's peak: 4V, or 3V with ntt_three (bytes) */
-    size_t reserve;    /* under a cap with split: the bytes kept for the next prover's H step (need) */
 } gpu_plan_part;
-
-/* Domain vectors left to the MSMs' pieces and scratch beside the next prover's H step before the turn splits under
- * a cap: fewer would leave the streamed pieces too small to gain (a guess, measured only at 24 GiB). */
-#define GPU_PLAN_SPLIT_ROOM_V 1.5
 
 /* three_ok: a, b, c come from the host in the bellperson form (the three-vector H applies). */
 void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, int three_ok, gpu_plan_part *out);

@@ -38,12 +38,9 @@ static pthread_rwlock_t gate[GATE_DEVICES];
  * upload, up to the end of prove_start), so that one's upload and host work overlap another's compute while the
  * compute itself runs alone (side by side two whole partitions only slow each other down). The turn has two
  * stages, taken in this order: turn (a, b, c and the H NTTs) and turn_msm (the MSMs); with gpu_tune.turn_split
- * a prover lets go of turn once it holds turn_msm, so that the next prover's NTTs (memory bound) run beside its
- * MSMs (compute bound). Under a memory cap only where the partition's plan has room for the next H step
- * (gpu_plan_part.split): its bytes are then kept for the holder of turn (gpu_mem_turn_reserve) until that prover
- * reaches its MSMs or this one leaves, so that the MSMs' pieces and scratch are sized from the rest; an H step that
- * still runs out waits for the MSMs by the gate's exclusive retry. Taken outside the gate (a prover waiting for its
- * turn holds no gate, so an exclusive retry never waits on it). */
+ * and no memory cap a prover lets go of turn once it holds turn_msm, so that the next prover's NTTs (memory
+ * bound) run beside its MSMs (compute bound). Taken outside the gate (a prover waiting for its turn holds no gate,
+ * so an exclusive retry never waits on it). */
 static pthread_mutex_t turn[GATE_DEVICES], turn_msm[GATE_DEVICES];
 static pthread_once_t gate_once = PTHREAD_ONCE_INIT;
 
@@ -289,10 +286,7 @@ struct gpu_prover {
     int turns;               /* take the device's turn (CUZK_GPU_TURN=0: no) */
     int in_turn;             /* this prover holds its device's turn (the NTTs' stage) */
     int in_turn_msm;         /* this prover holds its device's MSM stage of the turn */
-    int turn_reserved;       /* this prover set its device's turn reserve (gpu_mem_turn_reserve) */
 };
-
-static unsigned turn_splits; /* gpu_debug_turn_splits */
 
 static void turn_enter(gpu_prover *pv)
 {
@@ -301,27 +295,18 @@ static void turn_enter(gpu_prover *pv)
     pthread_once(&gate_once, gate_init);
     pthread_mutex_lock(&turn[d]);
     pv->in_turn = 1;
-    gpu_mem_turn_holder(d);
 }
 
-/* From the NTTs' stage of the turn to the MSMs': the reserve kept for this prover's H step ended, the MSM stage
- * taken, the first stage let go when they may overlap (gpu_tune.turn_split, and under a memory cap the plan's
- * split, with its reserve kept for the next prover). */
-static void turn_to_msms(gpu_prover *pv, const gpu_plan_part *part)
+/* From the NTTs' stage of the turn to the MSMs': the MSM stage taken, the first let go when the stages may overlap
+ * (gpu_tune.turn_split without a memory cap: under one the next prover's H step would not fit beside the MSMs). */
+static void turn_to_msms(gpu_prover *pv)
 {
     if (!pv->in_turn) return;
     int d = pv->ctx->device;
-    gpu_tune tune = gpu_tune_get();
-    gpu_mem_turn_holder(-1);
-    if (tune.memory_limit) gpu_mem_turn_reserve(d, 0);
     pthread_mutex_lock(&turn_msm[d]);
     pv->in_turn_msm = 1;
-    if (tune.turn_split && part->split) {
-        if (tune.memory_limit) {
-            gpu_mem_turn_reserve(d, part->reserve);
-            pv->turn_reserved = 1;
-            __atomic_add_fetch(&turn_splits, 1, __ATOMIC_RELAXED);
-        }
+    gpu_tune tune = gpu_tune_get();
+    if (tune.turn_split && !tune.memory_limit) {
         pv->in_turn = 0;
         pthread_mutex_unlock(&turn[d]);
     }
@@ -329,26 +314,14 @@ static void turn_to_msms(gpu_prover *pv, const gpu_plan_part *part)
 
 static void turn_leave(gpu_prover *pv)
 {
-    int d = pv->ctx->device;
-    if (pv->turn_reserved) {
-        /* Still this prover's: the next one sets its own only once it holds turn_msm. */
-        pv->turn_reserved = 0;
-        gpu_mem_turn_reserve(d, 0);
-    }
     if (pv->in_turn_msm) {
         pv->in_turn_msm = 0;
-        pthread_mutex_unlock(&turn_msm[d]);
+        pthread_mutex_unlock(&turn_msm[pv->ctx->device]);
     }
     if (pv->in_turn) {
         pv->in_turn = 0;
-        gpu_mem_turn_holder(-1);
-        pthread_mutex_unlock(&turn[d]);
+        pthread_mutex_unlock(&turn[pv->ctx->device]);
     }
-}
-
-extern "C" unsigned gpu_debug_turn_splits(void)
-{
-    return __atomic_load_n(&turn_splits, __ATOMIC_RELAXED);
 }
 
 static cuzk_status prover_create(int device, int urgent, gpu_prover **out, cuzk_error *err)
@@ -1101,13 +1074,12 @@ static cuzk_status plan_partition(gpu_prover *pv, const gpu_params *gp, const ab
     if (tune.profile)
         fprintf(stderr,
                 "gpu plan: partition 2^%u on device %d: H step %.2f GiB beside %.2f GiB held of %.2f GiB: %s; witness "
-                "%s; H MSM %s; NTTs %s; turn %s\n",
+                "%s; H MSM %s; NTTs %s\n",
                 d->log_m, pv->ctx->device, (double)part->need / (1 << 30), (double)held / (1 << 30),
                 (double)total_b / (1 << 30), part->fits ? "fits" : "does not fit",
                 part->witness_early ? "before the turn" : "in the turn",
                 part->overlap && pv->overlap ? "overlapped" : "not overlapped",
-                part->ntt_three ? "in three vectors, a, b, c from the host" : "in place in the device a, b, c",
-                part->split && tune.turn_split ? "in two stages (the next H step's bytes kept)" : "in one stage");
+                part->ntt_three ? "in three vectors, a, b, c from the host" : "in place in the device a, b, c");
     if (!part->fits)
         return cuzk_error_set(err, CUZK_ERR_NOMEM,
                               "gpu prove: the H step of a 2^%u partition needs %zu bytes on device %d, but under the "
@@ -1181,7 +1153,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);
     if (st != CUZK_OK) return st;
-    turn_to_msms(pv, &part);
+    turn_to_msms(pv);
     double total = 0, compute = 0;
     gpu_ntt_last_ms(pv->plan, &total, &compute);
     /* The staged copies end before the plan's first event: their wall time plus the plan's own copies. (From a

@@ -49,14 +49,6 @@ size_t gpu_mem_peak(int device)
 }
 void gpu_mem_reset_peak(int device)
 {}
-void gpu_mem_turn_reserve(int device, size_t bytes)
-{}
-size_t gpu_mem_turn_reserved(int device)
-{
-    return 0;
-}
-void gpu_mem_turn_holder(int device)
-{}
 cuzk_status gpu_mem_try_alloc(int device, size_t bytes, cuzk_error *err)
 {
     return NO_CUDA(err);
@@ -390,10 +382,6 @@ unsigned gpu_debug_fail_h_steps(unsigned count)
     return 0;
 }
 unsigned gpu_debug_fail_msm_pieces(unsigned count)
-{
-    return 0;
-}
-unsigned gpu_debug_turn_splits(void)
 {
     return 0;
 }

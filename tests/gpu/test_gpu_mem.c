@@ -3,10 +3,8 @@
  * synthetic partition (2^CUZK_TEST_MEM_K constraints, default 20) proves byte for byte as without a cap, from the
  * device's matrices (NTTs in place) and from host a, b, c (the three-vector H), under a cap of 1.5 GiB and one of the
  * plan's work + the matrices + 96 MiB (B_G2 and most bases streamed in pieces) while the bytes the backend holds
- * never pass the cap (gpu_mem_peak); two provers side by side under the 1.5 GiB cap split their turns (the next H
- * step beside the MSMs, from the turn reserve) and prove the same bytes. The turn reserve's accounting. A cap below
- * the partition's H step fails before any work with CUZK_ERR_NOMEM. Prints the seam's cost per allocation. Skips (77) without a GPU. */
-#include <pthread.h>
+ * never pass the cap (gpu_mem_peak). A cap below the partition's H step fails before any work with
+ * CUZK_ERR_NOMEM. Prints the seam's cost per allocation. Skips (77) without a GPU. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,53 +58,6 @@ static void test_alloc_cap(void)
     set_cap(0);
     st = gpu_mem_try_alloc(0, (size_t)512 << 20, &err);
     CHECK_MSG(st == CUZK_OK, "512 MiB without a cap: %s", err.msg);
-}
-
-/* The turn reserve: other threads' allocations and free figures leave it, less what the turn's holder holds from
- * it; the holder's own allocations are only capped; a reserve of 0 ends it. */
-static void test_turn_reserve(void)
-{
-    const size_t MiB = (size_t)1 << 20;
-    cuzk_error err = {0};
-    gpu_ctx *ctx = NULL;
-    gpu_buf *held = NULL;
-    void *host = calloc(1, 128 * MiB);
-    CHECK(host != NULL && gpu_ctx_create(&ctx, 0, &err) == CUZK_OK);
-    if (host == NULL || ctx == NULL) goto out;
-    size_t base = gpu_mem_live(0);
-    set_cap(base + 256 * MiB);
-    gpu_mem_turn_reserve(0, 192 * MiB);
-    CHECK(gpu_mem_turn_reserved(0) == 192 * MiB);
-    CHECK_MSG(gpu_mem_try_alloc(0, 96 * MiB, &err) == CUZK_ERR_NOMEM, "96 MiB beside a 192 MiB reserve of 256");
-    CHECK_MSG(gpu_mem_try_alloc(0, 48 * MiB, &err) == CUZK_OK, "48 MiB beside the reserve: %s", err.msg);
-    gpu_device_info info;
-    CHECK(gpu_device_get_info(0, &info, &err) == CUZK_OK && info.free_mem <= 64 * MiB);
-    /* The holder draws on the reserve: 128 MiB of it held leaves 64 kept and 64 free to the others. */
-    gpu_mem_turn_holder(0);
-    CHECK_MSG(gpu_mem_try_alloc(0, 224 * MiB, &err) == CUZK_OK, "the holder's 224 MiB: %s", err.msg);
-    CHECK(gpu_buf_upload(ctx, &held, host, 128 * MiB, &err) == CUZK_OK);
-    gpu_mem_turn_holder(-1);
-    CHECK_MSG(gpu_mem_try_alloc(0, 96 * MiB, &err) == CUZK_ERR_NOMEM, "96 MiB with 64 kept and 128 held");
-    CHECK_MSG(gpu_mem_try_alloc(0, 48 * MiB, &err) == CUZK_OK, "48 MiB with 64 kept and 128 held: %s", err.msg);
-    /* Freed, the holder's bytes go back to the reserve; a new reserve does not count the old holder's. */
-    gpu_buf_free(held);
-    held = NULL;
-    CHECK(gpu_mem_try_alloc(0, 96 * MiB, &err) == CUZK_ERR_NOMEM);
-    gpu_mem_turn_holder(0);
-    CHECK(gpu_buf_upload(ctx, &held, host, 128 * MiB, &err) == CUZK_OK);
-    gpu_mem_turn_holder(-1);
-    gpu_mem_turn_reserve(0, 64 * MiB);
-    CHECK_MSG(gpu_mem_try_alloc(0, 96 * MiB, &err) == CUZK_ERR_NOMEM, "96 MiB beside 128 held and 64 kept");
-    CHECK_MSG(gpu_mem_try_alloc(0, 48 * MiB, &err) == CUZK_OK, "48 MiB beside 128 held and 64 kept: %s", err.msg);
-    gpu_buf_free(held);
-    held = NULL;
-    gpu_mem_turn_reserve(0, 0);
-    CHECK_MSG(gpu_mem_try_alloc(0, 224 * MiB, &err) == CUZK_OK, "224 MiB without a reserve: %s", err.msg);
-    set_cap(0);
-out:
-    gpu_buf_free(held);
-    gpu_ctx_destroy(ctx);
-    free(host);
 }
 
 /* The seam's cost: ns per stream-ordered allocation + free through it (the map and its mutex) and raw. */
@@ -207,49 +158,6 @@ static void prove_once(const char *what, const groth16_params *params, const r1c
     gpu_prover_destroy(pv);
 }
 
-/* One of two provers side by side on shared bases: PAIR_PROOFS partitions from a, b, c, each compared with ref. */
-#define PAIR_PROOFS 3
-typedef struct pair_job {
-    const groth16_params *params;
-    const r1cs *cs;
-    const r1cs_density *dn;
-    const fr_t *abc;
-    size_t m;
-    const fr_t *r, *s;
-    gpu_params *gp;
-    const uint8_t *ref;
-    unsigned equal, failed;
-} pair_job;
-
-static void *pair_main(void *arg)
-{
-    pair_job *j = (pair_job *)arg;
-    cuzk_error err = {0};
-    gpu_prover *pv = NULL;
-    if (gpu_prover_create(0, &pv, &err) != CUZK_OK) {
-        fprintf(stderr, "  pair: prover: %s\n", err.msg);
-        return NULL;
-    }
-    for (int i = 0; i < PAIR_PROOFS; i++) {
-        groth16_pending pd;
-        groth16_proof proof;
-        uint8_t bytes[GROTH16_PROOF_BYTES];
-        cuzk_status st = gpu_prove_start_abc(pv, j->gp, pool, j->params, j->cs->num_constraints, j->abc, j->abc + j->m,
-                                             j->abc + 2 * j->m, j->cs->inputs, j->cs->num_inputs, j->cs->aux,
-                                             j->cs->num_aux, j->dn, &pd, NULL, NULL, &err);
-        if (st == CUZK_OK) st = groth16_prove_finish(pool, &pd, j->r, j->s, &proof, NULL, &err);
-        if (st != CUZK_OK) {
-            fprintf(stderr, "  pair: partition %d: %s\n", i, err.msg);
-            j->failed++;
-            continue;
-        }
-        groth16_proof_write(bytes, &proof);
-        if (memcmp(bytes, j->ref, GROTH16_PROOF_BYTES) == 0) j->equal++;
-    }
-    gpu_prover_destroy(pv);
-    return NULL;
-}
-
 static void test_prove_capped(unsigned k)
 {
     cuzk_error err = {0};
@@ -324,40 +232,6 @@ static void test_prove_capped(unsigned k)
         }
     }
 
-    /* Two provers under the 1.5 GiB cap, a, b, c from the host: the plan splits the turn, so the second one's H step
-     * runs beside the first one's MSMs, from the bytes kept for it. */
-    {
-        size_t base = gpu_mem_live(0), cap = base + caps[0];
-        set_cap(cap);
-        gpu_mem_reset_peak(0);
-        unsigned splits = gpu_debug_turn_splits();
-        pair_job jobs[2];
-        gpu_params *gp = NULL;
-        st = gpu_params_upload(0, &params, &gp, &err);
-        CHECK_MSG(st == CUZK_OK, "pair: bases: %s", err.msg);
-        pthread_t th[2];
-        int started[2] = {0, 0};
-        for (int j = 0; j < 2 && st == CUZK_OK; j++) {
-            pair_job g = {&params, &cs, &dn, abc, d.m, &r, &s, gp, ref[0].proof, 0, 0};
-            jobs[j] = g;
-            started[j] = pthread_create(&th[j], NULL, pair_main, &jobs[j]) == 0;
-            CHECK(started[j]);
-        }
-        for (int j = 0; j < 2; j++)
-            if (started[j]) pthread_join(th[j], NULL);
-        size_t peak = gpu_mem_peak(0);
-        gpu_params_free(gp);
-        set_cap(0);
-        unsigned got = gpu_debug_turn_splits() - splits;
-        printf("  two provers, cap %zu MiB, a b c: %u + %u proofs equal, %u turns split, peak %.1f MiB\n",
-               caps[0] >> 20, jobs[0].equal, jobs[1].equal, got, (double)(peak - base) / (1 << 20));
-        CHECK_MSG(jobs[0].equal == PAIR_PROOFS && jobs[1].equal == PAIR_PROOFS, "pair: %u and %u of %d proofs equal",
-                  jobs[0].equal, jobs[1].equal, PAIR_PROOFS);
-        CHECK_MSG(got >= 2 * PAIR_PROOFS, "pair: %u turns split of %d partitions", got, 2 * PAIR_PROOFS);
-        CHECK_MSG(peak <= cap, "pair: the backend held %zu bytes, past the cap of %zu", peak, cap);
-        CHECK(gpu_mem_turn_reserved(0) == 0);
-    }
-
     /* Below the H step (a, b, c from the host: 3 vectors of the domain): planned away as an error, before any work. */
     {
         set_cap(gpu_mem_live(0) + 2 * d.m * sizeof(fr_t));
@@ -400,7 +274,6 @@ int main(void)
     unsigned k = ke ? (unsigned)atoi(ke) : 20;
     if (k < 10 || k > 22) k = 20;
     test_alloc_cap();
-    test_turn_reserve();
     seam_cost();
     test_ntt_three();
     test_prove_capped(k);
