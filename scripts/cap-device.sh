@@ -3,9 +3,10 @@
 #   scripts/cap-device.sh            (logs under $OUT, else build-cap/logs)
 # 1. Builds (Release, sm_90, -j16) cuzk-bench and the GPU tests; runs test_gpu_mem, _plan, _tune.
 # 2. cuzk-bench batch --circuit porep:32GiB -n 2 -j 2 --partition-workers 3 --gpu-memory-limit 24G (~110 s), the
-#    same with CUZK_GPU_MSM=xyzz (under the cap every G1 MSM streams in pieces of ~2^24 points, and XYZZ sums a
-#    piece without the affine rounds' host round trips; one GPU worker measured no gain, 1.793 against 1.804), then -n 2 --gpu-memory-limit 16G --abc host (~120 s), when the time allows. No CUZK_GPU_PROFILE: it synchronizes after every MSM round and
-#    slows what it measures (run one batch with it for the plan's and partitions' lines).
+#    same with --abc host (1.767-1.811 s a partition against the default's 1.782-1.790 in the eighteenth session),
+#    then -n 2 --gpu-memory-limit 16G --abc host (~120 s), when the time allows. No CUZK_GPU_PROFILE: it
+#    synchronizes after every MSM round and slows what it measures (run one batch with it for the plan's and
+#    partitions' lines).
 # 3. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.5 minutes).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +51,7 @@ bench() { # name limit timeout proofs extra-args [env...]
 }
 bench batch-24G 24G 140 2 ""
 left=$((540 - $(elapsed)))
-[ $left -gt 120 ] && bench batch-24G-xyzz 24G $((left > 140 ? 140 : left)) 2 "" CUZK_GPU_MSM=xyzz
+[ $left -gt 120 ] && bench batch-24G-abc-host 24G $((left > 140 ? 140 : left)) 2 "--abc host"
 # 16 GiB: a, b, c on the device (the default) cannot fit beside the matrices (the planned error, test_gpu_mem);
 # from the host the H step keeps three vectors.
 left=$((540 - $(elapsed)))
