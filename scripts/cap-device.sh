@@ -4,7 +4,8 @@
 # 1. Builds (Release, sm_90, -j16) cuzk-bench and the GPU tests; runs test_gpu_mem, _plan, _tune.
 # 2. cuzk-bench batch --circuit porep:32GiB -n 2 -j 2 --partition-workers 3 --gpu-memory-limit 24G (~110 s), the
 #    same with --abc host (1.767-1.811 s a partition against the default's 1.782-1.790 in the eighteenth session),
-#    then -n 2 --gpu-memory-limit 16G --abc host (~120 s), when the time allows. No CUZK_GPU_PROFILE: it
+#    then -n 2 --gpu-memory-limit 16G --abc host (~120 s), when the time allows. Before them, the 24 GiB batch again
+#    with CUZK_GPU_TRACE (its summaries: the bus's and each stream's busy time a partition). No CUZK_GPU_PROFILE: it
 #    synchronizes after every MSM round and slows what it measures (run one batch with it for the plan's and
 #    partitions' lines).
 # 3. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.5 minutes).
@@ -50,6 +51,13 @@ bench() { # name limit timeout proofs extra-args [env...]
     grep -vE "^gpu (msm|ntt|batch|aff|h |g2)" "$LOGDIR/$name.log" | grep -iE "^steady|s/proof|proofs|error|fail|partition|busy|peak|throughput" | tail -14 | sed "s/^/  $name: /"
 }
 bench batch-24G 24G 140 2 ""
+# The same with the trace (events only, no syncs): how busy the bus and each stream are in the MSM stage.
+left=$((540 - $(elapsed)))
+if [ $left -gt 120 ]; then
+    rm -f "$LOGDIR/24G.trace"
+    bench batch-24G-trace 24G $((left > 140 ? 140 : left)) 2 "" CUZK_GPU_TRACE="$LOGDIR/24G.trace"
+    grep summary "$LOGDIR/24G.trace" | tail -12 | sed 's/^/  trace: /'
+fi
 left=$((540 - $(elapsed)))
 [ $left -gt 120 ] && bench batch-24G-abc-host 24G $((left > 140 ? 140 : left)) 2 "--abc host"
 # 16 GiB: a, b, c on the device (the default) cannot fit beside the matrices (the planned error, test_gpu_mem);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "ctx_impl.cuh"
+#include "trace.cuh"
 
 extern "C" {
 #include "gpu/classify.h"
@@ -519,7 +520,9 @@ static cudaError_t piece_copy(cudaStream_t copy, g1_affine_t *buf, const g1_affi
                               cudaEvent_t used, cudaEvent_t copied)
 {
     cudaError_t e = cudaStreamWaitEvent(copy, used, 0);
+    int span = gpu_trace_begin(copy, "copy-piece", len);
     if (e == cudaSuccess) e = cudaMemcpyAsync(buf, host + off, len * sizeof(g1_affine_t), cudaMemcpyHostToDevice, copy);
+    gpu_trace_end(span, copy);
     if (e == cudaSuccess) e = cudaEventRecord(copied, copy);
     return e;
 }
@@ -558,7 +561,9 @@ static cuzk_status in_pieces_overlapped(gpu_ctx *ctx, g1_jac_t *out, const g1_af
         if (next < n) GPU_TRY(piece_copy(copy, buf[slot ^ 1], host, next, next_len, used[slot ^ 1], copied[slot ^ 1]));
         GPU_TRY(cudaStreamWaitEvent(ctx->stream, copied[slot], 0));
         g1_jac_t part;
+        int span = gpu_trace_begin(ctx->stream, fn == msm_piece ? "msm-piece" : "batch-piece", len);
         st = fn(ctx, &part, buf[slot], arg, o, len, err);
+        gpu_trace_end(span, ctx->stream);
         GPU_TRY(cudaEventRecord(used[slot], ctx->stream));
         if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
             GPU_TRY(cudaStreamSynchronize(copy));
@@ -671,8 +676,10 @@ static cuzk_status gather_staged(gpu_prover *pv, pool_t *pool, void *dst, const 
         GPU_TRY(cudaEventSynchronize(pv->stage_ev[i]));
         gather_job g = {(char *)pv->stage[i], (const char *)src, idx + off, elem};
         pool_parallel_for(pool, len, 4096, gather_range, &g);
+        int span = gpu_trace_begin(pv->ctx->stream, "copy-gathered", len);
         GPU_TRY(cudaMemcpyAsync((char *)dst + off * elem, pv->stage[i], len * elem, cudaMemcpyHostToDevice,
                                 pv->ctx->stream));
+        gpu_trace_end(span, pv->ctx->stream);
         GPU_TRY(cudaEventRecord(pv->stage_ev[i], pv->ctx->stream));
     }
 done:
@@ -698,7 +705,9 @@ static cuzk_status gather_msm(gpu_prover *pv, pool_t *pool, g1_jac_t *out, bases
             size_t len = n - o < per ? n - o : per;
             g1_jac_t part;
             st = gather_staged(pv, pool, d_pts, b.p, sizeof(g1_affine_t), idx + o, len, err);
+            int span = gpu_trace_begin(ctx->stream, "tail-msm", len);
             if (st == CUZK_OK) st = msm_pieces(ctx, &part, {(const g1_affine_t *)d_pts, 1, 0}, scalars + o, len, err);
+            gpu_trace_end(span, ctx->stream);
             if (st == CUZK_OK) g1_jac_add(out, out, &part);
         }
         goto done;
@@ -762,6 +771,7 @@ static cuzk_status run_b_g2_streamed(gpu_prover *pv, pool_t *pool, const query *
         for (size_t o = 0; o < n;) {
             size_t len = n - o < piece ? n - o : piece;
             g2_jac_t part;
+            int span = gpu_trace_begin(ctx->stream, pass ? "b_g2-tail" : "b_g2-piece", len);
             if (pass) {
                 st = gather_staged(pv, pool, d_pts, bases, sizeof(g2_affine_t), q->tail_i + o, len, err);
                 if (st == CUZK_OK) st = gpu_msm_g2_indexed(ctx, &part, d_pts, len, NULL, q->tail_s + o, len, err);
@@ -770,6 +780,7 @@ static cuzk_status run_b_g2_streamed(gpu_prover *pv, pool_t *pool, const query *
             } else {
                 st = gpu_msm_g2_indexed(ctx, &part, bases + o, len, NULL, q->full + o, len, err);
             }
+            gpu_trace_end(span, ctx->stream);
             if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
                 piece = len / 2 / 64 * 64;
                 st = CUZK_OK;
@@ -1147,8 +1158,10 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     fr_t *h_dev = NULL;
     int staged = 0;
     double t_stage = now_ms();
+    int span = gpu_trace_begin(pv->ctx->stream, "h-step", n);
     GATED(pv->ctx->device, st,
           h_scalars(pv, pool, p->h_form, src, n, part.ntt_in_place, part.ntt_three, &w, &h_dev, &staged, gt, err));
+    gpu_trace_end(span, pv->ctx->stream);
     if (w) gpu_free_async(w, pv->ctx->stream);
     /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);
@@ -1311,6 +1324,12 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
         timings->msm_b_g1_ms = gt.batch_add_ms[GPU_Q_B] + gt.tail_ms[GPU_Q_B];
     }
     if (gpu_tune_get().profile) profile_partition(pv, gp, &gt);
+    {
+        static unsigned partitions;
+        char label[48];
+        snprintf(label, sizeof label, "partition %u", __atomic_add_fetch(&partitions, 1, __ATOMIC_RELAXED));
+        gpu_trace_flush(pv->ctx->device, label);
+    }
     if (gt_out) *gt_out = gt;
     return CUZK_OK;
 }

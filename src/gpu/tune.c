@@ -56,6 +56,9 @@ void gpu_tune_from_env(gpu_tune *t)
 {
     const char *e;
     if (getenv("CUZK_GPU_PROFILE") != NULL) t->profile = 1;
+    /* A path too long for the field leaves it as it was (a cut path would name another file). */
+    if ((e = getenv("CUZK_GPU_TRACE")) != NULL && strlen(e) < sizeof t->trace)
+        snprintf(t->trace, sizeof t->trace, "%s", e);
     e = getenv("CUZK_GPU_MSM");
     if (e != NULL) {
         t->msm = tune_path(e, 1);
@@ -143,6 +146,7 @@ void gpu_tune_set(const gpu_tune *t)
     pthread_mutex_lock(&tune_mu);
     tune_cur = *t;
     tune_cur.ntt_variant[sizeof tune_cur.ntt_variant - 1] = '\0';
+    tune_cur.trace[sizeof tune_cur.trace - 1] = '\0';
     tune_cur.abc_variant[sizeof tune_cur.abc_variant - 1] = '\0';
     if (tune_cur.stream_chunk < 64) tune_cur.stream_chunk = 64;
     tune_cur.stream_chunk = tune_cur.stream_chunk / 64 * 64;

@@ -23,6 +23,10 @@ typedef struct gpu_tune {
     /* CUZK_GPU_PROFILE (set: on), default off: one line per MSM / H / affine sum to stderr with the device time
      * of each phase (events between the stream's operations: costs a little, so off in production). */
     int profile;
+    /* CUZK_GPU_TRACE=FILE, default "" (off): spans of the prover's device work (each streamed piece's copy and
+     * compute, the tails' gathers, B_G2, the H step) recorded with events and no host synchronization, appended
+     * to FILE at the end of each partition with a summary (the bus's and each stream's busy time; trace.cuh). */
+    char trace[256];
 
     /* G1 MSM (msm.cu). */
     /* CUZK_GPU_MSM=xyzz|affine|affine-warp, default AUTO: affine-warp from 16 M bucket entries (2^24 points at

@@ -3,11 +3,12 @@
  * synthetic partition (2^CUZK_TEST_MEM_K constraints, default 20) proves byte for byte as without a cap, from the
  * device's matrices (NTTs in place) and from host a, b, c (the three-vector H), under a cap of 1.5 GiB and one of the
  * plan's work + the matrices + 96 MiB (B_G2 and most bases streamed in pieces) while the bytes the backend holds
- * never pass the cap (gpu_mem_peak). A cap below the partition's H step fails before any work with
+ * never pass the cap (gpu_mem_peak); CUZK_GPU_TRACE's file for such a partition. A cap below the partition's H step fails before any work with
  * CUZK_ERR_NOMEM. Prints the seam's cost per allocation. Skips (77) without a GPU. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -230,6 +231,46 @@ static void test_prove_capped(unsigned k)
             CHECK_MSG(got.ok && memcmp(got.proof, ref[sh].proof, GROTH16_PROOF_BYTES) == 0,
                       "%s: proof bytes differ from the uncapped run", what);
         }
+    }
+
+    /* The trace (CUZK_GPU_TRACE) of a partition with streamed pieces: its spans' lines (each ending after it
+     * begins) and a summary, and the same proof. */
+    {
+        char path[] = "/tmp/cuzk-test-trace-XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd >= 0) close(fd);
+        gpu_tune t = gpu_tune_get();
+        snprintf(t.trace, sizeof t.trace, "%s", path);
+        t.memory_limit = gpu_mem_live(0) + caps[1];
+        gpu_tune_set(&t);
+        run_out got;
+        prove_once("traced", &params, &cs, &dn, abc, d.m, 0, &r, &s, &got);
+        t.trace[0] = '\0';
+        t.memory_limit = 0;
+        gpu_tune_set(&t);
+        CHECK_MSG(got.ok && memcmp(got.proof, ref[0].proof, GROTH16_PROOF_BYTES) == 0, "traced: proof bytes differ");
+        FILE *f = fopen(path, "r");
+        char line[512];
+        unsigned spans = 0, pieces = 0, summaries = 0, bad = 0;
+        while (f && fgets(line, sizeof line, f)) {
+            double b0 = 0, b1 = 0;
+            char name[64];
+            if (strstr(line, " summary: window ")) {
+                summaries++;
+            } else if (sscanf(line, "partition %*u device %*d stream %*u %63s n=%*u %lf %lf", name, &b0, &b1) == 3) {
+                spans++;
+                pieces += strcmp(name, "copy-piece") == 0;
+                bad += !(b1 >= b0 && b0 >= 0);
+            } else {
+                bad++;
+            }
+        }
+        if (f) fclose(f);
+        unlink(path);
+        printf("  trace: %u spans (%u piece copies), %u summaries, %u malformed\n", spans, pieces, summaries, bad);
+        CHECK_MSG(spans > 0 && pieces > 0 && summaries == 1 && bad == 0,
+                  "trace: %u spans, %u copies, %u summaries, %u bad", spans, pieces, summaries, bad);
     }
 
     /* Below the H step (a, b, c from the host: 3 vectors of the domain): planned away as an error, before any work. */
