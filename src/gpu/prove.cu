@@ -677,9 +677,10 @@ static cuzk_status gather_staged(gpu_prover *pv, pool_t *pool, void *dst, const 
         gather_job g = {(char *)pv->stage[i], (const char *)src, idx + off, elem};
         pool_parallel_for(pool, len, 4096, gather_range, &g);
         int span = gpu_trace_begin(pv->ctx->stream, "copy-gathered", len);
-        GPU_TRY(cudaMemcpyAsync((char *)dst + off * elem, pv->stage[i], len * elem, cudaMemcpyHostToDevice,
-                                pv->ctx->stream));
-        gpu_trace_end(span, pv->ctx->stream);
+        cudaError_t copied = cudaMemcpyAsync((char *)dst + off * elem, pv->stage[i], len * elem, cudaMemcpyHostToDevice,
+                                             pv->ctx->stream);
+        gpu_trace_end(span, pv->ctx->stream); /* before a failure's goto: no span left open */
+        GPU_TRY(copied);
         GPU_TRY(cudaEventRecord(pv->stage_ev[i], pv->ctx->stream));
     }
 done:

@@ -163,9 +163,9 @@ void gpu_trace_flush(int device, const char *label)
         if (strncmp(d.name, "copy", 4) == 0) copies.push_back({d.t0, d.t1});
         by_stream[d.stream].push_back({d.t0, d.t1});
     }
-    double win = w1 - w0;
-    fprintf(trace_file, "%s summary: window %.1f ms; copies running %.1f ms (%.0f %%)", label, win, busy(copies),
-            win > 0 ? 100.0 * busy(copies) / win : 0.0);
+    double win = w1 - w0, bus = busy(copies);
+    fprintf(trace_file, "%s summary: window %.1f ms; copies running %.1f ms (%.0f %%)", label, win, bus,
+            win > 0 ? 100.0 * bus / win : 0.0);
     for (const auto &b : by_stream) fprintf(trace_file, "; stream %u busy %.1f ms", b.first, busy(b.second));
     fputc('\n', trace_file);
     fflush(trace_file);

@@ -3,8 +3,8 @@
  * synthetic partition (2^CUZK_TEST_MEM_K constraints, default 20) proves byte for byte as without a cap, from the
  * device's matrices (NTTs in place) and from host a, b, c (the three-vector H), under a cap of 1.5 GiB and one of the
  * plan's work + the matrices + 96 MiB (B_G2 and most bases streamed in pieces) while the bytes the backend holds
- * never pass the cap (gpu_mem_peak); CUZK_GPU_TRACE's file for such a partition. A cap below the partition's H step fails before any work with
- * CUZK_ERR_NOMEM. Prints the seam's cost per allocation. Skips (77) without a GPU. */
+ * never pass the cap (gpu_mem_peak); CUZK_GPU_TRACE's file for such a partition. A cap below the partition's H
+ * step fails before any work with CUZK_ERR_NOMEM. Prints the seam's cost per allocation. Skips (77) without a GPU. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
