@@ -84,12 +84,13 @@ extern "C" cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int prio, 
     ctx->device = device;
     GPU_TRY(cudaSetDevice(device));
     GPU_TRY(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device));
-    if (prio == GPU_PRIO_URGENT) {
+    if (prio == GPU_PRIO_URGENT || prio == GPU_PRIO_ABOVE) {
         /* Greater priorities are smaller numbers. */
         int least = 0, greatest = 0;
         GPU_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        GPU_TRY(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, greatest));
-        ctx->urgent = 1;
+        int p = prio == GPU_PRIO_URGENT || greatest > least - 1 ? greatest : least - 1;
+        GPU_TRY(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, p));
+        ctx->urgent = prio == GPU_PRIO_URGENT;
     } else {
         GPU_TRY(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
     }

@@ -49,8 +49,9 @@ typedef struct gpu_ctx gpu_ctx;
 cuzk_status gpu_ctx_create(gpu_ctx **out, int device, cuzk_error *err);
 /* As gpu_ctx_create, with its stream's priority (the hardware schedules a higher stream's kernels' blocks ahead of
  * waiting blocks of lower streams as SMs come free): GPU_PRIO_LOW the device's least, gpu_ctx_create's;
- * GPU_PRIO_URGENT its greatest (CRITICAL work). */
-enum { GPU_PRIO_LOW = 0, GPU_PRIO_URGENT = 1 };
+ * GPU_PRIO_ABOVE one above the least (a prover's queries above its H MSM, gpu_tune.queries_above); GPU_PRIO_URGENT
+ * its greatest (CRITICAL work). */
+enum { GPU_PRIO_LOW = 0, GPU_PRIO_URGENT = 1, GPU_PRIO_ABOVE = 2 };
 cuzk_status gpu_ctx_create_prio(gpu_ctx **out, int device, int prio, cuzk_error *err);
 void gpu_ctx_destroy(gpu_ctx *ctx);
 /* Device time in milliseconds of the last successful gpu_msm_g1 / gpu_batch_add_g1 on ctx, measured with

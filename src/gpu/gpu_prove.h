@@ -100,6 +100,7 @@ typedef struct gpu_prove_timings {
     double total_ms;                   /* wall time of the whole call */
     size_t bases[GPU_Q_COUNT], ones[GPU_Q_COUNT], tail[GPU_Q_COUNT];
     int split[GPU_Q_COUNT]; /* 1: batch addition + tail MSM; 0: one MSM over all bases */
+    int witness_packed;     /* 1: the witness went up packed before the turn (gpu_tune.witness_pack) */
 } gpu_prove_timings;
 
 /* groth16_prove_start_abc on the GPU: same arguments and checks (sizes of params against the witness and the

@@ -53,6 +53,7 @@ void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, i
     size_t v = vec_bytes(log_m);
     memset(out, 0, sizeof *out);
     out->need = sat_mul(v, 4);
+    out->room = (size_t)-1;
     if (!cap) {
         out->fits = out->witness_early = out->overlap = 1;
         return;
@@ -62,6 +63,7 @@ void gpu_plan_partition(size_t total, size_t cap, size_t held, unsigned log_m, i
     size_t k = out->ntt_three ? 3 : 4;
     out->need = sat_mul(v, k);
     size_t room = total > held ? total - held : 0;
+    out->room = room;
     out->fits = out->need <= room;
     out->witness_early = sat_mul(v, k + 1) <= room;
     /* Of the H step's kV only the H scalars (1V) outlive it, so wherever it fits, at least 2V are left for the H

@@ -64,6 +64,7 @@ typedef struct gpu_plan_part {
     int ntt_in_place;  /* 1: the H NTTs run in the device a, b, c buffers (no copies into their own) */
     int ntt_three;     /* 1: a, b, c come from the host and the H step keeps three vectors (gpu_ntt_h_device_3) */
     size_t need;       /* the H step's peak: 4V, or 3V with ntt_three (bytes) */
+    size_t room;       /* bytes the H step and what goes up before the turn may take: total - held (uncapped: max) */
 } gpu_plan_part;
 
 /* three_ok: a, b, c come from the host in the bellperson form (the three-vector H applies). */

@@ -332,7 +332,11 @@ static cuzk_status prover_create(int device, int urgent, gpu_prover **out, cuzk_
     gpu_prover *pv = (gpu_prover *)calloc(1, sizeof *pv);
     if (pv == NULL) return cuzk_error_set(err, CUZK_ERR_NOMEM, "gpu_prover_create: out of host memory");
     gpu_tune tune = gpu_tune_get();
-    cuzk_status st = gpu_ctx_create_prio(&pv->ctx, device, urgent ? GPU_PRIO_URGENT : GPU_PRIO_LOW, err);
+    cuzk_status st = gpu_ctx_create_prio(&pv->ctx, device,
+                                         urgent                                    ? GPU_PRIO_URGENT
+                                         : tune.queries_above && tune.memory_limit ? GPU_PRIO_ABOVE
+                                                                                   : GPU_PRIO_LOW,
+                                         err);
     if (st != CUZK_OK) {
         free(pv);
         return st;
@@ -403,6 +407,19 @@ static void *classify_main(void *arg)
     return NULL;
 }
 
+/* The classification's thread, joined once: by compute_h when it packs the witness, else after the H step. */
+typedef struct cls_run {
+    gpu_classify *cl;
+    pthread_t th;
+    int threaded, joined;
+} cls_run;
+
+static void cls_join(cls_run *cr)
+{
+    if (cr->threaded && !cr->joined) pthread_join(cr->th, NULL);
+    cr->joined = 1;
+}
+
 /* ---- device work ---- */
 
 typedef struct pt96 {
@@ -413,6 +430,25 @@ __global__ void gather_points(pt96 *out, const pt96 *in, const uint32_t *idx, si
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n) out[i] = in[idx[i]];
+}
+
+typedef struct fr_d {
+    uint64_t l[4];
+} fr_d;
+
+/* aux[i] = one or zero by bit i of mask (the packed witness's ones; its others are written by witness_others). */
+__global__ void witness_ones(fr_d *aux, const uint64_t *mask, size_t n, fr_d one)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_d z = {{0, 0, 0, 0}};
+    aux[i] = (mask[i / 64] >> (i % 64)) & 1 ? one : z;
+}
+
+__global__ void witness_others(fr_d *aux, const fr_d *vals, const uint32_t *idx, size_t n)
+{
+    size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (k < n) aux[idx[k]] = vals[k];
 }
 
 /* ---- test hooks: steps made to fail as if the device were out of memory ---- */
@@ -514,54 +550,64 @@ static cuzk_status batch_piece_streamed(gpu_ctx *ctx, g1_jac_t *out, const g1_af
     return gpu_batch_add_g1_xyzz(ctx, out, bases, (const uint64_t *)arg + off / 64, len, err);
 }
 
-/* The copy of host[off, off + len) into buf on the copy stream, once the compute that last read buf has ended
- * (used; an event never recorded is no wait), and its end recorded in copied. */
-static cudaError_t piece_copy(cudaStream_t copy, g1_affine_t *buf, const g1_affine_t *host, size_t off, size_t len,
+/* The copy of host's elements [off, off + len) (elem bytes each) into buf on the copy stream, once the compute
+ * that last read buf has ended (used; an event never recorded is no wait), and its end recorded in copied. */
+static cudaError_t piece_copy(cudaStream_t copy, void *buf, const void *host, size_t elem, size_t off, size_t len,
                               cudaEvent_t used, cudaEvent_t copied)
 {
     cudaError_t e = cudaStreamWaitEvent(copy, used, 0);
     int span = gpu_trace_begin(copy, "copy-piece", len);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(buf, host + off, len * sizeof(g1_affine_t), cudaMemcpyHostToDevice, copy);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(buf, (const char *)host + off * elem, len * elem, cudaMemcpyHostToDevice, copy);
     gpu_trace_end(span, copy);
     if (e == cudaSuccess) e = cudaEventRecord(copied, copy);
     return e;
 }
 
-/* in_pieces over streamed bases, each piece's copy beside the compute of the piece before: two device buffers of a piece, filled on a copy stream; a piece computes on ctx's
- * stream once its copy has ended, and the copy into a buffer waits for the compute that last read it. The pieces
- * are sized with both buffers counted (stream_piece). A piece that runs out of device memory is done in halves
- * from its offset: its buffer still holds its first half, and the copy in flight (of the piece after) is waited for
- * and issued again for the new offset. */
-static cuzk_status in_pieces_overlapped(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *host, piece_fn fn,
-                                        const void *arg, size_t n, cuzk_error *err)
+/* Called on the H MSM's thread once its first streamed piece's copy is queued (h_msm_main sets it). */
+static thread_local void (*first_copy_hook)(void *);
+static thread_local void *first_copy_arg;
+
+/* The sum of fn's pieces over n streamed bases of type A (host), each piece's copy beside the compute of the piece
+ * before: two device buffers of a piece, filled on a copy stream; a piece computes on ctx's stream once its copy
+ * has ended, and the copy into a buffer waits for the compute that last read it. The pieces are sized with both
+ * buffers counted (stream_piece). A piece that runs out of device memory is done in halves from its offset: its
+ * buffer still holds its first half, and the copy in flight (of the piece after) is waited for and issued again
+ * for the new offset. J: the sum's type, add its addition (out starts at infinity, set by the caller). */
+template <class A, class J>
+static cuzk_status
+pieces_overlapped(gpu_ctx *ctx, J *out, const A *host,
+                  cuzk_status (*fn)(gpu_ctx *, J *, const A *, const void *, size_t, size_t, cuzk_error *),
+                  void (*add)(J *, const J *, const J *), const char *name, const void *arg, size_t n, cuzk_error *err)
 {
     cuzk_status st = gpu_ctx_enter(ctx, err);
     if (st != CUZK_OK) return st;
-    size_t piece = stream_piece(ctx, 2 * sizeof(g1_affine_t)), len = n < piece ? n : piece;
+    size_t piece = stream_piece(ctx, 2 * sizeof(A)), len = n < piece ? n : piece;
     cudaStream_t copy = NULL;
     cudaEvent_t ready = NULL, copied[2] = {NULL, NULL}, used[2] = {NULL, NULL};
-    g1_affine_t *buf[2] = {NULL, NULL};
+    A *buf[2] = {NULL, NULL};
     double ms = 0;
     size_t o = 0;
     int slot = 0;
-    g1_jac_set_inf(out);
     GPU_TRY(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
     GPU_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
     for (int i = 0; i < 2; i++) {
         GPU_TRY(cudaEventCreateWithFlags(&copied[i], cudaEventDisableTiming));
         GPU_TRY(cudaEventCreateWithFlags(&used[i], cudaEventDisableTiming));
-        GPU_TRY(gpu_malloc_async((void **)&buf[i], len * sizeof(g1_affine_t), ctx->stream));
+        GPU_TRY(gpu_malloc_async((void **)&buf[i], len * sizeof(A), ctx->stream));
     }
     /* The buffers are the copy stream's once their allocations have run on ctx's. */
     GPU_TRY(cudaEventRecord(ready, ctx->stream));
     GPU_TRY(cudaStreamWaitEvent(copy, ready, 0));
-    GPU_TRY(piece_copy(copy, buf[0], host, 0, len, used[0], copied[0]));
+    GPU_TRY(piece_copy(copy, buf[0], host, sizeof(A), 0, len, used[0], copied[0]));
+    if (first_copy_hook) first_copy_hook(first_copy_arg);
     while (o < n) {
         size_t next = o + len, next_len = n - next < piece ? n - next : piece;
-        if (next < n) GPU_TRY(piece_copy(copy, buf[slot ^ 1], host, next, next_len, used[slot ^ 1], copied[slot ^ 1]));
+        if (next < n)
+            GPU_TRY(piece_copy(copy, buf[slot ^ 1], host, sizeof(A), next, next_len, used[slot ^ 1], copied[slot ^ 1]));
         GPU_TRY(cudaStreamWaitEvent(ctx->stream, copied[slot], 0));
-        g1_jac_t part;
-        int span = gpu_trace_begin(ctx->stream, fn == msm_piece ? "msm-piece" : "batch-piece", len);
+        J part;
+        int span = gpu_trace_begin(ctx->stream, name, len);
         st = fn(ctx, &part, buf[slot], arg, o, len, err);
         gpu_trace_end(span, ctx->stream);
         GPU_TRY(cudaEventRecord(used[slot], ctx->stream));
@@ -574,7 +620,7 @@ static cuzk_status in_pieces_overlapped(gpu_ctx *ctx, g1_jac_t *out, const g1_af
         }
         if (st != CUZK_OK) goto done;
         ms += gpu_ctx_last_ms(ctx);
-        g1_jac_add(out, out, &part);
+        add(out, out, &part);
         o = next;
         len = next_len;
         slot ^= 1;
@@ -591,6 +637,15 @@ done:
     if (ready) cudaEventDestroy(ready);
     if (copy) cudaStreamDestroy(copy);
     return st;
+}
+
+/* in_pieces over streamed G1 bases (pieces_overlapped). */
+static cuzk_status in_pieces_overlapped(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *host, piece_fn fn,
+                                        const void *arg, size_t n, cuzk_error *err)
+{
+    g1_jac_set_inf(out);
+    return pieces_overlapped<g1_affine_t, g1_jac_t>(ctx, out, host, fn, g1_jac_add,
+                                                    fn == msm_piece ? "msm-piece" : "batch-piece", arg, n, err);
 }
 
 /* out = the sum of fn's pieces over n bases: one piece when the bases are resident, pieces of stream_chunk() points
@@ -753,9 +808,24 @@ static cuzk_status run_query(gpu_prover *pv, pool_t *pool, const query *q, bases
     return CUZK_OK;
 }
 
+/* B_G2's pieces over device bases (pieces_overlapped): the ones' batch addition (arg: the mask), or the MSM over
+ * every scalar (arg: the scalars). */
+static cuzk_status b_g2_ones_piece(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const void *arg, size_t off,
+                                   size_t len, cuzk_error *err)
+{
+    return gpu_batch_add_g2(ctx, out, bases, (const uint64_t *)arg + off / 64, len, err);
+}
+
+static cuzk_status b_g2_full_piece(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const void *arg, size_t off,
+                                   size_t len, cuzk_error *err)
+{
+    return gpu_msm_g2_indexed(ctx, out, bases, len, NULL, (const fr_t *)arg + off, len, err);
+}
+
 /* B_G2 over host bases streamed in pieces (stream_piece; a memory cap left them on the host): the same sums as
- * run_b_g2's, each piece's bases staged by the G2 calls, the tail's gathered by gather_staged; a piece that runs
- * out of device memory is done in halves (multiples of 64 points), down to SPLIT_MIN. */
+ * run_b_g2's, each piece's bases staged by the G2 calls (with gpu_tune.b_g2_overlap copied by pieces_overlapped
+ * beside the piece before), the tail's gathered by gather_staged; a piece that runs out of device memory is done
+ * in halves (multiples of 64 points), down to SPLIT_MIN. */
 static cuzk_status run_b_g2_streamed(gpu_prover *pv, pool_t *pool, const query *q, const g2_affine_t *bases,
                                      g2_jac_t *out, double *ms, cuzk_error *err)
 {
@@ -765,8 +835,16 @@ static cuzk_status run_b_g2_streamed(gpu_prover *pv, pool_t *pool, const query *
     cuzk_status st = CUZK_OK;
     *ms = 0;
     g2_jac_set_inf(out);
-    /* pass 0: the ones (split) or every scalar (not split), over bases in place; pass 1: the tail, gathered. */
-    for (int pass = 0; pass < 2 && st == CUZK_OK; pass++) {
+    /* pass 0: the ones (split) or every scalar (not split), over bases in place; pass 1: the tail, gathered.
+     * gpu_tune.b_g2_overlap: pass 0's pieces copied beside the compute of the piece before. */
+    if (gpu_tune_get().b_g2_overlap && (!q->split || q->ones_n)) {
+        st = pieces_overlapped<g2_affine_t, g2_jac_t>(
+            ctx, out, bases, q->split ? b_g2_ones_piece : b_g2_full_piece, g2_jac_add, "b_g2-piece",
+            q->split ? (const void *)q->ones : (const void *)q->full, q->nbases, err);
+        if (st != CUZK_OK) return st;
+        *ms += gpu_ctx_last_ms(ctx);
+    }
+    for (int pass = gpu_tune_get().b_g2_overlap ? 1 : 0; pass < 2 && st == CUZK_OK; pass++) {
         size_t n = pass ? (q->split ? q->tail_n : 0) : (q->split && !q->ones_n ? 0 : q->nbases);
         if (pass && n) GPU_TRY(gpu_malloc_async((void **)&d_pts, (n < piece ? n : piece) * sizeof *d_pts, ctx->stream));
         for (size_t o = 0; o < n;) {
@@ -920,6 +998,16 @@ done:
     return st;
 }
 
+/* dst (device) = bytes at src (host or device): through the staging buffers when pageable. */
+static cuzk_status upload_any(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t bytes, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    if (wants_staging(src, bytes)) return upload_staged(pv, pool, dst, src, bytes, err);
+    if (bytes) GPU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, pv->ctx->stream));
+done:
+    return st;
+}
+
 /* The witness inputs ++ aux onto the device (*w, to free with gpu_free_async on pv's stream; aux through the
  * staging buffers when pageable); returns once it is there. gt gets abc_upload_ms. */
 static cuzk_status witness_upload(gpu_prover *pv, pool_t *pool, const abc_src *src, fr_t **w, gpu_prove_timings *gt,
@@ -936,12 +1024,8 @@ static cuzk_status witness_upload(gpu_prover *pv, pool_t *pool, const abc_src *s
     GPU_TRY(cudaEventRecord(ev[0], stream));
     GPU_TRY(gpu_malloc_async((void **)w, (ni + na) * sizeof(fr_t), stream));
     GPU_TRY(cudaMemcpyAsync(*w, src->inputs, ni * sizeof(fr_t), cudaMemcpyDefault, stream));
-    if (wants_staging(src->aux, na * sizeof(fr_t))) {
-        st = upload_staged(pv, pool, *w + ni, src->aux, na * sizeof(fr_t), err);
-        if (st != CUZK_OK) goto done;
-    } else if (na) {
-        GPU_TRY(cudaMemcpyAsync(*w + ni, src->aux, na * sizeof(fr_t), cudaMemcpyDefault, stream));
-    }
+    st = upload_any(pv, pool, *w + ni, src->aux, na * sizeof(fr_t), err);
+    if (st != CUZK_OK) goto done;
     GPU_TRY(cudaEventRecord(ev[1], stream));
     GPU_TRY(cudaEventSynchronize(ev[1]));
     GPU_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
@@ -956,16 +1040,112 @@ done:
     return st;
 }
 
+/* A witness whose aux are mostly 0 and 1, on the device as the L query's split of it (the classification's): the
+ * inputs, the mask of the ones, the others' values and their aux indices (~1.2 of the plain 4.2 GB at 32 GiB PoRep).
+ * Under a cap where the plain witness does not fit beside the next H step, this one goes up before the device's
+ * turn, beside another prover's MSMs (compute_h); witness_expand writes the plain witness from it in the turn. */
+typedef struct packed_witness {
+    char *dev; /* NULL: none */
+    size_t ni, na, others;
+} packed_witness;
+
+static size_t packed_bytes(size_t ni, size_t na, size_t others)
+{
+    return ni * sizeof(fr_t) + (na + 63) / 64 * sizeof(uint64_t) + others * (sizeof(fr_t) + sizeof(uint32_t));
+}
+
+/* The packed witness of src (ql: its L split) onto the device, waited for; gt gets abc_upload_ms. */
+static cuzk_status witness_pack_upload(gpu_prover *pv, pool_t *pool, const abc_src *src, const query *ql,
+                                       packed_witness *pw, gpu_prove_timings *gt, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    cudaStream_t stream = pv->ctx->stream;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    size_t ni = src->num_inputs, na = src->num_aux, k = ql->tail_n, mask = (na + 63) / 64 * sizeof(uint64_t);
+    float ms = 0;
+    char *p = NULL;
+    pw->dev = NULL;
+    pw->ni = ni;
+    pw->na = na;
+    pw->others = k;
+    GPU_TRY(cudaEventCreate(&ev[0]));
+    GPU_TRY(cudaEventCreate(&ev[1]));
+    GPU_TRY(cudaEventRecord(ev[0], stream));
+    GPU_TRY(gpu_malloc_async((void **)&pw->dev, packed_bytes(ni, na, k), stream));
+    p = pw->dev;
+    st = upload_any(pv, pool, p, src->inputs, ni * sizeof(fr_t), err);
+    p += ni * sizeof(fr_t);
+    if (st == CUZK_OK) st = upload_any(pv, pool, p, ql->ones, mask, err);
+    p += mask;
+    if (st == CUZK_OK) st = upload_any(pv, pool, p, ql->tail_s, k * sizeof(fr_t), err);
+    p += k * sizeof(fr_t);
+    if (st == CUZK_OK) st = upload_any(pv, pool, p, ql->tail_i, k * sizeof(uint32_t), err);
+    if (st != CUZK_OK) goto done;
+    GPU_TRY(cudaEventRecord(ev[1], stream));
+    GPU_TRY(cudaEventSynchronize(ev[1]));
+    GPU_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    gt->abc_upload_ms = ms;
+done:
+    if (st != CUZK_OK && pw->dev) {
+        gpu_free_async(pw->dev, stream);
+        pw->dev = NULL;
+    }
+    for (int i = 0; i < 2; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    return st;
+}
+
+/* *w = the plain witness (inputs ++ aux) on the device, written from pw, which is freed. */
+static cuzk_status witness_expand(gpu_prover *pv, packed_witness *pw, fr_t **w, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    cudaStream_t stream = pv->ctx->stream;
+    size_t ni = pw->ni, na = pw->na, k = pw->others, mask = (na + 63) / 64 * sizeof(uint64_t);
+    const char *p = pw->dev;
+    fr_t one;
+    fr_d one_d;
+    fr_set_one(&one);
+    memcpy(&one_d, &one, sizeof one_d);
+    *w = NULL;
+    GPU_TRY(gpu_malloc_async((void **)w, (ni + na) * sizeof(fr_t), stream));
+    GPU_TRY(cudaMemcpyAsync(*w, p, ni * sizeof(fr_t), cudaMemcpyDeviceToDevice, stream));
+    p += ni * sizeof(fr_t);
+    if (na) {
+        witness_ones<<<(unsigned)((na + 255) / 256), 256, 0, stream>>>((fr_d *)(*w + ni), (const uint64_t *)p, na,
+                                                                       one_d);
+        GPU_TRY(cudaGetLastError());
+    }
+    p += mask;
+    if (k) {
+        witness_others<<<(unsigned)((k + 255) / 256), 256, 0, stream>>>((fr_d *)(*w + ni), (const fr_d *)p,
+                                                                        (const uint32_t *)(p + k * sizeof(fr_t)), k);
+        GPU_TRY(cudaGetLastError());
+    }
+done:
+    gpu_free_async(pw->dev, stream);
+    pw->dev = NULL;
+    if (st != CUZK_OK && *w) {
+        gpu_free_async(*w, stream);
+        *w = NULL;
+    }
+    return st;
+}
+
 /* a, b, c (the shape's constraints each, in buffers of alloc_n elements) evaluated on the device from src's shape
  * and the device witness *w (uploaded here when NULL: a retry after a later step ran out of memory, or the plan
  * kept it for the turn), which is freed (and *w set to NULL) once the evaluation is queued. owned[k] = dev[k]:
  * device memory to free. gt gets abc_eval_ms. */
 static cuzk_status shape_abc(gpu_prover *pv, pool_t *pool, const abc_src *src, size_t alloc_n, fr_t **w,
-                             const fr_t *dev[3], void *owned[3], gpu_prove_timings *gt, cuzk_error *err)
+                             packed_witness *pw, const fr_t *dev[3], void *owned[3], gpu_prove_timings *gt,
+                             cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     cudaStream_t stream = pv->ctx->stream;
     for (int k = 0; k < 3; k++) dev[k] = NULL, owned[k] = NULL;
+    if (*w == NULL && pw->dev) {
+        st = witness_expand(pv, pw, w, err);
+        if (st != CUZK_OK) return st;
+    }
     if (*w == NULL) {
         st = witness_upload(pv, pool, src, w, gt, err);
         if (st != CUZK_OK) return st;
@@ -991,7 +1171,8 @@ done:
  * (*h_dev, on pv's stream). in_place: the device copies of a, b, c get the whole domain and the NTTs run in them
  * (the plan under a memory cap). */
 static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const abc_src *src, size_t n, int in_place,
-                             int three, fr_t **w, fr_t **h_dev, int *staged, gpu_prove_timings *gt, cuzk_error *err)
+                             int three, fr_t **w, packed_witness *pw, fr_t **h_dev, int *staged, gpu_prove_timings *gt,
+                             cuzk_error *err)
 {
     const fr_t *in[3] = {src->a, src->b, src->c}, *dev[3];
     void *owned[3];
@@ -1004,7 +1185,7 @@ static cuzk_status h_scalars(gpu_prover *pv, pool_t *pool, h_form form, const ab
         return st == CUZK_OK ? CUZK_OK : cuzk_error_prefix(err, "gpu prove: H: ");
     }
     size_t alloc_n = in_place ? (size_t)1 << pv->plan_log : n;
-    cuzk_status st = src->shape ? shape_abc(pv, pool, src, alloc_n, w, dev, owned, gt, err)
+    cuzk_status st = src->shape ? shape_abc(pv, pool, src, alloc_n, w, pw, dev, owned, gt, err)
                                 : stage_abc(pv, pool, in, n, alloc_n, dev, owned, err);
     if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: a, b, c %s: ", src->shape ? "evaluation" : "upload");
     *staged = !src->shape && owned[0] != NULL;
@@ -1033,26 +1214,56 @@ typedef struct h_msm {
     size_t n;
     pthread_t thread;
     int running;
+    pthread_mutex_t mu; /* with cv and copying: gpu_tune.h_first */
+    pthread_cond_t cv;
+    int copying; /* 1: the first piece's copy is queued, or the MSM has returned */
     g1_jac_t out;
     double ms;
     cuzk_status st;
     cuzk_error err;
 } h_msm;
 
+static void h_copy_started(void *arg)
+{
+    h_msm *hm = (h_msm *)arg;
+    pthread_mutex_lock(&hm->mu);
+    hm->copying = 1;
+    pthread_cond_broadcast(&hm->cv);
+    pthread_mutex_unlock(&hm->mu);
+}
+
 static void *h_msm_main(void *arg)
 {
     h_msm *hm = (h_msm *)arg;
     hm->err.code = CUZK_OK;
     hm->err.msg[0] = '\0';
+    /* Resident bases queue nothing on the bus: the queries need not wait. */
+    if (hm->running && hm->bases.resident) h_copy_started(hm);
+    if (hm->running && !hm->bases.resident) first_copy_hook = h_copy_started, first_copy_arg = hm;
     GATED(hm->ctx->device, hm->st, msm_pieces(hm->ctx, &hm->out, hm->bases, hm->scalars, hm->n, &hm->err));
     hm->ms = gpu_ctx_last_ms(hm->ctx);
+    first_copy_hook = NULL;
+    if (hm->running) h_copy_started(hm);
     return NULL;
+}
+
+/* gpu_tune.h_first: returns once the overlapped H MSM has queued its first piece's copy (or returned). */
+static void h_msm_wait_copying(h_msm *hm)
+{
+    if (!hm->running) return;
+    pthread_mutex_lock(&hm->mu);
+    while (!hm->copying) pthread_cond_wait(&hm->cv, &hm->mu);
+    pthread_mutex_unlock(&hm->mu);
 }
 
 /* Waits for the H MSM (if it runs on its own thread), frees the H scalars, hands over its result or error. */
 static cuzk_status h_msm_end(gpu_prover *pv, h_msm *hm, g1_jac_t *out, gpu_prove_timings *gt, cuzk_error *err)
 {
-    if (hm->running) pthread_join(hm->thread, NULL);
+    if (hm->running) {
+        pthread_join(hm->thread, NULL);
+        pthread_cond_destroy(&hm->cv);
+        pthread_mutex_destroy(&hm->mu);
+    }
     hm->running = 0;
     /* gpu_msm_g1 has returned, so nothing on ctx_h reads the scalars any more. */
     gpu_ntt_h_free(pv->ctx, hm->scalars);
@@ -1101,21 +1312,50 @@ done:
     return st;
 }
 
-/* H scalars on the device, then the H MSM started (hm; finished by h_msm_end) or, for the smallest domains,
- * done here (*done = 1, result in *out). */
+/* Whether another prover holds pv's device's turn now (so that work done before taking it costs no device time). */
+static int turn_busy(gpu_prover *pv)
+{
+    int d = pv->ctx->device;
+    if (!pv->turns || d < 0 || d >= GATE_DEVICES) return 0;
+    pthread_once(&gate_once, gate_init);
+    if (pthread_mutex_trylock(&turn[d]) != 0) return 1;
+    pthread_mutex_unlock(&turn[d]);
+    return 0;
+}
+
+/* The H step, H scalars on the device, then the H MSM started (hm; finished by h_msm_end) or, for the smallest
+ * domains, done here (*done = 1, result in *out). cr: the classification, joined here when the witness is packed. */
 static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool, const groth16_params *p,
-                             const domain_t *d, size_t n, const abc_src *src, g1_jac_t *out, h_msm *hm,
+                             const domain_t *d, size_t n, const abc_src *src, cls_run *cr, g1_jac_t *out, h_msm *hm,
                              gpu_prove_timings *gt, cuzk_error *err)
 {
     cuzk_status st;
     bases_ref bases = bases_of(gp->h, p->h);
     bases.phi_at = gp->h_phi_at;
     fr_t *w = NULL;
+    packed_witness pw;
+    memset(&pw, 0, sizeof pw);
     gpu_plan_part part;
+    gpu_tune tune = gpu_tune_get();
     if ((st = plan_partition(pv, gp, src, d, &part, err)) != CUZK_OK) return st;
-    /* From a shape the witness goes up before the turn (beside another prover's compute), when the plan leaves room
-     * for it there; else shape_abc uploads it in the turn. */
-    if (src->shape && d->log_m >= 3 && part.witness_early) {
+    /* From a shape the witness goes up before the turn (beside another prover's compute): packed (gpu_tune.
+     * witness_pack: always, or where the plan leaves no room for it as it is while another prover holds the turn,
+     * so that waiting for the classification costs no device time) when its L query is split and that fits beside
+     * the H step, else as it is when the plan leaves room; else shape_abc uploads it in the turn. */
+    if (src->shape && d->log_m >= 3 &&
+        (tune.witness_pack == 1 || (tune.witness_pack == 2 && !part.witness_early && turn_busy(pv)))) {
+        cls_join(cr);
+        const query *ql = &cr->cl->q[GPU_Q_L];
+        if (cr->cl->st == CUZK_OK && ql->split && ql->nbases == src->num_aux &&
+            packed_bytes(src->num_inputs, src->num_aux, ql->tail_n) <= part.room - part.need) {
+            GATED(pv->ctx->device, st, witness_pack_upload(pv, pool, src, ql, &pw, gt, err));
+            /* Out of memory beside the other provers: the witness goes up as it is instead. */
+            if (st == CUZK_ERR_NOMEM) st = CUZK_OK;
+            if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: packed witness upload: ");
+            gt->witness_packed = pw.dev != NULL;
+        }
+    }
+    if (src->shape && d->log_m >= 3 && part.witness_early && pw.dev == NULL) {
         GATED(pv->ctx->device, st, witness_upload(pv, pool, src, &w, gt, err));
         if (st != CUZK_OK) return cuzk_error_prefix(err, "gpu prove: witness upload: ");
     }
@@ -1151,6 +1391,7 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
         st = gpu_ntt_plan_create(pv->ctx, d->log_m, roots, &pv->plan, err);
         if (st != CUZK_OK) {
             if (w) gpu_free_async(w, pv->ctx->stream);
+            if (pw.dev) gpu_free_async(pw.dev, pv->ctx->stream);
             return cuzk_error_prefix(err, "gpu prove: NTT plan for 2^%u: ", d->log_m);
         }
         pv->plan_log = d->log_m;
@@ -1161,9 +1402,10 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     double t_stage = now_ms();
     int span = gpu_trace_begin(pv->ctx->stream, "h-step", n);
     GATED(pv->ctx->device, st,
-          h_scalars(pv, pool, p->h_form, src, n, part.ntt_in_place, part.ntt_three, &w, &h_dev, &staged, gt, err));
+          h_scalars(pv, pool, p->h_form, src, n, part.ntt_in_place, part.ntt_three, &w, &pw, &h_dev, &staged, gt, err));
     gpu_trace_end(span, pv->ctx->stream);
     if (w) gpu_free_async(w, pv->ctx->stream);
+    if (pw.dev) gpu_free_async(pw.dev, pv->ctx->stream);
     /* gpu_ntt_h_device returns after its stream (which waited for the copies of a, b, c) is done. */
     abc_released(pv);
     if (st != CUZK_OK) return st;
@@ -1186,10 +1428,13 @@ static cuzk_status compute_h(gpu_prover *pv, const gpu_params *gp, pool_t *pool,
     }
     if (pv->overlap && part.overlap) {
         hm->ctx = pv->ctx_h;
-        if (pthread_create(&hm->thread, NULL, h_msm_main, hm) == 0) {
-            hm->running = 1;
-            return CUZK_OK;
-        }
+        pthread_mutex_init(&hm->mu, NULL);
+        pthread_cond_init(&hm->cv, NULL);
+        hm->running = 1;
+        if (pthread_create(&hm->thread, NULL, h_msm_main, hm) == 0) return CUZK_OK;
+        hm->running = 0;
+        pthread_cond_destroy(&hm->cv);
+        pthread_mutex_destroy(&hm->mu);
     }
     h_msm_main(hm);
     return h_msm_end(pv, hm, out, gt, err);
@@ -1245,16 +1490,16 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     cl->dn = density;
     cl->mode = pv->split;
     cl->pool = pool;
-    pthread_t th;
-    int threaded = pthread_create(&th, NULL, classify_main, cl) == 0;
-    if (!threaded) gpu_classify_run(cl);
+    cls_run cr = {cl, pthread_t(), 0, 0};
+    cr.threaded = pthread_create(&cr.th, NULL, classify_main, cl) == 0;
+    if (!cr.threaded) gpu_classify_run(cl);
 
     g1_jac_t h, res[GPU_Q_COUNT];
     h_msm hm;
     memset(&hm, 0, sizeof hm);
-    st = compute_h(pv, gp, pool, params, &d, num_constraints, src, &h, &hm, &gt, err);
+    st = compute_h(pv, gp, pool, params, &d, num_constraints, src, &cr, &h, &hm, &gt, err);
     double t_wait = now_ms();
-    if (threaded) pthread_join(th, NULL);
+    cls_join(&cr);
     gt.classify_wait_ms = now_ms() - t_wait;
     gt.classify_ms = cl->ms;
     if (st == CUZK_OK && cl->st != CUZK_OK) {
@@ -1266,6 +1511,7 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
     static const char *const QNAME[GPU_Q_COUNT] = {"L", "A", "B_G1"};
     /* B_G2 has B_G1's scalars and selection. */
     int b2_done = st == CUZK_OK && (gp->b_g2 != NULL || gp->b_g2_stream);
+    if (gpu_tune_get().h_first) h_msm_wait_copying(&hm);
     g2_jac_t b2;
     double t_b2 = now_ms();
     if (b2_done && gp->b_g2 == NULL) {

@@ -87,6 +87,13 @@ void gpu_tune_from_env(gpu_tune *t)
     t->overlap = tune_off_by_zero(getenv("CUZK_GPU_OVERLAP"), t->overlap);
     t->turns = tune_off_by_zero(getenv("CUZK_GPU_TURN"), t->turns);
     t->turn_split = tune_off_by_zero(getenv("CUZK_GPU_TURN_SPLIT"), t->turn_split);
+    if ((e = getenv("CUZK_GPU_QUERIES_ABOVE")) != NULL) t->queries_above = strcmp(e, "1") == 0;
+    if ((e = getenv("CUZK_GPU_H_FIRST")) != NULL) t->h_first = strcmp(e, "1") == 0;
+    if ((e = getenv("CUZK_GPU_B2_OVERLAP")) != NULL) t->b_g2_overlap = strcmp(e, "1") == 0;
+    if ((e = getenv("CUZK_GPU_WITNESS_PACK")) != NULL) {
+        int v = atoi(e);
+        t->witness_pack = v < 0 || v > 2 ? t->witness_pack : v;
+    }
     size_t lim;
     if ((e = getenv("CUZK_GPU_MEMORY_LIMIT")) != NULL && gpu_tune_parse_size(e, &lim) == 0) t->memory_limit = lim;
 }

@@ -86,6 +86,25 @@ typedef struct gpu_tune {
     /* CUZK_GPU_TURN_SPLIT=0 sets 0, default 1: without a memory cap, the next prover's a, b, c and H NTTs run
      * beside this one's MSMs (the turn in two stages, prove.cu). */
     int turn_split;
+    /* The streamed MSM stage under a memory cap. With all four on, 32 GiB PoRep at a 24 GiB cap measured 1.735 s a
+     * partition in one run against 1.798-1.806 without in two other calls (nineteenth session, GPU-NOTES); the
+     * pairs alone were neutral. Off until a same-call A/B (and the 16 GiB cap) confirms it. Each: "1" turns it on.
+     * CUZK_GPU_QUERIES_ABOVE: under a cap a prover's stream (a, b, c, the NTTs, B_G2, L, A, B_G1) one priority
+     * above its overlapped H MSM's, so that the queries' short kernels take SMs ahead of the H MSM's waiting
+     * blocks (uncapped: level either way). */
+    int queries_above;
+    /* CUZK_GPU_H_FIRST: the queries wait until the overlapped H MSM over streamed bases has queued its first
+     * piece's copy, so that it is not queued behind B_G2's (H2D copies run in the order queued: the trace showed the
+     * H MSM starting 60-85 ms into the stage, behind B_G2's first 3.2 GB). */
+    int h_first;
+    /* CUZK_GPU_WITNESS_PACK=0|1|2, default 0: a witness from a shape goes up before the device's turn packed (its
+     * ones as bits, the others with their indices: the L query's split, ~1.2 of 4.2 GB at 32 GiB PoRep) when that
+     * fits beside the H step: 2 where the plan leaves no room for it as it is (a cap) while another prover holds
+     * the turn (waiting for the classification then costs no device time); 1 always (tests); 0 never. */
+    int witness_pack;
+    /* CUZK_GPU_B2_OVERLAP: streamed B_G2's pieces copied beside the compute of the piece before (two device
+     * buffers of a piece), as the G1 pieces are; off: each piece copied, then computed. */
+    int b_g2_overlap;
 
     /* Device memory (mem.cu). CUZK_GPU_MEMORY_LIMIT (bytes, or a number with K, M, G, T or KiB .. TiB: powers of
      * 1024; KB .. TB: powers of 1000; e.g. "16G"), default 0 = none: a cap on the bytes the backend holds on each

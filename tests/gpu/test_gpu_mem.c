@@ -127,6 +127,10 @@ typedef struct run_out {
     size_t resident; /* bytes of bases on the device */
 } run_out;
 
+/* prove_once's prover split and the last call's timings. */
+static gpu_prove_split once_split = GPU_SPLIT_AUTO;
+static gpu_prove_timings once_gt;
+
 /* One partition with the GPU prover (from the device shape, or from a, b, c), then the CPU's finish with r, s. */
 static void prove_once(const char *what, const groth16_params *params, const r1cs *cs, const r1cs_density *dn,
                        const fr_t *abc, size_t m, int from_shape, const fr_t *r, const fr_t *s, run_out *out)
@@ -138,16 +142,18 @@ static void prove_once(const char *what, const groth16_params *params, const r1c
     groth16_pending pd;
     groth16_proof proof;
     out->ok = 0;
+    memset(&once_gt, 0, sizeof once_gt);
     cuzk_status st = gpu_prover_create(0, &pv, &err);
+    if (st == CUZK_OK) gpu_prover_set_split(pv, once_split);
     if (st == CUZK_OK && from_shape) st = gpu_shape_upload(0, cs, &sh, &err);
     if (st == CUZK_OK) st = gpu_params_upload(0, params, &gp, &err);
     out->resident = gpu_params_bytes(gp);
     if (st == CUZK_OK && from_shape)
         st = gpu_prove_start_shape(pv, gp, sh, pool, params, cs->inputs, cs->num_inputs, cs->aux, cs->num_aux, dn, &pd,
-                                   NULL, NULL, &err);
+                                   NULL, &once_gt, &err);
     else if (st == CUZK_OK)
         st = gpu_prove_start_abc(pv, gp, pool, params, cs->num_constraints, abc, abc + m, abc + 2 * m, cs->inputs,
-                                 cs->num_inputs, cs->aux, cs->num_aux, dn, &pd, NULL, NULL, &err);
+                                 cs->num_inputs, cs->aux, cs->num_aux, dn, &pd, NULL, &once_gt, &err);
     if (st == CUZK_OK) st = groth16_prove_finish(pool, &pd, r, s, &proof, NULL, &err);
     CHECK_MSG(st == CUZK_OK, "%s: %s", what, err.msg);
     if (st == CUZK_OK) {
@@ -231,6 +237,35 @@ static void test_prove_capped(unsigned k)
             CHECK_MSG(got.ok && memcmp(got.proof, ref[sh].proof, GROTH16_PROOF_BYTES) == 0,
                       "%s: proof bytes differ from the uncapped run", what);
         }
+    }
+
+    /* The witness packed before the turn (gpu_tune.witness_pack = 1; every query split, so that L's is), and
+     * the streamed MSM stage's other switches on (B_G2's pieces overlapped, the queries above the H MSM, the H
+     * MSM's first copy first): the same proofs under the cap. */
+    for (int v = 0; v < 2; v++) {
+        const char *what = v ? "B_G2 overlapped, queries above, H first" : "packed witness";
+        gpu_tune saved = gpu_tune_get(), t = saved;
+        size_t base = gpu_mem_live(0);
+        if (v)
+            t.b_g2_overlap = t.queries_above = t.h_first = 1;
+        else
+            t.witness_pack = 1;
+        t.memory_limit = base + caps[1];
+        gpu_tune_set(&t);
+        gpu_mem_reset_peak(0);
+        once_split = v ? GPU_SPLIT_AUTO : GPU_SPLIT_ALWAYS;
+        run_out got;
+        prove_once(what, &params, &cs, &dn, abc, d.m, !v, &r, &s, &got);
+        once_split = GPU_SPLIT_AUTO;
+        size_t peak = gpu_mem_peak(0);
+        gpu_tune_set(&saved);
+        if (!v) {
+            printf("  packed witness: %s, upload %.2f ms\n", once_gt.witness_packed ? "packed" : "NOT packed",
+                   once_gt.abc_upload_ms);
+            CHECK_MSG(once_gt.witness_packed, "packed witness: the witness was not packed");
+        }
+        CHECK_MSG(peak <= base + caps[1], "%s: past the cap", what);
+        CHECK_MSG(got.ok && memcmp(got.proof, ref[!v].proof, GROTH16_PROOF_BYTES) == 0, "%s: proof bytes differ", what);
     }
 
     /* The trace (CUZK_GPU_TRACE) of a partition with streamed pieces: its spans' lines (each ending after it

@@ -87,7 +87,7 @@ int main(void)
      * step's 4V only the H scalars, 1V, stay held). */
     gpu_plan_part pp;
     gpu_plan_partition(24 * GIB, 24 * GIB, 2 * GIB, 27, 0, &pp);
-    CHECK(pp.fits && pp.witness_early && pp.overlap && pp.ntt_in_place && pp.need == 16 * GIB);
+    CHECK(pp.fits && pp.witness_early && pp.overlap && pp.ntt_in_place && pp.need == 16 * GIB && pp.room == 22 * GIB);
     /* 16 GiB: 4V is all of it, with a shape beside it nothing fits: an error up front. */
     gpu_plan_partition(16 * GIB, 16 * GIB, 1 * GIB, 27, 0, &pp);
     CHECK(!pp.fits && !pp.witness_early && !pp.overlap);
@@ -96,7 +96,7 @@ int main(void)
     CHECK(pp.fits && !pp.witness_early && pp.overlap);
     /* Uncapped: all allowed, no in-place NTTs (the measured default path). */
     gpu_plan_partition(0, 0, 0, 27, 1, &pp);
-    CHECK(pp.fits && pp.witness_early && pp.overlap && !pp.ntt_in_place && !pp.ntt_three);
+    CHECK(pp.fits && pp.witness_early && pp.overlap && !pp.ntt_in_place && !pp.ntt_three && pp.room == (size_t)-1);
     /* a, b, c from the host under 16 GiB, nothing else held: 3V = 12 GiB fits, and the overlap (3V left after). */
     gpu_plan_partition(16 * GIB, 16 * GIB, 0, 27, 1, &pp);
     CHECK(pp.fits && pp.ntt_three && !pp.ntt_in_place && pp.need == 12 * GIB && pp.witness_early && pp.overlap);

@@ -16,17 +16,19 @@ static void check_defaults(const gpu_tune *t)
     CHECK(t->bases_stream == 0 && t->pin_streamed == 1 && t->stream_chunk == ((size_t)1 << 24));
     CHECK(t->overlap == 1 && t->turns == 1 && t->memory_limit == 0);
     CHECK(t->turn_split == 1 && t->glv == 1 && t->trace[0] == 0);
+    CHECK(t->queries_above == 0 && t->h_first == 0 && t->witness_pack == 0 && t->b_g2_overlap == 0);
 }
 
 int main(void)
 {
-    static const char *const vars[] = {"CUZK_GPU_PROFILE",    "CUZK_GPU_MSM",          "CUZK_GPU_MSM_TAIL",
-                                       "CUZK_GPU_MSM_INV",    "CUZK_GPU_MSM_EARLY",    "CUZK_GPU_MSM_SHARE",
-                                       "CUZK_GPU_BATCH",      "CUZK_GPU_G2",           "CUZK_GPU_G2_TAIL",
-                                       "CUZK_NTT_VARIANT",    "CUZK_GPU_ABC",          "CUZK_HOST_ALLOC",
-                                       "CUZK_GPU_BASES",      "CUZK_GPU_PIN_STREAMED", "CUZK_GPU_STREAM_CHUNK",
-                                       "CUZK_GPU_OVERLAP",    "CUZK_GPU_TURN",         "CUZK_GPU_MEMORY_LIMIT",
-                                       "CUZK_GPU_TURN_SPLIT", "CUZK_GPU_GLV",          "CUZK_GPU_TRACE"};
+    static const char *const vars[] = {
+        "CUZK_GPU_PROFILE",   "CUZK_GPU_MSM",           "CUZK_GPU_MSM_TAIL",     "CUZK_GPU_MSM_INV",
+        "CUZK_GPU_MSM_EARLY", "CUZK_GPU_MSM_SHARE",     "CUZK_GPU_BATCH",        "CUZK_GPU_G2",
+        "CUZK_GPU_G2_TAIL",   "CUZK_NTT_VARIANT",       "CUZK_GPU_ABC",          "CUZK_HOST_ALLOC",
+        "CUZK_GPU_BASES",     "CUZK_GPU_PIN_STREAMED",  "CUZK_GPU_STREAM_CHUNK", "CUZK_GPU_OVERLAP",
+        "CUZK_GPU_TURN",      "CUZK_GPU_MEMORY_LIMIT",  "CUZK_GPU_TURN_SPLIT",   "CUZK_GPU_GLV",
+        "CUZK_GPU_TRACE",     "CUZK_GPU_QUERIES_ABOVE", "CUZK_GPU_H_FIRST",      "CUZK_GPU_WITNESS_PACK",
+        "CUZK_GPU_B2_OVERLAP"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
     gpu_tune d;
     gpu_tune_defaults(&d);
@@ -60,6 +62,10 @@ int main(void)
     setenv("CUZK_GPU_MEMORY_LIMIT", "16G", 1);
     setenv("CUZK_GPU_TURN_SPLIT", "0", 1);
     setenv("CUZK_GPU_TRACE", "/tmp/cuzk.trace", 1);
+    setenv("CUZK_GPU_QUERIES_ABOVE", "1", 1);
+    setenv("CUZK_GPU_H_FIRST", "1", 1);
+    setenv("CUZK_GPU_WITNESS_PACK", "2", 1);
+    setenv("CUZK_GPU_B2_OVERLAP", "1", 1);
     gpu_tune_reload_env();
     t = gpu_tune_get();
     CHECK(t.profile == 1 && t.msm == GPU_TUNE_XYZZ && t.msm_forced == 1);
@@ -69,6 +75,7 @@ int main(void)
     CHECK(t.host_alloc_cuda == 1 && t.bases_stream == 1 && t.pin_streamed == 0 && t.stream_chunk == 192);
     CHECK(t.overlap == 0 && t.turns == 0 && t.memory_limit == (size_t)16 << 30);
     CHECK(t.turn_split == 0 && t.glv == 0 && strcmp(t.trace, "/tmp/cuzk.trace") == 0);
+    CHECK(t.queries_above == 1 && t.h_first == 1 && t.witness_pack == 2 && t.b_g2_overlap == 1);
 
     /* Values that are not the forcing ones leave the default in place; a chunk under 64 points becomes 64. */
     setenv("CUZK_GPU_MSM", "bogus", 1);
@@ -79,8 +86,11 @@ int main(void)
     setenv("CUZK_GPU_OVERLAP", "1", 1);
     setenv("CUZK_GPU_MEMORY_LIMIT", "lots", 1); /* does not parse: the limit stays (here the default, none) */
     setenv("CUZK_GPU_TURN_SPLIT", "on", 1);
+    setenv("CUZK_GPU_WITNESS_PACK", "3", 1);    /* out of range: stays (here the default, 0) */
+    setenv("CUZK_GPU_QUERIES_ABOVE", "yes", 1); /* only "1" turns it on */
     gpu_tune_reload_env();
     t = gpu_tune_get();
+    CHECK(t.witness_pack == 0 && t.queries_above == 0 && t.h_first == 1 && t.b_g2_overlap == 1);
     CHECK(t.memory_limit == 0 && t.turn_split == 1);
     CHECK(t.msm == GPU_TUNE_AUTO && t.msm_forced == 1 && t.msm_share == 2 && t.msm_early == 0);
     CHECK(t.stream_chunk == 64 && t.overlap == 1 && t.glv == 1);
