@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Device check of the GPU memory cap (issue 22, parts 1 and 2), on the H200 machine, in under 9 minutes:
+# Device check of the GPU memory cap (issue 22), on the H200 machine, in under 9.8 minutes:
 #   scripts/cap-device.sh            (logs under $OUT, else build-cap/logs)
+#   CAP_DEVICE_16G=1 scripts/cap-device.sh   (the 16 GiB pair instead of the 24 GiB ones)
 # 1. Builds (Release, sm_90, -j16) cuzk-bench and the GPU tests; runs test_gpu_mem, _plan, _tune.
-# 2. cuzk-bench batch --circuit porep:32GiB -n 2 -j 2 --partition-workers 3 --gpu-memory-limit 24G (~110 s), the
-#    same with --abc host (1.767-1.811 s a partition against the default's 1.782-1.790 in the eighteenth session),
-#    then -n 2 --gpu-memory-limit 16G --abc host (~120 s), when the time allows. Before them, the 24 GiB batch again
-#    with CUZK_GPU_TRACE (its summaries: the bus's and each stream's busy time a partition). No CUZK_GPU_PROFILE: it
-#    synchronizes after every MSM round and slows what it measures (run one batch with it for the plan's and
-#    partitions' lines).
-# 3. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.5 minutes).
+# 2. The A/B of the nineteenth session's four MSM-stage switches (tune.h: CUZK_GPU_QUERIES_ABOVE, _H_FIRST,
+#    _WITNESS_PACK=2, _B2_OVERLAP; off by default), in one call: cuzk-bench batch --circuit porep:32GiB -n 2 -j 2
+#    --partition-workers 3 --gpu-memory-limit 24G (~100-110 s each, setup included), the default and the four on,
+#    twice each in turn (1.798-1.806 against 1.735 in separate calls). With CAP_DEVICE_16G=1: the 16 GiB cap
+#    (--abc host, 19.7 s/proof against a goal of 20) without and with the three that act there. No
+#    CUZK_GPU_PROFILE: it synchronizes after every MSM round and slows what it measures; CUZK_GPU_TRACE=FILE
+#    gives each partition's device spans without syncs (GPU-NOTES).
+# 3. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.8 minutes: give
+#    the device call 600 s).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build-cap
@@ -35,7 +38,7 @@ run_test() { # name timeout
     case $rc in 0) r=PASS ;; 77) r=SKIP ;; *) r="FAIL(rc=$rc)"; tail -15 "$LOGDIR/$name.log" ;; esac
     summary+=("$name $r $(($(date +%s) - t0)) s")
 }
-# The cap's own tests first, then the two benchmarks, then the other GPU tests while the time allows.
+# The cap's own tests first, then the benchmarks, then the other GPU tests while the time allows.
 for name in test_gpu_mem test_gpu_plan test_gpu_tune; do run_test $name 100; done
 grep -E "seam:|peak|2\^" "$LOGDIR/test_gpu_mem.log" | sed 's/^/  mem: /'
 
@@ -50,23 +53,26 @@ bench() { # name limit timeout proofs extra-args [env...]
     grep -E "gpu plan:" "$LOGDIR/$name.log" | sort | uniq -c | head -8 | sed "s/^/  $name: /"
     grep -vE "^gpu (msm|ntt|batch|aff|h |g2)" "$LOGDIR/$name.log" | grep -iE "^steady|s/proof|proofs|error|fail|partition|busy|peak|throughput" | tail -14 | sed "s/^/  $name: /"
 }
-bench batch-24G 24G 140 2 ""
-# The same with the trace (events only, no syncs): how busy the bus and each stream are in the MSM stage.
-left=$((540 - $(elapsed)))
-if [ $left -gt 120 ]; then
-    rm -f "$LOGDIR/24G.trace"
-    bench batch-24G-trace 24G $((left > 140 ? 140 : left)) 2 "" CUZK_GPU_TRACE="$LOGDIR/24G.trace"
-    grep summary "$LOGDIR/24G.trace" | tail -12 | sed 's/^/  trace: /'
+ON4="CUZK_GPU_QUERIES_ABOVE=1 CUZK_GPU_H_FIRST=1 CUZK_GPU_WITNESS_PACK=2 CUZK_GPU_B2_OVERLAP=1"
+if [ "${CAP_DEVICE_16G:-0}" = 1 ]; then
+    THREE="CUZK_GPU_QUERIES_ABOVE=1 CUZK_GPU_H_FIRST=1 CUZK_GPU_B2_OVERLAP=1"
+    runs=("16G-default 16G --abc host" "16G-three 16G --abc host $THREE")
+else
+    runs=("24G-default 24G" "24G-four 24G $ON4" "24G-default-2 24G" "24G-four-2 24G $ON4")
 fi
-left=$((540 - $(elapsed)))
-[ $left -gt 120 ] && bench batch-24G-abc-host 24G $((left > 140 ? 140 : left)) 2 "--abc host"
-# 16 GiB: a, b, c on the device (the default) cannot fit beside the matrices (the planned error, test_gpu_mem);
-# from the host the H step keeps three vectors.
-left=$((540 - $(elapsed)))
-[ $left -gt 130 ] && bench batch-16G-abc-host 16G $((left > 150 ? 150 : left)) 2 "--abc host"
+for r in "${runs[@]}"; do
+    set -- $r
+    name=$1 lim=$2
+    shift 2
+    extra=""
+    if [ "${1:-}" = "--abc" ]; then extra="--abc $2"; shift 2; fi
+    left=$((575 - $(elapsed)))
+    if [ $left -lt 110 ]; then summary+=("$name NOT RUN (time)"); continue; fi
+    bench "$name" "$lim" $((left > 130 ? 130 : left)) 2 "$extra" "$@"
+done
 
 for name in test_gpu_prove test_gpu_abc test_gpu_ntt test_gpu_g2 $(echo $tests | tr ' ' '\n' | grep -v '^test_gpu_\(mem\|plan\|tune\|prove\|abc\|ntt\|g2\)$'); do
-    left=$((550 - $(elapsed)))
+    left=$((585 - $(elapsed)))
     if [ $left -lt 10 ]; then summary+=("$name NOT RUN (time)"); continue; fi
     run_test $name $left
 done
