@@ -1008,36 +1008,53 @@ done:
     return st;
 }
 
+/* One piece of host (or device) memory to upload. */
+typedef struct upload_seg {
+    const void *src;
+    size_t bytes;
+} upload_seg;
+
+/* *dst = a new device buffer holding the segments one after the other (to free with gpu_free_async on pv's
+ * stream; each through the staging buffers when pageable); returns once they are there, with *ms the upload's
+ * device time. On failure *dst is NULL. */
+static cuzk_status upload_segments(gpu_prover *pv, pool_t *pool, const upload_seg *seg, int nseg, void **dst,
+                                   double *ms, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    cudaStream_t stream = pv->ctx->stream;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    size_t total = 0, off = 0;
+    float t = 0;
+    *dst = NULL;
+    for (int i = 0; i < nseg; i++) total += seg[i].bytes;
+    GPU_TRY(cudaEventCreate(&ev[0]));
+    GPU_TRY(cudaEventCreate(&ev[1]));
+    GPU_TRY(cudaEventRecord(ev[0], stream));
+    GPU_TRY(gpu_malloc_async(dst, total, stream));
+    for (int i = 0; i < nseg && st == CUZK_OK; off += seg[i].bytes, i++)
+        st = upload_any(pv, pool, (char *)*dst + off, seg[i].src, seg[i].bytes, err);
+    if (st != CUZK_OK) goto done;
+    GPU_TRY(cudaEventRecord(ev[1], stream));
+    GPU_TRY(cudaEventSynchronize(ev[1]));
+    GPU_TRY(cudaEventElapsedTime(&t, ev[0], ev[1]));
+    *ms = t;
+done:
+    if (st != CUZK_OK && *dst) {
+        gpu_free_async(*dst, stream);
+        *dst = NULL;
+    }
+    for (int i = 0; i < 2; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    return st;
+}
+
 /* The witness inputs ++ aux onto the device (*w, to free with gpu_free_async on pv's stream; aux through the
  * staging buffers when pageable); returns once it is there. gt gets abc_upload_ms. */
 static cuzk_status witness_upload(gpu_prover *pv, pool_t *pool, const abc_src *src, fr_t **w, gpu_prove_timings *gt,
                                   cuzk_error *err)
 {
-    cuzk_status st = CUZK_OK;
-    cudaStream_t stream = pv->ctx->stream;
-    cudaEvent_t ev[2] = {NULL, NULL};
-    size_t ni = src->num_inputs, na = src->num_aux;
-    float ms = 0;
-    *w = NULL;
-    GPU_TRY(cudaEventCreate(&ev[0]));
-    GPU_TRY(cudaEventCreate(&ev[1]));
-    GPU_TRY(cudaEventRecord(ev[0], stream));
-    GPU_TRY(gpu_malloc_async((void **)w, (ni + na) * sizeof(fr_t), stream));
-    GPU_TRY(cudaMemcpyAsync(*w, src->inputs, ni * sizeof(fr_t), cudaMemcpyDefault, stream));
-    st = upload_any(pv, pool, *w + ni, src->aux, na * sizeof(fr_t), err);
-    if (st != CUZK_OK) goto done;
-    GPU_TRY(cudaEventRecord(ev[1], stream));
-    GPU_TRY(cudaEventSynchronize(ev[1]));
-    GPU_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
-    gt->abc_upload_ms = ms;
-done:
-    if (st != CUZK_OK && *w) {
-        gpu_free_async(*w, stream);
-        *w = NULL;
-    }
-    for (int i = 0; i < 2; i++)
-        if (ev[i]) cudaEventDestroy(ev[i]);
-    return st;
+    const upload_seg seg[2] = {{src->inputs, src->num_inputs * sizeof(fr_t)}, {src->aux, src->num_aux * sizeof(fr_t)}};
+    return upload_segments(pv, pool, seg, 2, (void **)w, &gt->abc_upload_ms, err);
 }
 
 /* A witness whose aux are mostly 0 and 1, on the device as the L query's split of it (the classification's): the
@@ -1058,41 +1075,15 @@ static size_t packed_bytes(size_t ni, size_t na, size_t others)
 static cuzk_status witness_pack_upload(gpu_prover *pv, pool_t *pool, const abc_src *src, const query *ql,
                                        packed_witness *pw, gpu_prove_timings *gt, cuzk_error *err)
 {
-    cuzk_status st = CUZK_OK;
-    cudaStream_t stream = pv->ctx->stream;
-    cudaEvent_t ev[2] = {NULL, NULL};
-    size_t ni = src->num_inputs, na = src->num_aux, k = ql->tail_n, mask = (na + 63) / 64 * sizeof(uint64_t);
-    float ms = 0;
-    char *p = NULL;
-    pw->dev = NULL;
+    size_t ni = src->num_inputs, na = src->num_aux, k = ql->tail_n;
+    const upload_seg seg[4] = {{src->inputs, ni * sizeof(fr_t)},
+                               {ql->ones, (na + 63) / 64 * sizeof(uint64_t)},
+                               {ql->tail_s, k * sizeof(fr_t)},
+                               {ql->tail_i, k * sizeof(uint32_t)}};
     pw->ni = ni;
     pw->na = na;
     pw->others = k;
-    GPU_TRY(cudaEventCreate(&ev[0]));
-    GPU_TRY(cudaEventCreate(&ev[1]));
-    GPU_TRY(cudaEventRecord(ev[0], stream));
-    GPU_TRY(gpu_malloc_async((void **)&pw->dev, packed_bytes(ni, na, k), stream));
-    p = pw->dev;
-    st = upload_any(pv, pool, p, src->inputs, ni * sizeof(fr_t), err);
-    p += ni * sizeof(fr_t);
-    if (st == CUZK_OK) st = upload_any(pv, pool, p, ql->ones, mask, err);
-    p += mask;
-    if (st == CUZK_OK) st = upload_any(pv, pool, p, ql->tail_s, k * sizeof(fr_t), err);
-    p += k * sizeof(fr_t);
-    if (st == CUZK_OK) st = upload_any(pv, pool, p, ql->tail_i, k * sizeof(uint32_t), err);
-    if (st != CUZK_OK) goto done;
-    GPU_TRY(cudaEventRecord(ev[1], stream));
-    GPU_TRY(cudaEventSynchronize(ev[1]));
-    GPU_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
-    gt->abc_upload_ms = ms;
-done:
-    if (st != CUZK_OK && pw->dev) {
-        gpu_free_async(pw->dev, stream);
-        pw->dev = NULL;
-    }
-    for (int i = 0; i < 2; i++)
-        if (ev[i]) cudaEventDestroy(ev[i]);
-    return st;
+    return upload_segments(pv, pool, seg, 4, (void **)&pw->dev, &gt->abc_upload_ms, err);
 }
 
 /* *w = the plain witness (inputs ++ aux) on the device, written from pw, which is freed. */
