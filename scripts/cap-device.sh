@@ -6,10 +6,11 @@
 # 2. The A/B of the nineteenth session's four MSM-stage switches (tune.h: CUZK_GPU_QUERIES_ABOVE, _H_FIRST,
 #    _WITNESS_PACK=2, _B2_OVERLAP; off by default), in one call: cuzk-bench batch --circuit porep:32GiB -n 2 -j 2
 #    --partition-workers 3 --gpu-memory-limit 24G (~100-110 s each, setup included), the default and the four on,
-#    twice each in turn (1.798-1.806 against 1.735 in separate calls). With CAP_DEVICE_16G=1: the 16 GiB cap
-#    (--abc host, 19.7 s/proof against a goal of 20) without and with the three that act there. No
-#    CUZK_GPU_PROFILE: it synchronizes after every MSM round and slows what it measures; CUZK_GPU_TRACE=FILE
-#    gives each partition's device spans without syncs (GPU-NOTES).
+#    twice each in turn (twentieth session: 1.783/1.789 against 1.738/1.769 s a partition). With CAP_DEVICE_16G=1:
+#    the 16 GiB cap (--abc host) without and with the three that act there (twentieth session, with all four on
+#    by default: 1.997 s a partition off against 2.066 on, so they stay off). No CUZK_GPU_PROFILE: it synchronizes
+#    after every MSM round and slows what it measures; CUZK_GPU_TRACE=FILE gives each partition's device spans
+#    without syncs (GPU-NOTES).
 # 3. The other GPU tests (test_gpu_prove first) in the time left (the whole script stays under ~9.8 minutes: give
 #    the device call 600 s).
 set -u -o pipefail

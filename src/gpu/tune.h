@@ -86,9 +86,10 @@ typedef struct gpu_tune {
     /* CUZK_GPU_TURN_SPLIT=0 sets 0, default 1: without a memory cap, the next prover's a, b, c and H NTTs run
      * beside this one's MSMs (the turn in two stages, prove.cu). */
     int turn_split;
-    /* The streamed MSM stage under a memory cap. With all four on, 32 GiB PoRep at a 24 GiB cap measured 1.735 s a
-     * partition in one run against 1.798-1.806 without in two other calls (nineteenth session, GPU-NOTES); the
-     * pairs alone were neutral. Off until a same-call A/B (and the 16 GiB cap) confirms it. Each: "1" turns it on.
+    /* The streamed MSM stage under a memory cap, four switches, each off ("1" turns it on). In one call alternating
+     * (twentieth session, BENCHMARKS.md), all four gave 1.738 and 1.769 s a partition at a 24 GiB cap against
+     * 1.783 and 1.789 without (-1.8 %), but at 16 GiB (--abc host) 2.066 against 1.997 (+3.5 %, past the goal of
+     * 20 s a proof); the pairs alone were neutral at 24 GiB (nineteenth session, GPU-NOTES). So they stay off.
      * CUZK_GPU_QUERIES_ABOVE: under a cap a prover's stream (a, b, c, the NTTs, B_G2, L, A, B_G1) one priority
      * above its overlapped H MSM's, so that the queries' short kernels take SMs ahead of the H MSM's waiting
      * blocks (uncapped: level either way). */
