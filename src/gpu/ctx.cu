@@ -136,6 +136,18 @@ int gpu_is_device_ptr(const void *p)
     return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
 }
 
+cudaError_t gpu_copy_h2d_sliced(void *dst, const void *src, size_t bytes, cudaStream_t stream)
+{
+    size_t slice = gpu_tune_get().copy_slice;
+    if (slice == 0 || slice > bytes) slice = bytes;
+    cudaError_t e = cudaSuccess;
+    for (size_t off = 0; off < bytes && e == cudaSuccess; off += slice) {
+        size_t len = bytes - off < slice ? bytes - off : slice;
+        e = cudaMemcpyAsync((char *)dst + off, (const char *)src + off, len, cudaMemcpyHostToDevice, stream);
+    }
+    return e;
+}
+
 cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void **dev, void **owned, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
@@ -146,7 +158,7 @@ cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void *
         return CUZK_OK;
     }
     GPU_TRY(gpu_malloc_async(&d, bytes, ctx->stream));
-    GPU_TRY(cudaMemcpyAsync(d, p, bytes, cudaMemcpyHostToDevice, ctx->stream));
+    GPU_TRY(gpu_copy_h2d_sliced(d, p, bytes, ctx->stream));
     *dev = d;
     *owned = d;
     return CUZK_OK;

@@ -46,6 +46,11 @@ cuzk_status gpu_ctx_enter(gpu_ctx *ctx, cuzk_error *err);
 /* Where a pointer lives: 1 device memory usable by ctx, 0 host memory. */
 int gpu_is_device_ptr(const void *p);
 
+/* A host-to-device copy of bytes queued on stream in slices of at most gpu_tune.copy_slice bytes (0: whole), so
+ * that another stream's copy is queued behind one slice, not the whole (the copy engine takes copies in the order
+ * they were queued, whatever their streams). */
+cudaError_t gpu_copy_h2d_sliced(void *dst, const void *src, size_t bytes, cudaStream_t stream);
+
 /* Device copy of a host-or-device array: *dev points at the data on the device; *owned is what the caller must
  * gpu_free_async (NULL when p was already device memory). */
 cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void **dev, void **owned, cuzk_error *err);

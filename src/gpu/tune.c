@@ -24,6 +24,7 @@ void gpu_tune_defaults(gpu_tune *t)
     t->g2_tail = 2;
     t->pin_streamed = 1;
     t->stream_chunk = (size_t)1 << 24;
+    t->copy_slice = (size_t)64 << 20;
     t->overlap = 1;
     t->turns = 1;
     t->turn_split = 1;
@@ -84,6 +85,8 @@ void gpu_tune_from_env(gpu_tune *t)
         size_t c = (size_t)strtoull(e, NULL, 10) / 64 * 64;
         t->stream_chunk = c < 64 ? 64 : c;
     }
+    size_t bytes;
+    if ((e = getenv("CUZK_GPU_COPY_SLICE")) != NULL && gpu_tune_parse_size(e, &bytes) == 0) t->copy_slice = bytes;
     t->overlap = tune_off_by_zero(getenv("CUZK_GPU_OVERLAP"), t->overlap);
     t->turns = tune_off_by_zero(getenv("CUZK_GPU_TURN"), t->turns);
     t->turn_split = tune_off_by_zero(getenv("CUZK_GPU_TURN_SPLIT"), t->turn_split);
@@ -94,8 +97,7 @@ void gpu_tune_from_env(gpu_tune *t)
         int v = atoi(e);
         t->witness_pack = v < 0 || v > 2 ? t->witness_pack : v;
     }
-    size_t lim;
-    if ((e = getenv("CUZK_GPU_MEMORY_LIMIT")) != NULL && gpu_tune_parse_size(e, &lim) == 0) t->memory_limit = lim;
+    if ((e = getenv("CUZK_GPU_MEMORY_LIMIT")) != NULL && gpu_tune_parse_size(e, &bytes) == 0) t->memory_limit = bytes;
 }
 
 int gpu_tune_parse_size(const char *text, size_t *out)

@@ -78,6 +78,11 @@ typedef struct gpu_tune {
     /* CUZK_GPU_STREAM_CHUNK (points, rounded down to a multiple of 64, at least 64), default 2^24: piece size of
      * streamed bases. */
     size_t stream_chunk;
+    /* CUZK_GPU_COPY_SLICE (bytes, as CUZK_GPU_MEMORY_LIMIT; 0: whole copies), default 64 MiB: the streamed pieces'
+     * and staged inputs' host-to-device copies are queued in slices of at most this many bytes, so that another
+     * stream's copy waits behind one slice (~1.2 ms at 54 GB/s), not a whole 1.3-3.2 GB piece (the trace's tails
+     * and the H MSM's first piece waited behind whole pieces). */
+    size_t copy_slice;
     /* CUZK_GPU_OVERLAP=0 sets 0, default 1: the H MSM runs on a second context beside B_G2, L, A, B (2^27
      * partition 2201 -> 1938 ms). */
     int overlap;

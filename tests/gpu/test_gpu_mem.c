@@ -268,6 +268,21 @@ static void test_prove_capped(unsigned k)
         CHECK_MSG(got.ok && memcmp(got.proof, ref[!v].proof, GROTH16_PROOF_BYTES) == 0, "%s: proof bytes differ", what);
     }
 
+    /* Host-to-device copies in slices of an odd size (gpu_tune.copy_slice: many a piece, slices ending inside a
+     * point, each piece's last slice shorter) and in whole copies (0): the same proofs under the cap. */
+    for (int v = 0; v < 2; v++) {
+        const char *what = v ? "whole copies" : "copies in odd slices";
+        gpu_tune saved = gpu_tune_get(), t = saved;
+        size_t base = gpu_mem_live(0);
+        t.copy_slice = v ? 0 : ((size_t)1 << 20) + 24;
+        t.memory_limit = base + caps[1];
+        gpu_tune_set(&t);
+        run_out got;
+        prove_once(what, &params, &cs, &dn, abc, d.m, v, &r, &s, &got);
+        gpu_tune_set(&saved);
+        CHECK_MSG(got.ok && memcmp(got.proof, ref[v].proof, GROTH16_PROOF_BYTES) == 0, "%s: proof bytes differ", what);
+    }
+
     /* The trace (CUZK_GPU_TRACE) of a partition with streamed pieces: its spans' lines (each ending after it
      * begins) and a summary, and the same proof. */
     {
