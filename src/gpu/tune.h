@@ -94,7 +94,8 @@ typedef struct gpu_tune {
     /* The streamed MSM stage under a memory cap, four switches, each off ("1" turns it on). In one call alternating
      * (twentieth session, BENCHMARKS.md), all four gave 1.738 and 1.769 s a partition at a 24 GiB cap against
      * 1.783 and 1.789 without (-1.8 %), but at 16 GiB (--abc host) 2.066 against 1.997 (+3.5 %, past the goal of
-     * 20 s a proof); the pairs alone were neutral at 24 GiB (nineteenth session, GPU-NOTES). So they stay off.
+     * 20 s a proof); the pairs alone were neutral at 24 GiB (nineteenth session, GPU-NOTES). So they stay off. All of
+     * these figures predate the streamed pieces' masks going up once (twenty-first session, GPU-NOTES).
      * CUZK_GPU_QUERIES_ABOVE: under a cap a prover's stream (a, b, c, the NTTs, B_G2, L, A, B_G1) one priority
      * above its overlapped H MSM's, so that the queries' short kernels take SMs ahead of the H MSM's waiting
      * blocks (uncapped: level either way). */
