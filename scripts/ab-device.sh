@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of gpu_tune switches on one binary, on the H200 machine, in under 9.5 minutes: builds cuzk-bench (Release,
+# A/B of gpu_tune switches (or of two builds), on the H200 machine, in under 9.5 minutes: builds cuzk-bench (Release,
 # sm_90), then runs each batch under setting A and setting B alternately while the time allows, and prints each run's
 # steady line (cuzk-bench batch: s between prove_start ends, the start and the drain left out).
 #   scripts/ab-device.sh 'ENV_A' 'ENV_B' 'BATCH ARGS' ['BATCH ARGS' ...]
@@ -7,6 +7,10 @@
 #            '--circuit snap:32GiB -n 2 -j 2' '--circuit porep:32GiB -n 2 -j 2 --partition-workers 3'
 # ENV_A / ENV_B: space-separated VAR=VALUE pairs ('' for the defaults). Each run is cut at 150 s and none starts
 # after 450 s. Logs under $OUT (else build-ab/logs).
+# Two builds: AB_BIN_A / AB_BIN_B name a cuzk-bench for that side (relative to the repository root), e.g. a carried
+# build of an older commit against this tree's; with both set nothing is built on the device (~130 s saved). Build
+# them here (Release, -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_GRPC=OFF; an older commit through `git worktree add`) and
+# carry them: they need only the system's libc and libstdc++.
 set -u -o pipefail
 [ $# -ge 3 ] || { echo "usage: $0 'ENV_A' 'ENV_B' 'BATCH ARGS' ['BATCH ARGS' ...]"; exit 2; }
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,25 +22,33 @@ T0=$(date +%s)
 elapsed() { echo $(($(date +%s) - T0)); }
 A=$1 B=$2
 shift 2
-{ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_GRPC=OFF \
-    -DCUZK_WERROR=OFF && make -C "$BUILD" -j16 cuzk-bench; } >"$LOGDIR/build.log" 2>&1 || {
-    echo "BUILD FAILED"; grep -E "error" "$LOGDIR/build.log" | head -20; exit 1; }
-echo "build: $(elapsed) s"
+BIN_A=${AB_BIN_A:+$ROOT/$AB_BIN_A} BIN_B=${AB_BIN_B:+$ROOT/$AB_BIN_B}
+for bin in ${BIN_A:-} ${BIN_B:-}; do
+    chmod +x "$bin" 2>/dev/null # a carried copy may come without its mode
+    [ -x "$bin" ] || { echo "not an executable: $bin"; exit 2; }
+done
+if [ -z "${BIN_A:-}" ] || [ -z "${BIN_B:-}" ]; then
+    { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCUZK_GRPC=OFF \
+        -DCUZK_WERROR=OFF && make -C "$BUILD" -j16 cuzk-bench; } >"$LOGDIR/build.log" 2>&1 || {
+        echo "BUILD FAILED"; grep -E "error" "$LOGDIR/build.log" | head -20; exit 1; }
+    echo "build: $(elapsed) s"
+fi
+BIN_A=${BIN_A:-$BUILD/cuzk-bench} BIN_B=${BIN_B:-$BUILD/cuzk-bench}
 summary=()
 run=0
 for round in 1 2; do
     for args in "$@"; do
         for side in A B; do
             [ "$(elapsed)" -gt 450 ] && break 3
-            env_set=$A
-            [ $side = B ] && env_set=$B
+            env_set=$A bin=$BIN_A
+            [ $side = B ] && env_set=$B bin=$BIN_B
             run=$((run + 1))
             log="$LOGDIR/run$run-$side.log"
             # shellcheck disable=SC2086 # the settings and arguments are word lists
-            env $env_set timeout 150 "$BUILD/cuzk-bench" batch $args >"$log" 2>&1
+            env $env_set timeout 150 "$bin" batch $args >"$log" 2>&1
             rc=$?
             line=$(grep -E "^steady" "$log" | head -1)
-            summary+=("round $round, $side ($env_set) $args: rc=$rc; ${line:-no steady line}")
+            summary+=("round $round, $side (${bin#"$ROOT"/} $env_set) $args: rc=$rc; ${line:-no steady line}")
         done
     done
 done
