@@ -29,6 +29,10 @@ void gpu_tune_defaults(gpu_tune *t)
     t->turns = 1;
     t->turn_split = 1;
     t->glv = 1;
+    t->queries_above = 1;
+    t->h_first = 1;
+    t->witness_pack = 2;
+    t->b_g2_overlap = 1;
 }
 
 static unsigned tune_bits(const char *e, unsigned def)
@@ -90,9 +94,9 @@ void gpu_tune_from_env(gpu_tune *t)
     t->overlap = tune_off_by_zero(getenv("CUZK_GPU_OVERLAP"), t->overlap);
     t->turns = tune_off_by_zero(getenv("CUZK_GPU_TURN"), t->turns);
     t->turn_split = tune_off_by_zero(getenv("CUZK_GPU_TURN_SPLIT"), t->turn_split);
-    if ((e = getenv("CUZK_GPU_QUERIES_ABOVE")) != NULL) t->queries_above = strcmp(e, "1") == 0;
-    if ((e = getenv("CUZK_GPU_H_FIRST")) != NULL) t->h_first = strcmp(e, "1") == 0;
-    if ((e = getenv("CUZK_GPU_B2_OVERLAP")) != NULL) t->b_g2_overlap = strcmp(e, "1") == 0;
+    t->queries_above = tune_off_by_zero(getenv("CUZK_GPU_QUERIES_ABOVE"), t->queries_above);
+    t->h_first = tune_off_by_zero(getenv("CUZK_GPU_H_FIRST"), t->h_first);
+    t->b_g2_overlap = tune_off_by_zero(getenv("CUZK_GPU_B2_OVERLAP"), t->b_g2_overlap);
     if ((e = getenv("CUZK_GPU_WITNESS_PACK")) != NULL) {
         int v = atoi(e);
         t->witness_pack = v < 0 || v > 2 ? t->witness_pack : v;

@@ -91,11 +91,12 @@ typedef struct gpu_tune {
     /* CUZK_GPU_TURN_SPLIT=0 sets 0, default 1: without a memory cap, the next prover's a, b, c and H NTTs run
      * beside this one's MSMs (the turn in two stages, prove.cu). */
     int turn_split;
-    /* The streamed MSM stage under a memory cap, four switches, each off ("1" turns it on). In one call alternating
-     * (twentieth session, BENCHMARKS.md), all four gave 1.738 and 1.769 s a partition at a 24 GiB cap against
-     * 1.783 and 1.789 without (-1.8 %), but at 16 GiB (--abc host) 2.066 against 1.997 (+3.5 %, past the goal of
-     * 20 s a proof); the pairs alone were neutral at 24 GiB (nineteenth session, GPU-NOTES). So they stay off. All of
-     * these figures predate the streamed pieces' masks going up once (twenty-first session, GPU-NOTES).
+    /* The streamed MSM stage under a memory cap, four switches, each on by default since the twenty-fourth session
+     * ("0" turns one off): on an H100 (32 GiB PoRep, -n 2 -j 2 --partition-workers 3, BENCHMARKS.md "2026-12-07
+     * (twenty-fourth session)"), all four gave 1.613, 1.632 and 1.608 s a partition at a 24 GiB cap against 1.692,
+     * 1.695, 1.705 and 1.712 without, in three calls on one machine (-5 %), and 1.908 against 1.908 and 1.909 at
+     * 16 GiB (--abc host). Uncapped none of them acts: the priorities are level, H and B_G2 are resident, and the
+     * plan leaves room for the witness.
      * CUZK_GPU_QUERIES_ABOVE: under a cap a prover's stream (a, b, c, the NTTs, B_G2, L, A, B_G1) one priority
      * above its overlapped H MSM's, so that the queries' short kernels take SMs ahead of the H MSM's waiting
      * blocks (uncapped: level either way). */
@@ -104,13 +105,13 @@ typedef struct gpu_tune {
      * piece's copy, so that it is not queued behind B_G2's (H2D copies run in the order queued: the trace showed the
      * H MSM starting 60-85 ms into the stage, behind B_G2's first 3.2 GB). */
     int h_first;
-    /* CUZK_GPU_WITNESS_PACK=0|1|2, default 0: a witness from a shape goes up before the device's turn packed (its
+    /* CUZK_GPU_WITNESS_PACK=0|1|2, default 2: a witness from a shape goes up before the device's turn packed (its
      * ones as bits, the others with their indices: the L query's split, ~1.2 of 4.2 GB at 32 GiB PoRep) when that
      * fits beside the H step: 2 where the plan leaves no room for it as it is (a cap) while another prover holds
      * the turn (waiting for the classification then costs no device time); 1 always (tests); 0 never. */
     int witness_pack;
     /* CUZK_GPU_B2_OVERLAP: streamed B_G2's pieces copied beside the compute of the piece before (two device
-     * buffers of a piece), as the G1 pieces are; off: each piece copied, then computed. */
+     * buffers of a piece), as the G1 pieces are; "0": each piece copied, then computed. */
     int b_g2_overlap;
 
     /* Device memory (mem.cu). CUZK_GPU_MEMORY_LIMIT (bytes, or a number with K, M, G, T or KiB .. TiB: powers of

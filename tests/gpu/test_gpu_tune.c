@@ -16,7 +16,7 @@ static void check_defaults(const gpu_tune *t)
     CHECK(t->bases_stream == 0 && t->pin_streamed == 1 && t->stream_chunk == ((size_t)1 << 24));
     CHECK(t->overlap == 1 && t->turns == 1 && t->memory_limit == 0);
     CHECK(t->turn_split == 1 && t->glv == 1 && t->trace[0] == 0);
-    CHECK(t->queries_above == 0 && t->h_first == 0 && t->witness_pack == 0 && t->b_g2_overlap == 0);
+    CHECK(t->queries_above == 1 && t->h_first == 1 && t->witness_pack == 2 && t->b_g2_overlap == 1);
     CHECK(t->copy_slice == ((size_t)64 << 20));
 }
 
@@ -63,10 +63,10 @@ int main(void)
     setenv("CUZK_GPU_MEMORY_LIMIT", "16G", 1);
     setenv("CUZK_GPU_TURN_SPLIT", "0", 1);
     setenv("CUZK_GPU_TRACE", "/tmp/cuzk.trace", 1);
-    setenv("CUZK_GPU_QUERIES_ABOVE", "1", 1);
-    setenv("CUZK_GPU_H_FIRST", "1", 1);
-    setenv("CUZK_GPU_WITNESS_PACK", "2", 1);
-    setenv("CUZK_GPU_B2_OVERLAP", "1", 1);
+    setenv("CUZK_GPU_QUERIES_ABOVE", "0", 1);
+    setenv("CUZK_GPU_H_FIRST", "0", 1);
+    setenv("CUZK_GPU_WITNESS_PACK", "1", 1);
+    setenv("CUZK_GPU_B2_OVERLAP", "0", 1);
     setenv("CUZK_GPU_COPY_SLICE", "0", 1);
     gpu_tune_reload_env();
     t = gpu_tune_get();
@@ -77,7 +77,7 @@ int main(void)
     CHECK(t.host_alloc_cuda == 1 && t.bases_stream == 1 && t.pin_streamed == 0 && t.stream_chunk == 192);
     CHECK(t.overlap == 0 && t.turns == 0 && t.memory_limit == (size_t)16 << 30);
     CHECK(t.turn_split == 0 && t.glv == 0 && strcmp(t.trace, "/tmp/cuzk.trace") == 0);
-    CHECK(t.queries_above == 1 && t.h_first == 1 && t.witness_pack == 2 && t.b_g2_overlap == 1);
+    CHECK(t.queries_above == 0 && t.h_first == 0 && t.witness_pack == 1 && t.b_g2_overlap == 0);
     CHECK(t.copy_slice == 0);
 
     /* Values that are not the forcing ones leave the default in place; a chunk under 64 points becomes 64. */
@@ -89,12 +89,12 @@ int main(void)
     setenv("CUZK_GPU_OVERLAP", "1", 1);
     setenv("CUZK_GPU_MEMORY_LIMIT", "lots", 1); /* does not parse: the limit stays (here the default, none) */
     setenv("CUZK_GPU_TURN_SPLIT", "on", 1);
-    setenv("CUZK_GPU_WITNESS_PACK", "3", 1);    /* out of range: stays (here the default, 0) */
-    setenv("CUZK_GPU_QUERIES_ABOVE", "yes", 1); /* only "1" turns it on */
+    setenv("CUZK_GPU_WITNESS_PACK", "3", 1);    /* out of range: stays (here the default, 2) */
+    setenv("CUZK_GPU_QUERIES_ABOVE", "yes", 1); /* only "0" turns it off */
     setenv("CUZK_GPU_COPY_SLICE", "8M", 1);
     gpu_tune_reload_env();
     t = gpu_tune_get();
-    CHECK(t.witness_pack == 0 && t.queries_above == 0 && t.h_first == 1 && t.b_g2_overlap == 1);
+    CHECK(t.witness_pack == 2 && t.queries_above == 1 && t.h_first == 0 && t.b_g2_overlap == 0);
     CHECK(t.memory_limit == 0 && t.turn_split == 1 && t.copy_slice == ((size_t)8 << 20));
     setenv("CUZK_GPU_COPY_SLICE", "some", 1); /* does not parse: the default */
     gpu_tune_reload_env();
