@@ -75,6 +75,7 @@ cuzk_status service_create(daemon_service **out, const daemon_config *cfg, servi
             s->backend = s->host->backend;
             if (s->host->backend_note[0]) LOGW("%s", s->host->backend_note);
             if (s->host->pinned_note[0]) LOGW("srs.pinned_budget: %s", s->host->pinned_note);
+            if (s->host->cap_note[0]) LOGI("gpus.memory_limit unset: %s", s->host->cap_note);
             if (s->host->abc_note[0]) LOGI("pipeline.abc_on_device = \"auto\": %s", s->host->abc_note);
             LOGI("engine: %s backend, %zu device(s), %u prover worker(s) per device, %u synthesis worker(s), "
                  "budget %.1f GiB",

@@ -8,6 +8,35 @@
 #include "gpu/plan.h"
 #include "gpu/tune.h"
 
+/* Without a configured cap: the least of h's devices' implicit caps (gpu_plan_implicit_cap: the memory free on a
+ * device too small for the uncapped plan), set for the whole process as gpus.memory_limit would be, with a note. */
+static cuzk_status cap_small_devices(engine_host *h, cuzk_error *err)
+{
+    size_t cap = 0;
+    gpu_device_info info, least;
+    int at = -1;
+    for (size_t i = 0; i < h->num_devices; i++) {
+        cuzk_status st = gpu_device_get_info(h->devices[i], &info, err);
+        if (st != CUZK_OK) return st;
+        size_t c = gpu_plan_implicit_cap(info.total_mem, info.free_mem);
+        if (c && (!cap || c < cap)) {
+            cap = c;
+            at = h->devices[i];
+            least = info;
+        }
+    }
+    if (!cap) return CUZK_OK;
+    gpu_tune t = gpu_tune_get();
+    t.memory_limit = cap;
+    gpu_tune_set(&t);
+    snprintf(h->cap_note, sizeof(h->cap_note),
+             "device %d (%.100s) holds %.2f GiB, under the %.0f GiB the uncapped plan needs: the GPU backend holds at "
+             "most the %.2f GiB free on it, on each device (gpus.memory_limit sets another cap)",
+             at, least.name, (double)least.total_mem / (1 << 30), (double)GPU_PLAN_UNCAPPED_MIN / (1 << 30),
+             (double)cap / (1 << 30));
+    return CUZK_OK;
+}
+
 /* The GPU backend on cfg's devices (or every visible one). CUZK_ERR_UNSUPPORTED when no device is visible. */
 static cuzk_status open_gpu(const engine_open_config *cfg, engine_host *h, cuzk_error *err)
 {
@@ -27,14 +56,17 @@ static cuzk_status open_gpu(const engine_open_config *cfg, engine_host *h, cuzk_
     }
     for (int i = 0; !cfg->num_devices && i < visible && i < ENGINE_OPEN_MAX_DEVICES; i++)
         h->devices[h->num_devices++] = i;
+    /* Before any context exists: the pool's release threshold follows the cap (gpu_ctx_create). */
+    cuzk_status st = CUZK_OK;
     if (cfg->gpu_memory_limit) {
-        /* Before any context exists: the pool's release threshold follows the cap (gpu_ctx_create). */
         gpu_tune t = gpu_tune_get();
         t.memory_limit = (size_t)cfg->gpu_memory_limit;
         gpu_tune_set(&t);
+    } else if (!gpu_tune_get().memory_limit) {
+        st = cap_small_devices(h, err);
     }
     /* B_G2 and assembly on a pool of their own, so that they overlap the next partition's device work. */
-    cuzk_status st = pool_create(&h->finish_pool, cfg->finish_threads, err);
+    if (st == CUZK_OK) st = pool_create(&h->finish_pool, cfg->finish_threads, err);
     if (st == CUZK_OK) st = engine_backend_gpu_create(cfg->pool, h->finish_pool, &h->backend, err);
     int abc_on_device = cfg->abc_on_device;
     for (size_t i = 0; st == CUZK_OK && abc_on_device < 0 && i < h->num_devices; i++) {

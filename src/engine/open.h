@@ -33,7 +33,8 @@ typedef struct engine_open_config {
      * holds (as capped) less than the device path needs for the largest partitions (gpu_plan_abc_on_device) */
     int abc_on_device;
     /* GPU: a cap in bytes on the device memory the backend holds on each device (gpu_tune.memory_limit, set here
-     * for the whole process before the backend starts); 0 leaves the tuning's (CUZK_GPU_MEMORY_LIMIT or none). */
+     * for the whole process before the backend starts); 0 leaves the tuning's (CUZK_GPU_MEMORY_LIMIT), and without
+     * one a device under GPU_PLAN_UNCAPPED_MIN is capped at the memory free on it (plan.h; cap_note says so). */
     uint64_t gpu_memory_limit;
     /* The engine's configuration; backend, devices and num_devices are set by engine_open. */
     engine_config engine;
@@ -54,6 +55,7 @@ typedef struct engine_host {
     uint64_t pinned_budget; /* the pinned tier in effect (0: none) */
     char backend_note[256]; /* why AUTO proves on the CPU ("" when it did not fall back) */
     char abc_note[256];     /* GPU: why abc_on_device -1 chose the host ("" otherwise) */
+    char cap_note[320];     /* GPU: the cap set for devices too small for the uncapped plan ("" otherwise) */
     char pinned_note[256];  /* why a pinned_budget asked for has no effect ("" otherwise) */
     pool_t *finish_pool;
 } engine_host;

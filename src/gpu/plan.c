@@ -84,6 +84,12 @@ int gpu_plan_abc_on_device(size_t device_bytes)
     return device_bytes >= GPU_PLAN_ABC_DEVICE_MIN;
 }
 
+size_t gpu_plan_implicit_cap(size_t total, size_t free_b)
+{
+    if (total >= GPU_PLAN_UNCAPPED_MIN) return 0;
+    return free_b && free_b < total ? free_b : total;
+}
+
 void gpu_plan_describe(const gpu_plan_in *in, const gpu_plan *p, char *buf, size_t n)
 {
     static const char *const name[GPU_PLAN_SECTIONS] = {"h", "l", "a", "b_g1"};

@@ -86,6 +86,17 @@ int gpu_plan_glv(size_t total, size_t cap, size_t held, size_t h_bytes, size_t f
 #define GPU_PLAN_ABC_DEVICE_MIN ((size_t)22 << 30)
 int gpu_plan_abc_on_device(size_t device_bytes);
 
+/* Without a configured cap (gpus.memory_limit, CUZK_GPU_MEMORY_LIMIT), a device under GPU_PLAN_UNCAPPED_MIN bytes is
+ * planned as capped at the memory free on it when the engine opens (engine_open). The uncapped plan (the G1
+ * sections resident within 3/4 of the device, B_G2 wherever it fits, H's GLV images, the next prover's H step
+ * beside this one's MSMs) leaves the working sets to what is left, and on an 80 GB H100 a 32 GiB PoRep partition's
+ * H step ran out of memory beside the other prover's MSMs (every batch failed, 2026-12-07); its peak for a 2^27
+ * circuit is ~80 GB of bases and images plus two provers' working sets (an H step of 16 GiB, an MSM's scratch of
+ * ~30 GB), which the H200's 140 GB holds. The capped plan reserves each working set up front. Returns the implicit
+ * cap in bytes (free_b, or total when free_b is 0), or 0: none. */
+#define GPU_PLAN_UNCAPPED_MIN ((size_t)120 << 30)
+size_t gpu_plan_implicit_cap(size_t total, size_t free_b);
+
 /* One line describing the plans (no newline), e.g. for CUZK_GPU_PROFILE. */
 void gpu_plan_describe(const gpu_plan_in *in, const gpu_plan *p, char *buf, size_t n);
 

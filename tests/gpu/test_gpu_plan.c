@@ -33,6 +33,7 @@ int main(void)
     rng_t rng;
     test_seed(&rng, "test_gpu_plan");
     gpu_plan p;
+    gpu_plan_part pp;
     char line[512];
 
     /* Uncapped H200 (141 GB): h, l, a, b_g1 = 42 GiB <= 0.75 * 141; everything resident, as before. */
@@ -70,6 +71,23 @@ int main(void)
     CHECK(gpu_plan_abc_on_device(GPU_PLAN_ABC_DEVICE_MIN) && !gpu_plan_abc_on_device(GPU_PLAN_ABC_DEVICE_MIN - 1));
     CHECK(!gpu_plan_abc_on_device(16 * GIB) && !gpu_plan_abc_on_device(20 * GIB) && !gpu_plan_abc_on_device(0));
 
+    /* Without a cap: the H200 (139.8 GiB as it reports itself) stays uncapped; an 80 GB H100 (79.2 GiB, 78.7 free)
+     * is capped at what is free, or at its memory when the free figure is missing or larger; no device, none. */
+    CHECK(gpu_plan_implicit_cap(143771 * MIB, 140000 * MIB) == 0 &&
+          gpu_plan_implicit_cap(GPU_PLAN_UNCAPPED_MIN, 1) == 0);
+    CHECK(gpu_plan_implicit_cap(81079 * MIB, 80600 * MIB) == 80600 * MIB);
+    CHECK(gpu_plan_implicit_cap(GPU_PLAN_UNCAPPED_MIN - 1, 0) == GPU_PLAN_UNCAPPED_MIN - 1);
+    CHECK(gpu_plan_implicit_cap(24 * GIB, 25 * GIB) == 24 * GIB && gpu_plan_implicit_cap(0, 0) == 0);
+    /* So capped, the H100 beside 6 GiB of matrices keeps every section resident (48 GiB, within the 53 that the
+     * matrices and the 20 GiB of work leave), and a partition beside them fits with the witness before the turn
+     * (25 GiB left: the H step's 16 and the witness's 4). */
+    in = porep_in(79 * GIB, 79 * GIB, 6 * GIB);
+    gpu_plan_bases(&in, &p);
+    CHECK(p.b_g2_resident && p.resident[0] && p.resident[1] && p.resident[2] && p.resident[3]);
+    CHECK(p.resident_bytes == 48 * GIB);
+    gpu_plan_partition(79 * GIB, 79 * GIB, p.resident_bytes + 6 * GIB, 27, 0, &pp);
+    CHECK(pp.fits && pp.witness_early && pp.overlap);
+
     /* Capped at 24 GiB beside a 2 GiB shape: work 5 * 4 = 20 GiB, 2 left: nothing fits, all streamed. */
     in = porep_in(24 * GIB, 24 * GIB, 2 * GIB);
     gpu_plan_bases(&in, &p);
@@ -85,7 +103,6 @@ int main(void)
 
     /* The partition under caps: 24 GiB with 2 held: 4V = 16 fits, 5V = 20 fits; the H MSM overlaps (of the H
      * step's 4V only the H scalars, 1V, stay held). */
-    gpu_plan_part pp;
     gpu_plan_partition(24 * GIB, 24 * GIB, 2 * GIB, 27, 0, &pp);
     CHECK(pp.fits && pp.witness_early && pp.overlap && pp.ntt_in_place && pp.need == 16 * GIB && pp.room == 22 * GIB);
     /* 16 GiB: 4V is all of it, with a shape beside it nothing fits: an error up front. */

@@ -847,7 +847,8 @@ static void batch_usage(FILE *f)
         "--devices LIST: the GPUs to prove on, e.g. 0,1 (default: every visible one), --gpu-workers on each;\n"
         "a partition stays on its worker's device; GPU busy is the mean over the devices.\n"
         "--gpu-memory-limit SIZE: the GPU backend holds at most SIZE bytes on each device (e.g. 16G, 24GiB;\n"
-        "K/M/G/T powers of 1024), as on a card of that size (default: CUZK_GPU_MEMORY_LIMIT, else none).\n"
+        "K/M/G/T powers of 1024), as on a card of that size (default: CUZK_GPU_MEMORY_LIMIT, else none on\n"
+        "devices of %.0f GiB or more, else the memory free on the smallest device: the uncapped plan needs more).\n"
         "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
         "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
         "--abc device|host|auto: where a, b, c are evaluated with the gpu backend: on the device from the\n"
@@ -873,7 +874,7 @@ static void batch_usage(FILE *f)
         "batch's own figures leave the critical jobs out. With a budget, the engine's critical_reserve is set as\n"
         "the daemon sets it (a sixteenth of the budget, at most 256 MiB, at least one critical partition). Exit 1\n"
         "when a critical proof failed or was not verified, or none ran.\n",
-        (double)GPU_PLAN_ABC_DEVICE_MIN / (1 << 30));
+        (double)GPU_PLAN_UNCAPPED_MIN / (1 << 30), (double)GPU_PLAN_ABC_DEVICE_MIN / (1 << 30));
 }
 
 int bench_batch(int argc, char **argv)
@@ -1229,6 +1230,7 @@ int bench_batch(int argc, char **argv)
     if (engine_open(&oc, &host, &err) != CUZK_OK) goto fail;
     b.e = host->eng;
     be = host->backend;
+    if (host->cap_note[0] && !json) fprintf(stderr, "batch: %s\n", host->cap_note);
     if (host->abc_note[0] && !json) fprintf(stderr, "batch: --abc auto: %s\n", host->abc_note);
     if (host->on_devices) /* every visible device when --devices is not given */
         for (num_devices = 0; num_devices < host->num_devices && num_devices < BATCH_MAX_DEVICES; num_devices++)

@@ -512,6 +512,7 @@ static int cmd_prove_porep(pool_t *pool, const options *o)
                     host->backend_note[0] ? host->backend_note
                                           : "no CUDA device (none visible, or cuzk was built "
                                             "without CUDA)");
+        if (host->cap_note[0]) fprintf(stderr, "cuzk prove: %s\n", host->cap_note);
         if (host->abc_note[0]) fprintf(stderr, "cuzk prove: %s\n", host->abc_note);
     }
     if (st == CUZK_OK) {

@@ -123,6 +123,7 @@ int cmd_prove_post(pool_t *pool, const cli_post_prove *a)
                 host->backend_note[0] ? host->backend_note
                                       : "no CUDA device (none visible, or cuzk was built without "
                                         "CUDA)");
+    if (st == CUZK_OK && host->cap_note[0]) fprintf(stderr, "cuzk prove: %s\n", host->cap_note);
     if (st == CUZK_OK && host->abc_note[0]) fprintf(stderr, "cuzk prove: %s\n", host->abc_note);
     if (st == CUZK_OK) {
         double t1 = post_now_s();
