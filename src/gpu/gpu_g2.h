@@ -27,6 +27,14 @@ cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bas
 cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, size_t nbases,
                                const uint32_t *idx, const fr_t *scalars, size_t n, cuzk_error *err);
 
+/* The device bytes gpu_msm_g2_indexed takes at its peak for n scalars (scalars and indices staged from the host
+ * included), and the scalars of the largest piece of n, halved down to GPU_MSM_G2_PIECE_MIN (a multiple of 64),
+ * whose peak fits free_b bytes: n when it all fits. B_G2 over resident bases is done in such pieces (prove.cu): a
+ * WindowPoSt's 92 M scalars need ~35 GB in one. */
+#define GPU_MSM_G2_PIECE_MIN ((size_t)1 << 12)
+size_t gpu_msm_g2_peak_bytes(size_t n);
+size_t gpu_msm_g2_piece(size_t n, size_t free_b);
+
 /* 1 when the calling thread's last gpu_batch_add_g2 or gpu_msm_g2_indexed summed batch-affine, 0 when in XYZZ
  * (also after the affine path ran out of memory and the call retried in XYZZ) or when it summed nothing (n = 0).
  * For tests and benchmarks. */

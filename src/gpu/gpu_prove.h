@@ -139,6 +139,8 @@ unsigned gpu_debug_fail_h_steps(unsigned count);
 /* Test hook: the next `count` G1 MSMs of the prover over more than 4096 points fail once as if the device were out of
  * memory, so that they are done in halves. Returns the count still pending before this call. */
 unsigned gpu_debug_fail_msm_pieces(unsigned count);
+/* Test hook: the same for the next `count` pieces of B_G2 MSMs over resident bases. */
+unsigned gpu_debug_fail_g2_pieces(unsigned count);
 
 #ifdef __cplusplus
 }

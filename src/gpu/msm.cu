@@ -2001,6 +2001,28 @@ extern "C" cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_af
     return st;
 }
 
+/* msm_run's peak for n G2 scalars (no GLV, no table), before the bucket sums: the digit lists and their sorted
+ * copies (16 bytes an entry), the radix sort's scratch (CUB's alternate key and value buffers, 8 bytes an entry, and
+ * its histograms), scalars and indices staged from the host. The affine rounds after it size their lists from the
+ * memory then free (msm_bucket_sums_affine). */
+extern "C" size_t gpu_msm_g2_peak_bytes(size_t n)
+{
+    unsigned c = msm_window_bits(n, MSM_BITS, g2_pt::C_MIN, g2_pt::C_MAX);
+    size_t nwin = (MSM_BITS + c - 1) / c, nb = ((size_t)1 << (c - 1)) + 1;
+    if (n > ((size_t)1 << 40)) return (size_t)-1;
+    return nwin * n * 24 + n * (sizeof(fr_t) + 4) + nwin * nb * 2 * sizeof(g2_pt::xyzz) + ((size_t)64 << 20);
+}
+
+extern "C" size_t gpu_msm_g2_piece(size_t n, size_t free_b)
+{
+    size_t piece = n;
+    while (piece > GPU_MSM_G2_PIECE_MIN && gpu_msm_g2_peak_bytes(piece) > free_b) {
+        piece = piece / 2 / 64 * 64;
+        if (piece < GPU_MSM_G2_PIECE_MIN) piece = GPU_MSM_G2_PIECE_MIN;
+    }
+    return piece;
+}
+
 extern "C" cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, size_t nbases,
                                           const uint32_t *idx, const fr_t *scalars, size_t n, cuzk_error *err)
 {

@@ -454,6 +454,7 @@ __global__ void witness_others(fr_d *aux, const fr_d *vals, const uint32_t *idx,
 /* ---- test hooks: steps made to fail as if the device were out of memory ---- */
 static unsigned debug_fail_h;   /* gpu_debug_fail_h_steps */
 static unsigned debug_fail_msm; /* gpu_debug_fail_msm_pieces */
+static unsigned debug_fail_g2;  /* gpu_debug_fail_g2_pieces */
 
 extern "C" unsigned gpu_debug_fail_h_steps(unsigned count)
 {
@@ -463,6 +464,11 @@ extern "C" unsigned gpu_debug_fail_h_steps(unsigned count)
 extern "C" unsigned gpu_debug_fail_msm_pieces(unsigned count)
 {
     return __atomic_exchange_n(&debug_fail_msm, count, __ATOMIC_SEQ_CST);
+}
+
+extern "C" unsigned gpu_debug_fail_g2_pieces(unsigned count)
+{
+    return __atomic_exchange_n(&debug_fail_g2, count, __ATOMIC_SEQ_CST);
 }
 
 /* 1 when this step is to fail (and one fewer is left). */
@@ -900,16 +906,46 @@ done:
     return st;
 }
 
+/* sum_k scalars[k] * bases[idx[k]] (idx NULL: bases[k]) over resident B_G2 bases, in pieces of the scalars whose
+ * MSM fits the memory free when it starts (gpu_msm_g2_piece): a WindowPoSt's B_G2 beside its resident bases does
+ * not fit in one under an H100's 80 GB. A piece that still runs out of memory (another prover took some since) is
+ * done in halves, as the G1 pieces are. *ms: the device time. */
+static cuzk_status b_g2_msm_pieces(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, size_t nbases,
+                                   const uint32_t *idx, const fr_t *scalars, size_t n, double *ms, cuzk_error *err)
+{
+    size_t free_b = 0, total_b = 0, piece = n;
+    cuzk_status st = gpu_ctx_enter(ctx, err);
+    if (st != CUZK_OK) return st;
+    if (gpu_mem_get_info(&free_b, &total_b) == cudaSuccess)
+        piece = gpu_msm_g2_piece(n, free_b);
+    else
+        (void)cudaGetLastError();
+    g2_jac_set_inf(out);
+    for (size_t o = 0; o < n;) {
+        size_t len = n - o < piece ? n - o : piece;
+        g2_jac_t part;
+        st = len > SPLIT_MIN && debug_take(&debug_fail_g2)
+                 ? cuzk_error_set(err, CUZK_ERR_NOMEM, "debug: B_G2 piece failed as if out of device memory")
+             : idx ? gpu_msm_g2_indexed(ctx, &part, bases, nbases, idx + o, scalars + o, len, err)
+                   : gpu_msm_g2_indexed(ctx, &part, bases + o, len, NULL, scalars + o, len, err);
+        if (st == CUZK_ERR_NOMEM && len > SPLIT_MIN) {
+            piece = len / 2 / 64 * 64;
+            continue;
+        }
+        if (st != CUZK_OK) return st;
+        *ms += gpu_ctx_last_ms(ctx);
+        g2_jac_add(out, out, &part);
+        o += len;
+    }
+    return CUZK_OK;
+}
+
 /* B_G2 over the device-resident b_g2 bases, with B_G1's classification: batch addition + tail MSM, or one MSM. */
 static cuzk_status run_b_g2(gpu_ctx *ctx, const query *q, const g2_affine_t *bases, size_t nbases, g2_jac_t *out,
                             double *ms, cuzk_error *err)
 {
     *ms = 0;
-    if (!q->split) {
-        cuzk_status st = gpu_msm_g2_indexed(ctx, out, bases, nbases, NULL, q->full, q->nbases, err);
-        *ms = gpu_ctx_last_ms(ctx);
-        return st;
-    }
+    if (!q->split) return b_g2_msm_pieces(ctx, out, bases, nbases, NULL, q->full, q->nbases, ms, err);
     g2_jac_t ones;
     g2_jac_set_inf(&ones);
     if (q->ones_n) {
@@ -917,9 +953,8 @@ static cuzk_status run_b_g2(gpu_ctx *ctx, const query *q, const g2_affine_t *bas
         if (st != CUZK_OK) return st;
         *ms = gpu_ctx_last_ms(ctx);
     }
-    cuzk_status st = gpu_msm_g2_indexed(ctx, out, bases, nbases, q->tail_i, q->tail_s, q->tail_n, err);
+    cuzk_status st = b_g2_msm_pieces(ctx, out, bases, nbases, q->tail_i, q->tail_s, q->tail_n, ms, err);
     if (st != CUZK_OK) return st;
-    *ms += gpu_ctx_last_ms(ctx);
     g2_jac_add(out, out, &ones);
     return CUZK_OK;
 }

@@ -219,6 +219,14 @@ cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *b
 {
     return NO_CUDA(err);
 }
+size_t gpu_msm_g2_peak_bytes(size_t n)
+{
+    return 0;
+}
+size_t gpu_msm_g2_piece(size_t n, size_t free_b)
+{
+    return n;
+}
 int gpu_g2_last_was_affine(void)
 {
     return 0;
@@ -382,6 +390,10 @@ unsigned gpu_debug_fail_h_steps(unsigned count)
     return 0;
 }
 unsigned gpu_debug_fail_msm_pieces(unsigned count)
+{
+    return 0;
+}
+unsigned gpu_debug_fail_g2_pieces(unsigned count)
 {
     return 0;
 }

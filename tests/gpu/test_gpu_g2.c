@@ -290,6 +290,21 @@ int main(void)
         fprintf(stderr, "set-up failed: %s\n", err.msg);
         return 1;
     }
+    /* The pieces of B_G2's MSM over resident bases (prove.cu): all of it when its peak fits, else the largest
+     * halving that does, a multiple of 64 and never below the floor. */
+    {
+        const size_t n = 91925767; /* a 32 GiB WindowPoSt partition's B_G2 */
+        size_t peak = gpu_msm_g2_peak_bytes(n);
+        CHECK_MSG(peak > n * 256 && peak < n * 512, "G2 MSM peak of %zu scalars: %zu bytes", n, peak);
+        CHECK(gpu_msm_g2_piece(n, peak) == n);
+        size_t free_b = (size_t)18 << 30, p = gpu_msm_g2_piece(n, free_b);
+        CHECK_MSG(p < n && p % 64 == 0 && gpu_msm_g2_peak_bytes(p) <= free_b && gpu_msm_g2_peak_bytes(2 * p) > free_b,
+                  "piece of %zu under 18 GiB: %zu", n, p);
+        CHECK(gpu_msm_g2_piece(n, 0) == GPU_MSM_G2_PIECE_MIN && gpu_msm_g2_piece(100, 0) == 100);
+        printf("  B_G2 MSM of %zu scalars: peak %.2f GiB, pieces of %zu under 18 GiB\n", n, (double)peak / (1 << 30),
+               p);
+    }
+
     enum { N = 20000 };
     g2_affine_t *b = malloc(N * sizeof *b);
     CHECK(b != NULL);

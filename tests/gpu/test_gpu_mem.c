@@ -268,6 +268,23 @@ static void test_prove_capped(unsigned k)
         CHECK_MSG(got.ok && memcmp(got.proof, ref[!v].proof, GROTH16_PROOF_BYTES) == 0, "%s: proof bytes differ", what);
     }
 
+    /* B_G2 resident (the 1.5 GiB cap) and its MSMs in pieces: the first two pieces fail as if out of memory, so
+     * that the rest is done in halves, split (the tail MSM over indexed bases) and not (one MSM over all of them):
+     * the same proofs. The pieces' sizing from the memory free: gpu_msm_g2_piece, test_gpu_g2. */
+    for (int v = 0; v < 2; v++) {
+        const char *what = v ? "B_G2 in pieces, one MSM" : "B_G2 in pieces, split";
+        set_cap(gpu_mem_live(0) + caps[0]);
+        once_split = v ? GPU_SPLIT_NEVER : GPU_SPLIT_ALWAYS;
+        gpu_debug_fail_g2_pieces(2);
+        run_out got;
+        prove_once(what, &params, &cs, &dn, abc, d.m, v, &r, &s, &got);
+        unsigned left = gpu_debug_fail_g2_pieces(0);
+        once_split = GPU_SPLIT_AUTO;
+        set_cap(0);
+        CHECK_MSG(left == 0, "%s: %u of the 2 failures were not injected (B_G2 not resident?)", what, left);
+        CHECK_MSG(got.ok && memcmp(got.proof, ref[v].proof, GROTH16_PROOF_BYTES) == 0, "%s: proof bytes differ", what);
+    }
+
     /* Host-to-device copies in slices of an odd size (gpu_tune.copy_slice: many a piece, slices ending inside a
      * point, each piece's last slice shorter) and in whole copies (0): the same proofs under the cap. */
     for (int v = 0; v < 2; v++) {
