@@ -6,6 +6,7 @@
 
 #include "ec_g1.cuh"
 #include "ctx_impl.cuh"
+#include "trace.cuh"
 
 cuzk_status gpu_fail(cuzk_error *err, cudaError_t e, const char *what, const char *file, int line)
 {
@@ -113,6 +114,10 @@ extern "C" void gpu_ctx_destroy(gpu_ctx *ctx)
     if (ctx == NULL) return;
     if (cudaSetDevice(ctx->device) == cudaSuccess) {
         if (ctx->stream) cudaStreamSynchronize(ctx->stream);
+        for (int i = 0; i < 2; i++) {
+            if (ctx->stage_ev[i]) cudaEventDestroy(ctx->stage_ev[i]);
+            if (ctx->stage[i]) cudaFreeHost(ctx->stage[i]);
+        }
         if (ctx->ev_start) cudaEventDestroy(ctx->ev_start);
         if (ctx->ev_stop) cudaEventDestroy(ctx->ev_stop);
         if (ctx->stream) cudaStreamDestroy(ctx->stream);
@@ -148,6 +153,83 @@ cudaError_t gpu_copy_h2d_sliced(void *dst, const void *src, size_t bytes, cudaSt
     return e;
 }
 
+/* 1 when p is host memory that is not page-locked. */
+static int is_pageable(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    return a.type == cudaMemoryTypeUnregistered;
+}
+
+/* ctx's staging buffers, at least want bytes each (up to GPU_STAGE_MAX): (re)allocated once the DMA out of the
+ * old ones has ended. */
+static cuzk_status stage_reserve(gpu_ctx *ctx, size_t want, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    size_t bytes = (size_t)1 << 20;
+    if (want > GPU_STAGE_MAX) want = GPU_STAGE_MAX;
+    if (ctx->stage_bytes >= want) return CUZK_OK;
+    while (bytes < want) bytes *= 2;
+    for (int i = 0; i < 2; i++) {
+        if (ctx->stage_ev[i] == NULL) GPU_TRY(cudaEventCreateWithFlags(&ctx->stage_ev[i], cudaEventDisableTiming));
+        GPU_TRY(cudaEventSynchronize(ctx->stage_ev[i]));
+    }
+    ctx->stage_bytes = 0;
+    for (int i = 0; i < 2; i++) {
+        if (ctx->stage[i]) cudaFreeHost(ctx->stage[i]);
+        ctx->stage[i] = NULL;
+        GPU_TRY(cudaMallocHost(&ctx->stage[i], bytes));
+    }
+    ctx->stage_bytes = bytes;
+done:
+    return st;
+}
+
+cuzk_status gpu_upload_filled(gpu_ctx *ctx, void *dst, size_t bytes, size_t unit, gpu_fill_fn fill, void *arg,
+                              const char *trace_name, cuzk_error *err)
+{
+    cuzk_status st = bytes ? stage_reserve(ctx, bytes, err) : CUZK_OK;
+    if (st != CUZK_OK || bytes == 0) return st;
+    if (unit == 0 || unit > ctx->stage_bytes) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu: bad upload unit");
+    size_t per = ctx->stage_bytes / unit * unit;
+    for (size_t off = 0; off < bytes; off += per) {
+        unsigned i = ctx->stage_next++ & 1;
+        size_t len = bytes - off < per ? bytes - off : per;
+        GPU_TRY(cudaEventSynchronize(ctx->stage_ev[i]));
+        fill(arg, ctx->stage[i], off, len);
+        int span = trace_name ? gpu_trace_begin(ctx->stream, trace_name, len / unit) : -1;
+        cudaError_t e = cudaMemcpyAsync((char *)dst + off, ctx->stage[i], len, cudaMemcpyHostToDevice, ctx->stream);
+        gpu_trace_end(span, ctx->stream); /* before a failure's goto: no span left open */
+        GPU_TRY(e);
+        GPU_TRY(cudaEventRecord(ctx->stage_ev[i], ctx->stream));
+    }
+done:
+    return st;
+}
+
+static void fill_copy(void *arg, void *stage, size_t off, size_t len)
+{
+    memcpy(stage, (const char *)arg + off, len);
+}
+
+cuzk_status gpu_copy_h2d(gpu_ctx *ctx, void *dst, const void *src, size_t bytes, cuzk_error *err)
+{
+    cuzk_status st = CUZK_OK;
+    if (bytes == 0) return CUZK_OK;
+    if (gpu_is_device_ptr(src)) {
+        GPU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream));
+    } else if (is_pageable(src)) {
+        st = gpu_upload_filled(ctx, dst, bytes, 1, fill_copy, (void *)src, NULL, err);
+    } else {
+        GPU_TRY(gpu_copy_h2d_sliced(dst, src, bytes, ctx->stream));
+    }
+done:
+    return st;
+}
+
 cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void **dev, void **owned, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
@@ -158,7 +240,7 @@ cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void *
         return CUZK_OK;
     }
     GPU_TRY(gpu_malloc_async(&d, bytes, ctx->stream));
-    GPU_TRY(gpu_copy_h2d_sliced(d, p, bytes, ctx->stream));
+    if ((st = gpu_copy_h2d(ctx, d, p, bytes, err)) != CUZK_OK) goto done;
     *dev = d;
     *owned = d;
     return CUZK_OK;

@@ -16,6 +16,12 @@ struct gpu_ctx {
     int urgent; /* the stream has the device's greatest priority (gpu_ctx_create_prio) */
     cudaEvent_t ev_start, ev_stop;
     double last_ms;
+    /* Two page-locked buffers that copies out of pageable host memory go through (gpu_upload_filled), allocated on
+     * first use and grown to the largest copy up to GPU_STAGE_MAX; stage_ev[i]: the DMA out of stage[i] has ended. */
+    void *stage[2];
+    size_t stage_bytes;
+    cudaEvent_t stage_ev[2];
+    unsigned stage_next; /* the buffer the next chunk goes through */
 };
 
 struct gpu_buf {
@@ -50,6 +56,25 @@ int gpu_is_device_ptr(const void *p);
  * that another stream's copy is queued behind one slice, not the whole (the copy engine takes copies in the order
  * they were queued, whatever their streams). */
 cudaError_t gpu_copy_h2d_sliced(void *dst, const void *src, size_t bytes, cudaStream_t stream);
+
+/* The largest staging buffer of a context (gpu_upload_filled). */
+#define GPU_STAGE_MAX ((size_t)64 << 20)
+
+/* Writes bytes [off, off + len) of the source arg describes into stage. */
+typedef void (*gpu_fill_fn)(void *arg, void *stage, size_t off, size_t len);
+
+/* dst (device) = bytes that fill writes, in chunks of whole units (unit bytes each) through ctx's staging buffers,
+ * queued on ctx's stream: each chunk's DMA runs beside the next one's fill (the last's may still run on return);
+ * trace_name (or NULL) names each chunk's copy in the trace, counted in units. Host memory that is not
+ * page-locked goes up this way, never by a copy from pageable memory: after a 4 MiB one, a later wait of the
+ * stream on another stream's event ended only once that stream's next copy had ended too (docs/GPU-NOTES.md, the
+ * twenty-seventh session). */
+cuzk_status gpu_upload_filled(gpu_ctx *ctx, void *dst, size_t bytes, size_t unit, gpu_fill_fn fill, void *arg,
+                              const char *trace_name, cuzk_error *err);
+
+/* dst (device) = bytes at src (host or device), queued on ctx's stream: through the staging buffers from pageable
+ * host memory (gpu_upload_filled), else one DMA in slices (gpu_copy_h2d_sliced). */
+cuzk_status gpu_copy_h2d(gpu_ctx *ctx, void *dst, const void *src, size_t bytes, cuzk_error *err);
 
 /* Device copy of a host-or-device array: *dev points at the data on the device; *owned is what the caller must
  * gpu_free_async (NULL when p was already device memory). */

@@ -266,10 +266,6 @@ extern "C" int gpu_params_device(const gpu_params *gp)
 
 /* ---- the prover ---- */
 
-/* a, b, c from pageable host memory go through two pinned staging buffers: host threads copy one chunk while
- * the DMA of the other runs (a pageable copy runs at a fraction of the bus's speed). */
-#define STAGE_BYTES ((size_t)64 << 20)
-
 struct gpu_prover {
     gpu_ctx *ctx;
     gpu_ctx *ctx_h;           /* the H MSM's own stream, when it overlaps the other queries; created on first use */
@@ -282,11 +278,9 @@ struct gpu_prover {
     unsigned plan_log;
     poly_roots plan_roots;
     gpu_prove_split split;
-    void *stage[2];          /* pinned, STAGE_BYTES each; allocated on first use */
-    cudaEvent_t stage_ev[2]; /* the DMA out of stage[i] has finished */
-    int turns;               /* take the device's turn (CUZK_GPU_TURN=0: no) */
-    int in_turn;             /* this prover holds its device's turn (the NTTs' stage) */
-    int in_turn_msm;         /* this prover holds its device's MSM stage of the turn */
+    int turns;       /* take the device's turn (CUZK_GPU_TURN=0: no) */
+    int in_turn;     /* this prover holds its device's turn (the NTTs' stage) */
+    int in_turn_msm; /* this prover holds its device's MSM stage of the turn */
 };
 
 static void turn_enter(gpu_prover *pv)
@@ -360,13 +354,6 @@ extern "C" cuzk_status gpu_prover_create_urgent(int device, gpu_prover **out, cu
 extern "C" void gpu_prover_destroy(gpu_prover *pv)
 {
     if (pv == NULL) return;
-    for (int i = 0; i < 2; i++) {
-        if (pv->stage_ev[i]) {
-            cudaEventSynchronize(pv->stage_ev[i]);
-            cudaEventDestroy(pv->stage_ev[i]);
-        }
-        if (pv->stage[i]) cudaFreeHost(pv->stage[i]);
-    }
     gpu_ntt_plan_destroy(pv->plan);
     gpu_ctx_destroy(pv->ctx_h);
     gpu_ctx_destroy(pv->ctx);
@@ -715,56 +702,41 @@ static cuzk_status batch_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const 
     return st;
 }
 
-/* The prover's two page-locked staging buffers and their events, allocated on first use. */
-static cuzk_status stage_buffers(gpu_prover *pv, cuzk_error *err)
-{
-    cuzk_status st = CUZK_OK;
-    for (int i = 0; i < 2; i++) {
-        if (pv->stage[i] == NULL) GPU_TRY(cudaMallocHost(&pv->stage[i], STAGE_BYTES));
-        if (pv->stage_ev[i] == NULL) GPU_TRY(cudaEventCreateWithFlags(&pv->stage_ev[i], cudaEventDisableTiming));
-    }
-done:
-    return st;
-}
-
+/* A gather's source (gather_fill): the elements of elem bytes of src that idx names, by pool's threads. */
 typedef struct gather_job {
-    char *dst;
+    pool_t *pool;
     const char *src;
     const uint32_t *idx;
     size_t elem;
+    char *dst; /* the chunk's staging buffer, from its first element */
+    size_t first;
 } gather_job;
 
 static void gather_range(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
     const gather_job *g = (const gather_job *)ctx;
-    for (size_t k = begin; k < end; k++) memcpy(g->dst + k * g->elem, g->src + (size_t)g->idx[k] * g->elem, g->elem);
+    for (size_t k = begin; k < end; k++)
+        memcpy(g->dst + k * g->elem, g->src + (size_t)g->idx[g->first + k] * g->elem, g->elem);
+}
+
+static void gather_fill(void *arg, void *stage, size_t off, size_t len)
+{
+    gather_job *g = (gather_job *)arg;
+    g->dst = (char *)stage;
+    g->first = off / g->elem;
+    pool_parallel_for(g->pool, len / g->elem, 4096, gather_range, g);
 }
 
 /* dst (device) = the n elements of elem bytes of src (host) that idx names, gathered by the pool's threads into the
- * prover's staging buffers, each chunk's DMA running while the next is gathered (one thread gathering a tail of
+ * context's staging buffers, each chunk's DMA running while the next is gathered (one thread gathering a tail of
  * ~10^7 bases out of a 12 GB section into pageable memory, then its pageable copy, took seconds a 32 GiB
  * partition). Queued on the context's stream. */
 static cuzk_status gather_staged(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t elem,
                                  const uint32_t *idx, size_t n, cuzk_error *err)
 {
-    cuzk_status st = stage_buffers(pv, err);
-    size_t per = STAGE_BYTES / elem;
-    for (size_t off = 0, k = 0; st == CUZK_OK && off < n; off += per, k++) {
-        int i = (int)(k & 1);
-        size_t len = n - off < per ? n - off : per;
-        GPU_TRY(cudaEventSynchronize(pv->stage_ev[i]));
-        gather_job g = {(char *)pv->stage[i], (const char *)src, idx + off, elem};
-        pool_parallel_for(pool, len, 4096, gather_range, &g);
-        int span = gpu_trace_begin(pv->ctx->stream, "copy-gathered", len);
-        cudaError_t copied = cudaMemcpyAsync((char *)dst + off * elem, pv->stage[i], len * elem, cudaMemcpyHostToDevice,
-                                             pv->ctx->stream);
-        gpu_trace_end(span, pv->ctx->stream); /* before a failure's goto: no span left open */
-        GPU_TRY(copied);
-        GPU_TRY(cudaEventRecord(pv->stage_ev[i], pv->ctx->stream));
-    }
-done:
-    return st;
+    gather_job g = {pool, (const char *)src, idx, elem, NULL, 0};
+    return gpu_upload_filled(pv->ctx, dst, n * elem, elem, gather_fill, &g, "copy-gathered", err);
 }
 
 /* out = sum_k scalars[k] * b[idx[k]]: the bases gathered on the device (resident) or, streamed, by gather_staged
@@ -795,7 +767,7 @@ static cuzk_status gather_msm(gpu_prover *pv, pool_t *pool, g1_jac_t *out, bases
     }
     GPU_TRY(gpu_malloc_async((void **)&d_idx, n * sizeof(uint32_t), ctx->stream));
     GPU_TRY(gpu_malloc_async((void **)&d_pts, n * sizeof(pt96), ctx->stream));
-    GPU_TRY(cudaMemcpyAsync(d_idx, idx, n * sizeof(uint32_t), cudaMemcpyHostToDevice, ctx->stream));
+    if ((st = gpu_copy_h2d(ctx, d_idx, idx, n * sizeof(uint32_t), err)) != CUZK_OK) goto done;
     gather_points<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(d_pts, (const pt96 *)b.p, d_idx, n);
     GPU_LAUNCHED("gather_points");
     st = msm_pieces(ctx, out, {(const g1_affine_t *)d_pts, 1, 0}, scalars, n, err);
@@ -805,31 +777,36 @@ done:
     return st;
 }
 
-/* One query's sum: batch addition + tail MSM, or one MSM over every base. */
-static cuzk_status run_query(gpu_prover *pv, pool_t *pool, const query *q, bases_ref bases, const fr_t *full,
-                             g1_jac_t *out, double *ba_ms, double *tail_ms, cuzk_error *err)
+/* A query's pass over all its bases: the ones' batch addition (split; its tail is query_tail's), or one MSM over
+ * every base. *out: that sum. */
+static cuzk_status query_bases(gpu_prover *pv, const query *q, bases_ref bases, const fr_t *full, g1_jac_t *out,
+                               double *ba_ms, double *tail_ms, cuzk_error *err)
 {
     gpu_ctx *ctx = pv->ctx;
     cuzk_status st = CUZK_OK;
-    *ba_ms = 0;
     double t0 = now_ms();
+    *ba_ms = *tail_ms = 0;
+    g1_jac_set_inf(out);
     if (!q->split) {
         st = msm_pieces(ctx, out, bases, full, q->nbases, err);
         *tail_ms = now_ms() - t0;
-        return st;
-    }
-    g1_jac_t ones;
-    g1_jac_set_inf(&ones);
-    if (q->ones_n) {
-        st = batch_pieces(ctx, &ones, bases, q->ones, q->nbases, err);
-        if (st != CUZK_OK) return st;
+    } else if (q->ones_n) {
+        st = batch_pieces(ctx, out, bases, q->ones, q->nbases, err);
         *ba_ms = gpu_ctx_last_ms(ctx);
     }
-    double t1 = now_ms();
-    st = gather_msm(pv, pool, out, bases, q->tail_i, q->tail_s, q->tail_n, err);
+    return st;
+}
+
+/* A split query's tail MSM, added to *out (query_bases' sum). */
+static cuzk_status query_tail(gpu_prover *pv, pool_t *pool, const query *q, bases_ref bases, g1_jac_t *out,
+                              double *tail_ms, cuzk_error *err)
+{
+    g1_jac_t tail;
+    double t0 = now_ms();
+    cuzk_status st = gather_msm(pv, pool, &tail, bases, q->tail_i, q->tail_s, q->tail_n, err);
     if (st != CUZK_OK) return st;
-    *tail_ms = now_ms() - t1;
-    g1_jac_add(out, out, &ones);
+    *tail_ms = now_ms() - t0;
+    g1_jac_add(out, out, &tail);
     return CUZK_OK;
 }
 
@@ -1003,29 +980,32 @@ static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const 
 
 /* H scalars and the H MSM. Domains below the device NTT's smallest (2^3) take the CPU's poly_compute_h on a
  * copy (a, b, c are read only here). */
-/* dst (device) = src (pageable host), bytes of it, through the prover's staging buffers; queued on the context's
- * stream (the last chunk's DMA may still run on return). */
+/* A copy's source (copy_fill): src, by pool's threads. */
+typedef struct copy_job {
+    pool_t *pool;
+    const char *src;
+} copy_job;
+
+static void copy_fill(void *arg, void *stage, size_t off, size_t len)
+{
+    const copy_job *c = (const copy_job *)arg;
+    pool_memcpy(c->pool, stage, c->src + off, len);
+}
+
+/* dst (device) = src (pageable host), bytes of it, through the context's staging buffers filled by pool's threads;
+ * queued on the context's stream (the last chunk's DMA may still run on return). */
 static cuzk_status upload_staged(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t bytes,
                                  cuzk_error *err)
 {
-    cuzk_status st = stage_buffers(pv, err);
-    for (size_t off = 0, k = 0; st == CUZK_OK && off < bytes; off += STAGE_BYTES, k++) {
-        int i = (int)(k & 1);
-        size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-        GPU_TRY(cudaEventSynchronize(pv->stage_ev[i]));
-        pool_memcpy(pool, pv->stage[i], (const char *)src + off, len);
-        GPU_TRY(cudaMemcpyAsync((char *)dst + off, pv->stage[i], len, cudaMemcpyHostToDevice, pv->ctx->stream));
-        GPU_TRY(cudaEventRecord(pv->stage_ev[i], pv->ctx->stream));
-    }
-done:
-    return st;
+    copy_job c = {pool, (const char *)src};
+    return gpu_upload_filled(pv->ctx, dst, bytes, 1, copy_fill, &c, NULL, err);
 }
 
-/* 1 when bytes at p are pageable host memory, and enough of them, to go through the staging buffers (device and
- * page-locked memory are read by the DMA directly). */
+/* 1 when bytes at p are pageable host memory, and more than GPU_STAGE_MAX of them: a, b, c that stage_abc copies to
+ * the device before the H step (smaller ones the NTTs copy themselves). */
 static int wants_staging(const void *p, size_t bytes)
 {
-    if (bytes <= STAGE_BYTES || gpu_is_device_ptr(p)) return 0;
+    if (bytes <= GPU_STAGE_MAX || gpu_is_device_ptr(p)) return 0;
     cudaPointerAttributes attr;
     if (cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.type == cudaMemoryTypeHost) return 0;
     (void)cudaGetLastError();
@@ -1057,14 +1037,12 @@ done:
     return st;
 }
 
-/* dst (device) = bytes at src (host or device): through the staging buffers when pageable. */
+/* dst (device) = bytes at src (host or device): through the staging buffers when pageable (filled by pool's
+ * threads when large). */
 static cuzk_status upload_any(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t bytes, cuzk_error *err)
 {
-    cuzk_status st = CUZK_OK;
     if (wants_staging(src, bytes)) return upload_staged(pv, pool, dst, src, bytes, err);
-    if (bytes) GPU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, pv->ctx->stream));
-done:
-    return st;
+    return gpu_copy_h2d(pv->ctx, dst, src, bytes, err);
 }
 
 /* One piece of host (or device) memory to upload. */
@@ -1574,18 +1552,27 @@ static cuzk_status prove_start(gpu_prover *pv, const gpu_params *gp, pool_t *poo
         if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: B_G2: ");
     }
     gt.b_g2_wall_ms = now_ms() - t_b2;
-    for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
-        const fr_t *full = q == GPU_Q_L ? aux : cl->q[q].full;
-        double t_q = now_ms();
-        GATED(pv->ctx->device, st,
-              run_query(pv, pool, &cl->q[q], qbases[q], full, &res[q], &gt.batch_add_ms[q], &gt.tail_ms[q], err));
-        if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: %s: ", QNAME[q]);
-        gt.query_wall_ms[q] = now_ms() - t_q;
-        gt.bases[q] = cl->q[q].nbases;
-        gt.ones[q] = cl->q[q].ones_n;
-        gt.tail[q] = cl->q[q].tail_n;
-        gt.split[q] = cl->q[q].split;
-    }
+    /* Every query's pass over its bases before any tail: streamed, those passes are bus-bound and the tails are
+     * compute. With each tail right after its query's pass, the last query's copies (B_G1's, 3.2 GB at 32 GiB
+     * PoRep under a 24 GiB cap) ran after the H MSM had ended, the SMs idle; now the tails run beside the H MSM's
+     * last pieces and the H MSM ends the partition. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int q = 0; q < GPU_Q_COUNT && st == CUZK_OK; q++) {
+            const query *cq = &cl->q[q];
+            double t_q = now_ms();
+            if (pass == 0)
+                GATED(pv->ctx->device, st,
+                      query_bases(pv, cq, qbases[q], q == GPU_Q_L ? aux : cq->full, &res[q], &gt.batch_add_ms[q],
+                                  &gt.tail_ms[q], err));
+            else if (cq->split)
+                GATED(pv->ctx->device, st, query_tail(pv, pool, cq, qbases[q], &res[q], &gt.tail_ms[q], err));
+            if (st != CUZK_OK) cuzk_error_prefix(err, "gpu prove: %s: ", QNAME[q]);
+            gt.query_wall_ms[q] += now_ms() - t_q;
+            gt.bases[q] = cq->nbases;
+            gt.ones[q] = cq->ones_n;
+            gt.tail[q] = cq->tail_n;
+            gt.split[q] = cq->split;
+        }
     if (hm.scalars) {
         cuzk_error herr;
         cuzk_status hst = h_msm_end(pv, &hm, &h, &gt, &herr);
