@@ -153,8 +153,7 @@ cudaError_t gpu_copy_h2d_sliced(void *dst, const void *src, size_t bytes, cudaSt
     return e;
 }
 
-/* 1 when p is host memory that is not page-locked. */
-static int is_pageable(const void *p)
+int gpu_is_pageable(const void *p)
 {
     cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -210,19 +209,27 @@ done:
     return st;
 }
 
-static void fill_copy(void *arg, void *stage, size_t off, size_t len)
+/* A copy's source (copy_fill): src, by pool's threads. */
+typedef struct copy_job {
+    pool_t *pool;
+    const char *src;
+} copy_job;
+
+static void copy_fill(void *arg, void *stage, size_t off, size_t len)
 {
-    memcpy(stage, (const char *)arg + off, len);
+    const copy_job *c = (const copy_job *)arg;
+    pool_memcpy(c->pool, stage, c->src + off, len);
 }
 
-cuzk_status gpu_copy_h2d(gpu_ctx *ctx, void *dst, const void *src, size_t bytes, cuzk_error *err)
+cuzk_status gpu_copy_h2d(gpu_ctx *ctx, pool_t *pool, void *dst, const void *src, size_t bytes, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     if (bytes == 0) return CUZK_OK;
     if (gpu_is_device_ptr(src)) {
         GPU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream));
-    } else if (is_pageable(src)) {
-        st = gpu_upload_filled(ctx, dst, bytes, 1, fill_copy, (void *)src, NULL, err);
+    } else if (gpu_is_pageable(src)) {
+        copy_job c = {pool, (const char *)src};
+        st = gpu_upload_filled(ctx, dst, bytes, 1, copy_fill, &c, NULL, err);
     } else {
         GPU_TRY(gpu_copy_h2d_sliced(dst, src, bytes, ctx->stream));
     }
@@ -240,7 +247,7 @@ cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void *
         return CUZK_OK;
     }
     GPU_TRY(gpu_malloc_async(&d, bytes, ctx->stream));
-    if ((st = gpu_copy_h2d(ctx, d, p, bytes, err)) != CUZK_OK) goto done;
+    if ((st = gpu_copy_h2d(ctx, NULL, d, p, bytes, err)) != CUZK_OK) goto done;
     *dev = d;
     *owned = d;
     return CUZK_OK;

@@ -8,6 +8,9 @@
 #include "gpu/gpu.h"
 #include "gpu/tune.h"
 #include "mem.cuh"
+extern "C" {
+#include "util/pool.h"
+}
 
 struct gpu_ctx {
     int device;
@@ -52,6 +55,9 @@ cuzk_status gpu_ctx_enter(gpu_ctx *ctx, cuzk_error *err);
 /* Where a pointer lives: 1 device memory usable by ctx, 0 host memory. */
 int gpu_is_device_ptr(const void *p);
 
+/* 1 when p is host memory that is not page-locked. */
+int gpu_is_pageable(const void *p);
+
 /* A host-to-device copy of bytes queued on stream in slices of at most gpu_tune.copy_slice bytes (0: whole), so
  * that another stream's copy is queued behind one slice, not the whole (the copy engine takes copies in the order
  * they were queued, whatever their streams). */
@@ -72,9 +78,10 @@ typedef void (*gpu_fill_fn)(void *arg, void *stage, size_t off, size_t len);
 cuzk_status gpu_upload_filled(gpu_ctx *ctx, void *dst, size_t bytes, size_t unit, gpu_fill_fn fill, void *arg,
                               const char *trace_name, cuzk_error *err);
 
-/* dst (device) = bytes at src (host or device), queued on ctx's stream: through the staging buffers from pageable
- * host memory (gpu_upload_filled), else one DMA in slices (gpu_copy_h2d_sliced). */
-cuzk_status gpu_copy_h2d(gpu_ctx *ctx, void *dst, const void *src, size_t bytes, cuzk_error *err);
+/* dst (device) = bytes at src (host or device), queued on ctx's stream: from pageable host memory through the
+ * staging buffers (gpu_upload_filled; filled by pool's threads, pool may be NULL), else one DMA in slices
+ * (gpu_copy_h2d_sliced). */
+cuzk_status gpu_copy_h2d(gpu_ctx *ctx, pool_t *pool, void *dst, const void *src, size_t bytes, cuzk_error *err);
 
 /* Device copy of a host-or-device array: *dev points at the data on the device; *owned is what the caller must
  * gpu_free_async (NULL when p was already device memory). */

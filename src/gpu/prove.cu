@@ -767,7 +767,7 @@ static cuzk_status gather_msm(gpu_prover *pv, pool_t *pool, g1_jac_t *out, bases
     }
     GPU_TRY(gpu_malloc_async((void **)&d_idx, n * sizeof(uint32_t), ctx->stream));
     GPU_TRY(gpu_malloc_async((void **)&d_pts, n * sizeof(pt96), ctx->stream));
-    if ((st = gpu_copy_h2d(ctx, d_idx, idx, n * sizeof(uint32_t), err)) != CUZK_OK) goto done;
+    if ((st = gpu_copy_h2d(ctx, pool, d_idx, idx, n * sizeof(uint32_t), err)) != CUZK_OK) goto done;
     gather_points<<<(unsigned)((n + 255) / 256), 256, 0, ctx->stream>>>(d_pts, (const pt96 *)b.p, d_idx, n);
     GPU_LAUNCHED("gather_points");
     st = msm_pieces(ctx, out, {(const g1_affine_t *)d_pts, 1, 0}, scalars, n, err);
@@ -980,36 +980,11 @@ static cuzk_status check_args(const gpu_prover *pv, const gpu_params *gp, const 
 
 /* H scalars and the H MSM. Domains below the device NTT's smallest (2^3) take the CPU's poly_compute_h on a
  * copy (a, b, c are read only here). */
-/* A copy's source (copy_fill): src, by pool's threads. */
-typedef struct copy_job {
-    pool_t *pool;
-    const char *src;
-} copy_job;
-
-static void copy_fill(void *arg, void *stage, size_t off, size_t len)
-{
-    const copy_job *c = (const copy_job *)arg;
-    pool_memcpy(c->pool, stage, c->src + off, len);
-}
-
-/* dst (device) = src (pageable host), bytes of it, through the context's staging buffers filled by pool's threads;
- * queued on the context's stream (the last chunk's DMA may still run on return). */
-static cuzk_status upload_staged(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t bytes,
-                                 cuzk_error *err)
-{
-    copy_job c = {pool, (const char *)src};
-    return gpu_upload_filled(pv->ctx, dst, bytes, 1, copy_fill, &c, NULL, err);
-}
-
 /* 1 when bytes at p are pageable host memory, and more than GPU_STAGE_MAX of them: a, b, c that stage_abc copies to
  * the device before the H step (smaller ones the NTTs copy themselves). */
 static int wants_staging(const void *p, size_t bytes)
 {
-    if (bytes <= GPU_STAGE_MAX || gpu_is_device_ptr(p)) return 0;
-    cudaPointerAttributes attr;
-    if (cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.type == cudaMemoryTypeHost) return 0;
-    (void)cudaGetLastError();
-    return 1;
+    return bytes > GPU_STAGE_MAX && gpu_is_pageable(p);
 }
 
 /* a, b, c (n elements each; c may be NULL) on the device: copied through the staging buffers when they are in
@@ -1027,7 +1002,7 @@ static cuzk_status stage_abc(gpu_prover *pv, pool_t *pool, const fr_t *in[3], si
     for (int k = 0; k < 3 && st == CUZK_OK; k++) {
         if (in[k] == NULL) continue;
         GPU_TRY(gpu_malloc_async(&owned[k], alloc_n * sizeof(fr_t), pv->ctx->stream));
-        st = upload_staged(pv, pool, owned[k], in[k], bytes, err);
+        st = gpu_copy_h2d(pv->ctx, pool, owned[k], in[k], bytes, err);
         dev[k] = (const fr_t *)owned[k];
     }
 done:
@@ -1035,14 +1010,6 @@ done:
         for (int k = 0; k < 3; k++)
             if (owned[k]) gpu_free_async(owned[k], pv->ctx->stream), owned[k] = NULL;
     return st;
-}
-
-/* dst (device) = bytes at src (host or device): through the staging buffers when pageable (filled by pool's
- * threads when large). */
-static cuzk_status upload_any(gpu_prover *pv, pool_t *pool, void *dst, const void *src, size_t bytes, cuzk_error *err)
-{
-    if (wants_staging(src, bytes)) return upload_staged(pv, pool, dst, src, bytes, err);
-    return gpu_copy_h2d(pv->ctx, dst, src, bytes, err);
 }
 
 /* One piece of host (or device) memory to upload. */
@@ -1069,7 +1036,7 @@ static cuzk_status upload_segments(gpu_prover *pv, pool_t *pool, const upload_se
     GPU_TRY(cudaEventRecord(ev[0], stream));
     GPU_TRY(gpu_malloc_async(dst, total, stream));
     for (int i = 0; i < nseg && st == CUZK_OK; off += seg[i].bytes, i++)
-        st = upload_any(pv, pool, (char *)*dst + off, seg[i].src, seg[i].bytes, err);
+        st = gpu_copy_h2d(pv->ctx, pool, (char *)*dst + off, seg[i].src, seg[i].bytes, err);
     if (st != CUZK_OK) goto done;
     GPU_TRY(cudaEventRecord(ev[1], stream));
     GPU_TRY(cudaEventSynchronize(ev[1]));
