@@ -530,26 +530,32 @@ static cuzk_status msm_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bas
     return gpu_msm_g1(ctx, out, bases, m->scalars + off, len, err);
 }
 
-/* A batch addition's mask: where the pieces read it (dev: on the device, else host), and the host copy that counts
- * each piece's set bits, so that no piece waits for the device to count them (gpu_batch_add_g1_counted): beside the
- * overlapped H MSM such waits queued behind it. */
+/* A batch addition's mask: where the pieces read it (dev: on the device, for streamed bases; else host), and the
+ * host copy that can count each piece's set bits, so that no piece waits for the device to count them
+ * (gpu_tune.batch_counted): beside the overlapped H MSM such waits queued behind it. */
 typedef struct piece_mask {
     const uint64_t *dev, *host;
 } piece_mask;
 
-/* The mask of a piece of len bits from bit off (a multiple of 64) and its count. */
+/* The mask of a piece of len bits from bit off (a multiple of 64) and, with batch_counted, its count (else
+ * GPU_COUNT_UNKNOWN). */
 static const uint64_t *mask_piece(const piece_mask *m, size_t off, size_t len, size_t *count)
 {
-    *count = density_popcount(m->host + off / 64, len);
+    *count = gpu_tune_get().batch_counted ? density_popcount(m->host + off / 64, len) : GPU_COUNT_UNKNOWN;
     return (m->dev ? m->dev : m->host) + off / 64;
 }
 
+/* Uncounted, a piece of streamed bases takes XYZZ: beside the overlapped H MSM the batch-affine rounds' host syncs
+ * waited behind it (24 GiB cap, 32 GiB PoRep: 1.94 -> 1.67 s a partition). */
 static cuzk_status batch_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
                                size_t len, cuzk_error *err)
 {
+    const piece_mask *m = (const piece_mask *)arg;
     size_t count = 0;
-    const uint64_t *mask = mask_piece((const piece_mask *)arg, off, len, &count);
-    return gpu_batch_add_g1_counted(ctx, out, bases, mask, len, count, err);
+    const uint64_t *mask = mask_piece(m, off, len, &count);
+    if (count != GPU_COUNT_UNKNOWN) return gpu_batch_add_g1_counted(ctx, out, bases, mask, len, count, err);
+    if (m->dev) return gpu_batch_add_g1_xyzz(ctx, out, bases, mask, len, err);
+    return gpu_batch_add_g1(ctx, out, bases, mask, len, err);
 }
 
 /* The copy of host's elements [off, off + len) (elem bytes each) into buf on the copy stream, once the compute
@@ -826,7 +832,7 @@ static cuzk_status b_g2_ones_piece(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_
 {
     size_t count = 0;
     const uint64_t *mask = mask_piece((const piece_mask *)arg, off, len, &count);
-    return gpu_batch_add_g2_counted(ctx, out, bases, mask, len, count, err);
+    return gpu_batch_add_g2_counted(ctx, out, bases, mask, len, count, err); /* uncounted: gpu_batch_add_g2 */
 }
 
 static cuzk_status b_g2_full_piece(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const void *arg, size_t off,
@@ -937,7 +943,8 @@ static cuzk_status run_b_g2(gpu_ctx *ctx, const query *q, const g2_affine_t *bas
     g2_jac_t ones;
     g2_jac_set_inf(&ones);
     if (q->ones_n) {
-        cuzk_status st = gpu_batch_add_g2_counted(ctx, &ones, bases, q->ones, q->nbases, q->ones_n, err);
+        cuzk_status st = gpu_batch_add_g2_counted(ctx, &ones, bases, q->ones, q->nbases,
+                                                  gpu_tune_get().batch_counted ? q->ones_n : GPU_COUNT_UNKNOWN, err);
         if (st != CUZK_OK) return st;
         *ms = gpu_ctx_last_ms(ctx);
     }
