@@ -45,10 +45,6 @@ done
 [ -x "$BUILD/tests/test_gpu_prove" ] &&
     run_test "test_gpu_prove (CUZK_GPU_TURN_SPLIT=0)" test_gpu_prove-split0 \
         env CUZK_GPU_TURN_SPLIT=0 "$BUILD/tests/test_gpu_prove"
-# The batch additions counted on the host (CUZK_GPU_BATCH_COUNTED=1: streamed pieces by the affine rounds).
-[ -x "$BUILD/tests/test_gpu_prove" ] &&
-    run_test "test_gpu_prove (CUZK_GPU_BATCH_COUNTED=1)" test_gpu_prove-counted \
-        env CUZK_GPU_BATCH_COUNTED=1 "$BUILD/tests/test_gpu_prove"
 # The H MSM without GLV (CUZK_GPU_GLV=0: resident H alone, as under a cap).
 [ -x "$BUILD/tests/test_gpu_prove" ] &&
     run_test "test_gpu_prove (CUZK_GPU_GLV=0)" test_gpu_prove-glv0 env CUZK_GPU_GLV=0 "$BUILD/tests/test_gpu_prove"

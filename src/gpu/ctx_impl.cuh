@@ -88,10 +88,8 @@ cuzk_status gpu_copy_h2d(gpu_ctx *ctx, pool_t *pool, void *dst, const void *src,
 cuzk_status gpu_stage_in(gpu_ctx *ctx, const void *p, size_t bytes, const void **dev, void **owned, cuzk_error *err);
 
 /* The positions of the set bits i < n of mask (on the device), in order: *idx (device, gpu_free_async on ctx's
- * stream) and *count. When count is 0 or below min_count only *count is set (*idx = NULL). known: the count when
- * the caller knows it (nothing waited for; at most known positions written), else GPU_COUNT_UNKNOWN (the count is
- * read back: a host sync). */
-cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_t min_count, size_t known,
-                             uint32_t **idx, uint32_t *count, cuzk_error *err);
+ * stream) and *count. When count is 0 or below min_count only *count is set (*idx = NULL). Waits for the count. */
+cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_t min_count, uint32_t **idx,
+                             uint32_t *count, cuzk_error *err);
 
 #endif

@@ -138,13 +138,6 @@ unsigned gpu_msm_glv_window_bits(const gpu_ctx *ctx, size_t n);
 /* out = sum of bases[i] over i < n with bit i of mask set (bit i = word i/64, bit i%64; mask on the host). */
 cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask, size_t n,
                              cuzk_error *err);
-/* The same sum when the caller knows count, the number of set bits i < n (mask on host or device): nothing is
- * counted on the device, and the batch-affine rounds, whose lengths follow from the count, are queued without a
- * host round trip (one wait, for the sum). A count too high is an error when above n, else a wrong sum;
- * GPU_COUNT_UNKNOWN: gpu_batch_add_g1. */
-#define GPU_COUNT_UNKNOWN ((size_t)-1)
-cuzk_status gpu_batch_add_g1_counted(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask,
-                                     size_t n, size_t count, cuzk_error *err);
 /* The same sum by XYZZ mixed additions whatever CUZK_GPU_BATCH says: one pass over the bases and a reduction, no
  * host round trips and almost no scratch memory. For the pieces of streamed bases, which run beside the overlapped
  * H MSM: there the batch-affine rounds (a scan and a host sync each) waited for the device behind it. */

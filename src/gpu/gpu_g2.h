@@ -22,10 +22,6 @@ extern "C" {
  * bases is allowed. */
 cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask, size_t n,
                              cuzk_error *err);
-/* The same sum with count, the number of set bits i < n, known (gpu_batch_add_g1_counted; GPU_COUNT_UNKNOWN:
- * gpu_batch_add_g2). */
-cuzk_status gpu_batch_add_g2_counted(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask,
-                                     size_t n, size_t count, cuzk_error *err);
 /* out = sum over k < n of scalars[k] · bases[idx[k]] (idx NULL: bases[k]); scalars are Fr in Montgomery form,
  * bases holds nbases points (at least n when idx is NULL); every idx[k] < nbases (CUZK_ERR_INVALID_ARG). */
 cuzk_status gpu_msm_g2_indexed(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, size_t nbases,

@@ -1004,33 +1004,19 @@ static void aff_prof_end(aff_prof *p)
     (void)cudaGetLastError();
 }
 
-/* Host mirror of msm_aff_halve over cnt buckets: out[k] from in[k], and the total. */
-static uint32_t host_halve(const uint32_t *in, uint32_t *out, size_t cnt, uint32_t thr)
-{
-    uint32_t total = 0;
-    for (size_t k = 0; k < cnt; k++) {
-        out[k] = in[k] <= thr ? 0 : (in[k] + 1) / 2;
-        total += out[k];
-    }
-    return total;
-}
-
 /* Batch-affine bucket sums: fills buckets[0, nbk) (XYZZ, zeroed by the caller) from the total sorted (skeys, svals)
  * whose values index points (bases, or a prepared table); buckets k with k % nb == 0 (the zero digit) are skipped.
  * Buckets are processed in ranges whose round buffers (~0.75 of a point per sorted entry) fit in 1/share of the
- * free device memory. warp_gather (G1): round 1 by msm_aff_round1w. host_len (NULL: read back from the device):
- * the buckets' lengths when the caller knows them (0 for the zero digit's), so that each round's output count is
- * computed on the host instead of waited for: the call queues its work without a host sync. */
+ * free device memory. warp_gather (G1): round 1 by msm_aff_round1w. */
 template <class P>
 static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, const uint32_t *svals,
                                           const typename P::aff *points, size_t total, size_t nbk, size_t nb,
-                                          bool warp_gather, const uint32_t *host_len, typename P::xyzz *buckets,
-                                          cuzk_error *err)
+                                          bool warp_gather, typename P::xyzz *buckets, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     size_t free_b = 0, ngroups = 1, gcnt = nbk, cap[2] = {0, 0};
     uint32_t *start = NULL, *len0 = NULL, *d_max = NULL, *lens[2] = {NULL, NULL}, *offs[2] = {NULL, NULL};
-    uint32_t *pts[2] = {NULL, NULL}, *hl[2] = {NULL, NULL};
+    uint32_t *pts[2] = {NULL, NULL};
     void *tmp = NULL;
     size_t tmp_bytes = 0, scan_bytes = 0;
     uint32_t maxlen = 0;
@@ -1106,26 +1092,16 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
     GPU_LAUNCHED("msm_aff_bounds");
     msm_aff_lengths<<<blocks_for(nbk), THREADS, 0, ctx->stream>>>(start, len0, nbk, (uint32_t)nb);
     GPU_LAUNCHED("msm_aff_lengths");
-    if (host_len) {
-        for (size_t k = 0; k < nbk; k++)
-            if (host_len[k] > maxlen) maxlen = host_len[k];
-        for (int k = 0; k < 2; k++)
-            if ((hl[k] = (uint32_t *)malloc((gcnt + 1) * 4)) == NULL) {
-                st = cuzk_error_set(err, CUZK_ERR_NOMEM, "batch-affine rounds: %zu host lengths", gcnt);
-                goto done;
-            }
-    } else {
-        GPU_TRY(cub::DeviceReduce::Max(tmp, tmp_bytes, len0, d_max, (int64_t)nbk, ctx->stream));
-        GPU_TRY(cudaMemcpyAsync(&maxlen, d_max, 4, cudaMemcpyDeviceToHost, ctx->stream));
-        GPU_TRY(cudaStreamSynchronize(ctx->stream));
-    }
+    GPU_TRY(cub::DeviceReduce::Max(tmp, tmp_bytes, len0, d_max, (int64_t)nbk, ctx->stream));
+    GPU_TRY(cudaMemcpyAsync(&maxlen, d_max, 4, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
     while (rounds < 32 && ((uint64_t)1 << rounds) < maxlen) rounds++;
     run = rounds > tail ? rounds - tail : 0;
     aff_prof_mark(&ap, ctx, AFF_PROF_SETUP);
 
     for (size_t k0 = 0; k0 < nbk; k0 += gcnt) {
         size_t cnt = k0 + gcnt < nbk ? gcnt : nbk - k0;
-        const uint32_t *in_off = start + k0, *in_len = len0 + k0, *in_hl = host_len ? host_len + k0 : NULL;
+        const uint32_t *in_off = start + k0, *in_len = len0 + k0;
         aff_in<P, false> in = {NULL, NULL, NULL, 0};
         /* After the last round every bucket holds at most thr points and leaves; with early, the buckets of at most
          * thr points leave before each round. */
@@ -1146,13 +1122,8 @@ static cuzk_status msm_bucket_sums_affine(gpu_ctx *ctx, const uint32_t *skeys, c
             msm_aff_halve<<<blocks_for(cnt + 1), THREADS, 0, ctx->stream>>>(in_len, lens[o], cnt, thr_r);
             GPU_LAUNCHED("msm_aff_halve");
             GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, lens[o], offs[o], (int64_t)(cnt + 1), ctx->stream));
-            if (in_hl) {
-                total_out = host_halve(in_hl, hl[o], cnt, thr_r);
-                in_hl = hl[o];
-            } else {
-                GPU_TRY(cudaMemcpyAsync(&total_out, offs[o] + cnt, 4, cudaMemcpyDeviceToHost, ctx->stream));
-                GPU_TRY(cudaStreamSynchronize(ctx->stream));
-            }
+            GPU_TRY(cudaMemcpyAsync(&total_out, offs[o] + cnt, 4, cudaMemcpyDeviceToHost, ctx->stream));
+            GPU_TRY(cudaStreamSynchronize(ctx->stream));
             aff_prof_mark(&ap, ctx, AFF_PROF_SCANS);
             if (total_out == 0) break; /* every bucket of the range is done */
             /* Skewed scalars can put more entries in one range than the estimate. */
@@ -1204,7 +1175,6 @@ done:
         if (lens[k]) gpu_free_async(lens[k], ctx->stream);
         if (offs[k]) gpu_free_async(offs[k], ctx->stream);
         if (pts[k]) gpu_free_async(pts[k], ctx->stream);
-        free(hl[k]);
     }
     if (tmp) gpu_free_async(tmp, ctx->stream);
     return st;
@@ -1465,7 +1435,7 @@ static cuzk_status msm_run(gpu_ctx *ctx, typename P::h_jac *out, const msm_src<P
     prof_mark(&prof, ctx, "sort");
     if (affine) {
         st = msm_bucket_sums_affine<P>(ctx, skeys, svals, (const typename P::aff *)d_bases, total, (size_t)bw * nb, nb,
-                                       variant == GPU_MSM_AFFINE_WARP, NULL, buckets, err);
+                                       variant == GPU_MSM_AFFINE_WARP, buckets, err);
         if (st == CUZK_ERR_NOMEM && retry) {
             /* XYZZ needs ~5 bytes per bucket entry instead of ~0.75 of a point. */
             forget_nomem(err);
@@ -1812,25 +1782,23 @@ __global__ void mask_word_counts(const uint64_t *mask, size_t n, size_t nw, uint
     cnt[w] = (uint32_t)__popcll(word);
 }
 
-/* idx[off[w] + k] = the position of word w's k-th set bit, for positions in idx below limit (a count given by
- * the caller bounds the writes). */
-__global__ void mask_word_indices(const uint64_t *mask, size_t n, size_t nw, const uint32_t *off, uint32_t limit,
-                                  uint32_t *idx)
+/* idx[off[w] + k] = the position of word w's k-th set bit. */
+__global__ void mask_word_indices(const uint64_t *mask, size_t n, size_t nw, const uint32_t *off, uint32_t *idx)
 {
     size_t w = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (w >= nw) return;
     uint64_t word = mask[w];
     if (n - 64 * w < 64) word &= (1ull << (n - 64 * w)) - 1;
     uint32_t o = off[w];
-    while (word && o < limit) {
+    while (word) {
         int b = __ffsll((long long)word) - 1;
         word &= word - 1;
         idx[o++] = (uint32_t)(64 * w + (size_t)b);
     }
 }
 
-cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_t min_count, size_t known,
-                             uint32_t **idx, uint32_t *count, cuzk_error *err)
+cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_t min_count, uint32_t **idx,
+                             uint32_t *count, cuzk_error *err)
 {
     cuzk_status st = CUZK_OK;
     size_t nw = (n + 63) / 64, scan_bytes = 0;
@@ -1838,11 +1806,6 @@ cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_
     void *tmp = NULL;
     *idx = NULL;
     *count = 0;
-    if (known != GPU_COUNT_UNKNOWN && (known == 0 || known < min_count || known > n)) {
-        *count = known > n ? 0 : (uint32_t)known;
-        return known > n ? cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "mask compaction: %zu of %zu bits", known, n)
-                         : CUZK_OK;
-    }
     GPU_TRY(gpu_malloc_async((void **)&cnt, (nw + 1) * 4, ctx->stream));
     GPU_TRY(gpu_malloc_async((void **)&off, (nw + 1) * 4, ctx->stream));
     mask_word_counts<<<blocks_for(nw + 1), THREADS, 0, ctx->stream>>>(mask, n, nw, cnt);
@@ -1850,17 +1813,11 @@ cuzk_status gpu_mask_compact(gpu_ctx *ctx, const uint64_t *mask, size_t n, size_
     GPU_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, cnt, off, (int64_t)(nw + 1), ctx->stream));
     GPU_TRY(gpu_malloc_async(&tmp, scan_bytes, ctx->stream));
     GPU_TRY(cub::DeviceScan::ExclusiveSum(tmp, scan_bytes, cnt, off, (int64_t)(nw + 1), ctx->stream));
-    if (known == GPU_COUNT_UNKNOWN) {
-        GPU_TRY(cudaMemcpyAsync(count, off + nw, 4, cudaMemcpyDeviceToHost, ctx->stream));
-        GPU_TRY(cudaStreamSynchronize(ctx->stream));
-        if (*count == 0 || *count < min_count) goto done;
-    } else {
-        *count = (uint32_t)known;
-    }
+    GPU_TRY(cudaMemcpyAsync(count, off + nw, 4, cudaMemcpyDeviceToHost, ctx->stream));
+    GPU_TRY(cudaStreamSynchronize(ctx->stream));
+    if (*count == 0 || *count < min_count) goto done;
     GPU_TRY(gpu_malloc_async((void **)idx, (size_t)*count * 4, ctx->stream));
-    /* A count given too high leaves indices of base 0 rather than of nothing. */
-    if (known != GPU_COUNT_UNKNOWN) GPU_TRY(cudaMemsetAsync(*idx, 0, (size_t)*count * 4, ctx->stream));
-    mask_word_indices<<<blocks_for(nw), THREADS, 0, ctx->stream>>>(mask, n, nw, off, *count, *idx);
+    mask_word_indices<<<blocks_for(nw), THREADS, 0, ctx->stream>>>(mask, n, nw, off, *idx);
     GPU_LAUNCHED("mask_word_indices");
 done:
     if (st != CUZK_OK && *idx) {
@@ -1889,40 +1846,27 @@ __global__ void batch_keys(uint32_t count, uint32_t *keys)
 }
 
 /* The affine batch addition over device bases and mask into *res (host, once the stream reaches it). With
- * min_sel > 0 and fewer selected bases than that, returns CUZK_OK with *done = false (nothing computed). known:
- * the number of set bits when the caller knows it (GPU_COUNT_UNKNOWN: counted on the device and waited for); then
- * the bucket lengths are known too, and nothing here waits for the device. */
+ * min_sel > 0 and fewer selected bases than that, returns CUZK_OK with *done = false (nothing computed). */
 template <class P>
 static cuzk_status batch_add_affine(gpu_ctx *ctx, typename P::h_xyzz *res, const typename P::aff *bases,
-                                    const uint64_t *mask, size_t n, size_t min_sel, size_t known, bool *done,
-                                    cuzk_error *err)
+                                    const uint64_t *mask, size_t n, size_t min_sel, bool *done, cuzk_error *err)
 {
     typedef typename P::xyzz X;
     cuzk_status st = CUZK_OK;
-    uint32_t *keys = NULL, *vals = NULL, *host_len = NULL, sel = 0;
+    uint32_t *keys = NULL, *vals = NULL, sel = 0;
     size_t nbk = 0;
     X *buckets = NULL, *sum = NULL;
     *done = false;
-    st = gpu_mask_compact(ctx, mask, n, min_sel, known, &vals, &sel, err);
+    st = gpu_mask_compact(ctx, mask, n, min_sel, &vals, &sel, err);
     if (st != CUZK_OK || sel < min_sel) goto done;
     nbk = 1 + ((size_t)sel + BATCH_SEG - 1) / BATCH_SEG;
-    if (known != GPU_COUNT_UNKNOWN && sel > 0) {
-        /* batch_keys' buckets: BATCH_SEG bases each from bucket 1, the last one the rest. */
-        if ((host_len = (uint32_t *)malloc(nbk * 4)) == NULL) {
-            st = cuzk_error_set(err, CUZK_ERR_NOMEM, "batch addition: %zu host lengths", nbk);
-            goto done;
-        }
-        host_len[0] = 0;
-        for (size_t k = 1; k < nbk; k++)
-            host_len[k] = k + 1 < nbk ? BATCH_SEG : sel - (uint32_t)((nbk - 2) * BATCH_SEG);
-    }
     GPU_TRY(gpu_malloc_async((void **)&buckets, nbk * sizeof(X), ctx->stream));
     GPU_TRY(cudaMemsetAsync(buckets, 0, nbk * sizeof(X), ctx->stream));
     if (sel > 0) {
         GPU_TRY(gpu_malloc_async((void **)&keys, (size_t)sel * 4, ctx->stream));
         batch_keys<<<blocks_for(sel), THREADS, 0, ctx->stream>>>(sel, keys);
         GPU_LAUNCHED("batch_keys");
-        st = msm_bucket_sums_affine<P>(ctx, keys, vals, bases, sel, nbk, nbk, true, host_len, buckets, err);
+        st = msm_bucket_sums_affine<P>(ctx, keys, vals, bases, sel, nbk, nbk, true, buckets, err);
         if (st != CUZK_OK) goto done;
     }
     st = reduce_groups<P>(ctx, buckets, nbk, 1, &sum, err);
@@ -1934,7 +1878,6 @@ static cuzk_status batch_add_affine(gpu_ctx *ctx, typename P::h_xyzz *res, const
     GPU_TRY(cudaMemcpyAsync(res, buckets, sizeof *res, cudaMemcpyDeviceToHost, ctx->stream));
     *done = true;
 done:
-    free(host_len);
     void *dev[] = {keys, vals, buckets};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) gpu_free_async(dev[i], ctx->stream);
@@ -1946,11 +1889,10 @@ done:
  * G1). The knob (G1: CUZK_GPU_BATCH, G2: CUZK_GPU_G2) forces one; by default affine from P::BATCH_AFF_MIN
  * selected bases (the G2 copy counted all n bases, selected or not). Out of device memory in the rounds (~0.75 of
  * a point per selected base), XYZZ runs instead, which needs almost none; G1 does not when the path was forced.
- * venv: -1 by size, 0 XYZZ, 1 affine (P::batch_path of the knob, or the caller's choice). known: the number of set
- * bits i < n when the caller knows it (batch_add_affine), else GPU_COUNT_UNKNOWN. *affine: the path taken. */
+ * venv: -1 by size, 0 XYZZ, 1 affine (P::batch_path of the knob, or the caller's choice). *affine: the path taken. */
 template <class P>
 static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typename P::h_aff *bases, const uint64_t *mask,
-                             size_t n, int venv, bool retry_forced, size_t known, bool *affine, cuzk_error *err)
+                             size_t n, int venv, bool retry_forced, bool *affine, cuzk_error *err)
 {
     typedef typename P::xyzz X;
     cuzk_status st = CUZK_OK;
@@ -1966,9 +1908,6 @@ static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typenam
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_batch_add_%s: NULL argument", P::NAME);
     if (n >= (1ull << 32))
         return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_batch_add_%s: n = %zu >= 2^32", P::NAME, n);
-    if (known != GPU_COUNT_UNKNOWN && known > n)
-        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "gpu_batch_add_%s: %zu of %zu bases selected", P::NAME, known,
-                              n);
     st = gpu_ctx_enter(ctx, err);
     if (st != CUZK_OK) return st;
     if (n == 0) {
@@ -1983,11 +1922,10 @@ static cuzk_status batch_add(gpu_ctx *ctx, typename P::h_jac *out, const typenam
     if (st != CUZK_OK) goto done;
     /* The affine rounds load bases 16 bytes at a time: bases at an odd offset take XYZZ. Fewer than min bases
      * cannot select min: no compaction to count them. */
-    if (venv != 0 && ((uintptr_t)d_bases & 15) == 0 &&
-        (venv == 1 || (known == GPU_COUNT_UNKNOWN ? n : known) >= P::BATCH_AFF_MIN)) {
+    if (venv != 0 && ((uintptr_t)d_bases & 15) == 0 && (venv == 1 || n >= P::BATCH_AFF_MIN)) {
         bool done_aff = false;
         st = batch_add_affine<P>(ctx, &h_res, (const typename P::aff *)d_bases, (const uint64_t *)d_mask, n,
-                                 venv == 1 ? 0 : P::BATCH_AFF_MIN, known, &done_aff, err);
+                                 venv == 1 ? 0 : P::BATCH_AFF_MIN, &done_aff, err);
         if (st == CUZK_ERR_NOMEM && (venv != 1 || retry_forced)) {
             forget_nomem(err);
             st = CUZK_OK;
@@ -2032,22 +1970,14 @@ extern "C" cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_af
                                         size_t n, cuzk_error *err)
 {
     bool affine = false;
-    return batch_add<g1_pt>(ctx, out, bases, mask, n, g1_pt::batch_path(gpu_tune_get()), false, GPU_COUNT_UNKNOWN,
-                            &affine, err);
-}
-
-extern "C" cuzk_status gpu_batch_add_g1_counted(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
-                                                const uint64_t *mask, size_t n, size_t count, cuzk_error *err)
-{
-    bool affine = false;
-    return batch_add<g1_pt>(ctx, out, bases, mask, n, g1_pt::batch_path(gpu_tune_get()), false, count, &affine, err);
+    return batch_add<g1_pt>(ctx, out, bases, mask, n, g1_pt::batch_path(gpu_tune_get()), false, &affine, err);
 }
 
 extern "C" cuzk_status gpu_batch_add_g1_xyzz(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases,
                                              const uint64_t *mask, size_t n, cuzk_error *err)
 {
     bool affine = false;
-    return batch_add<g1_pt>(ctx, out, bases, mask, n, 0, false, GPU_COUNT_UNKNOWN, &affine, err);
+    return batch_add<g1_pt>(ctx, out, bases, mask, n, 0, false, &affine, err);
 }
 
 /* ---- G2 entry points ---- */
@@ -2064,16 +1994,9 @@ extern "C" int gpu_g2_last_was_affine(void)
 extern "C" cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask,
                                         size_t n, cuzk_error *err)
 {
-    return gpu_batch_add_g2_counted(ctx, out, bases, mask, n, GPU_COUNT_UNKNOWN, err);
-}
-
-extern "C" cuzk_status gpu_batch_add_g2_counted(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases,
-                                                const uint64_t *mask, size_t n, size_t count, cuzk_error *err)
-{
     bool affine = false;
     g2_last_affine = 0;
-    cuzk_status st =
-        batch_add<g2_pt>(ctx, out, bases, mask, n, g2_pt::batch_path(gpu_tune_get()), true, count, &affine, err);
+    cuzk_status st = batch_add<g2_pt>(ctx, out, bases, mask, n, g2_pt::batch_path(gpu_tune_get()), true, &affine, err);
     g2_last_affine = affine;
     return st;
 }

@@ -17,7 +17,6 @@ extern "C" {
 #include "gpu/gpu_ntt.h"
 #include "gpu/gpu_prove.h"
 #include "gpu/plan.h"
-#include "msm/msm.h"
 }
 
 static_assert(sizeof(g1_affine_t) == 96, "g1_affine_t is two 48-byte coordinates");
@@ -530,32 +529,18 @@ static cuzk_status msm_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bas
     return gpu_msm_g1(ctx, out, bases, m->scalars + off, len, err);
 }
 
-/* A batch addition's mask: where the pieces read it (dev: on the device, for streamed bases; else host), and the
- * host copy that can count each piece's set bits, so that no piece waits for the device to count them
- * (gpu_tune.batch_counted): beside the overlapped H MSM such waits queued behind it. */
-typedef struct piece_mask {
-    const uint64_t *dev, *host;
-} piece_mask;
-
-/* The mask of a piece of len bits from bit off (a multiple of 64) and, with batch_counted, its count (else
- * GPU_COUNT_UNKNOWN). */
-static const uint64_t *mask_piece(const piece_mask *m, size_t off, size_t len, size_t *count)
-{
-    *count = gpu_tune_get().batch_counted ? density_popcount(m->host + off / 64, len) : GPU_COUNT_UNKNOWN;
-    return (m->dev ? m->dev : m->host) + off / 64;
-}
-
-/* Uncounted, a piece of streamed bases takes XYZZ: beside the overlapped H MSM the batch-affine rounds' host syncs
- * waited behind it (24 GiB cap, 32 GiB PoRep: 1.94 -> 1.67 s a partition). */
 static cuzk_status batch_piece(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg, size_t off,
                                size_t len, cuzk_error *err)
 {
-    const piece_mask *m = (const piece_mask *)arg;
-    size_t count = 0;
-    const uint64_t *mask = mask_piece(m, off, len, &count);
-    if (count != GPU_COUNT_UNKNOWN) return gpu_batch_add_g1_counted(ctx, out, bases, mask, len, count, err);
-    if (m->dev) return gpu_batch_add_g1_xyzz(ctx, out, bases, mask, len, err);
-    return gpu_batch_add_g1(ctx, out, bases, mask, len, err);
+    return gpu_batch_add_g1(ctx, out, bases, (const uint64_t *)arg + off / 64, len, err);
+}
+
+/* A piece of streamed bases, by XYZZ: beside the overlapped H MSM the batch-affine rounds' host syncs waited behind
+ * it (24 GiB cap, 32 GiB PoRep: 1.94 -> 1.67 s a partition). */
+static cuzk_status batch_piece_streamed(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const void *arg,
+                                        size_t off, size_t len, cuzk_error *err)
+{
+    return gpu_batch_add_g1_xyzz(ctx, out, bases, (const uint64_t *)arg + off / 64, len, err);
 }
 
 /* The copy of host's elements [off, off + len) (elem bytes each) into buf on the copy stream, once the compute
@@ -704,15 +689,15 @@ static cuzk_status mask_on_device(gpu_ctx *ctx, const uint64_t *mask, size_t n, 
     return st;
 }
 
-/* out = sum of b[i] over the set bits i < n of mask (host). Streamed bases read the mask from one copy on the
- * device (mask_on_device); resident ones stage what they read. */
+/* out = sum of b[i] over the set bits i < n of mask (host or device). */
 static cuzk_status batch_pieces(gpu_ctx *ctx, g1_jac_t *out, bases_ref b, const uint64_t *mask, size_t n,
                                 cuzk_error *err)
 {
-    piece_mask m = {NULL, mask};
+    if (b.resident) return in_pieces(ctx, out, b, batch_piece, mask, n, err);
+    const uint64_t *d_mask = NULL;
     void *owned = NULL;
-    cuzk_status st = b.resident ? CUZK_OK : mask_on_device(ctx, mask, n, &m.dev, &owned, err);
-    if (st == CUZK_OK) st = in_pieces(ctx, out, b, batch_piece, &m, n, err);
+    cuzk_status st = mask_on_device(ctx, mask, n, &d_mask, &owned, err);
+    if (st == CUZK_OK) st = in_pieces(ctx, out, b, batch_piece_streamed, d_mask, n, err);
     if (owned) gpu_free_async(owned, ctx->stream);
     return st;
 }
@@ -830,9 +815,7 @@ static cuzk_status query_tail(gpu_prover *pv, pool_t *pool, const query *q, base
 static cuzk_status b_g2_ones_piece(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const void *arg, size_t off,
                                    size_t len, cuzk_error *err)
 {
-    size_t count = 0;
-    const uint64_t *mask = mask_piece((const piece_mask *)arg, off, len, &count);
-    return gpu_batch_add_g2_counted(ctx, out, bases, mask, len, count, err); /* uncounted: gpu_batch_add_g2 */
+    return gpu_batch_add_g2(ctx, out, bases, (const uint64_t *)arg + off / 64, len, err);
 }
 
 static cuzk_status b_g2_full_piece(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const void *arg, size_t off,
@@ -850,12 +833,12 @@ static cuzk_status run_b_g2_streamed(gpu_prover *pv, pool_t *pool, const query *
 {
     gpu_ctx *ctx = pv->ctx;
     g2_affine_t *d_pts = NULL;
-    piece_mask ones = {NULL, q->ones}; /* the ones' mask, also on the device (mask_on_device) */
+    const uint64_t *ones = NULL; /* the ones' mask on the device (mask_on_device) */
     void *ones_owned = NULL;
     cuzk_status st = CUZK_OK;
     *ms = 0;
     g2_jac_set_inf(out);
-    if (q->split && q->ones_n && (st = mask_on_device(ctx, q->ones, q->nbases, &ones.dev, &ones_owned, err)) != CUZK_OK)
+    if (q->split && q->ones_n && (st = mask_on_device(ctx, q->ones, q->nbases, &ones, &ones_owned, err)) != CUZK_OK)
         return st;
     size_t piece = stream_piece(ctx, sizeof(g2_affine_t));
     /* pass 0: the ones (split) or every scalar (not split), over bases in place; pass 1: the tail, gathered.
@@ -863,7 +846,7 @@ static cuzk_status run_b_g2_streamed(gpu_prover *pv, pool_t *pool, const query *
     if (gpu_tune_get().b_g2_overlap && (!q->split || q->ones_n)) {
         st = pieces_overlapped<g2_affine_t, g2_jac_t>(
             ctx, out, bases, q->split ? b_g2_ones_piece : b_g2_full_piece, g2_jac_add, "b_g2-piece",
-            q->split ? (const void *)&ones : (const void *)q->full, q->nbases, err);
+            q->split ? (const void *)ones : (const void *)q->full, q->nbases, err);
         if (st != CUZK_OK) goto done;
         *ms += gpu_ctx_last_ms(ctx);
     }
@@ -878,7 +861,7 @@ static cuzk_status run_b_g2_streamed(gpu_prover *pv, pool_t *pool, const query *
                 st = gather_staged(pv, pool, d_pts, bases, sizeof(g2_affine_t), q->tail_i + o, len, err);
                 if (st == CUZK_OK) st = gpu_msm_g2_indexed(ctx, &part, d_pts, len, NULL, q->tail_s + o, len, err);
             } else if (q->split) {
-                st = b_g2_ones_piece(ctx, &part, bases + o, &ones, o, len, err);
+                st = gpu_batch_add_g2(ctx, &part, bases + o, ones + o / 64, len, err);
             } else {
                 st = gpu_msm_g2_indexed(ctx, &part, bases + o, len, NULL, q->full + o, len, err);
             }
@@ -943,8 +926,7 @@ static cuzk_status run_b_g2(gpu_ctx *ctx, const query *q, const g2_affine_t *bas
     g2_jac_t ones;
     g2_jac_set_inf(&ones);
     if (q->ones_n) {
-        cuzk_status st = gpu_batch_add_g2_counted(ctx, &ones, bases, q->ones, q->nbases,
-                                                  gpu_tune_get().batch_counted ? q->ones_n : GPU_COUNT_UNKNOWN, err);
+        cuzk_status st = gpu_batch_add_g2(ctx, &ones, bases, q->ones, q->nbases, err);
         if (st != CUZK_OK) return st;
         *ms = gpu_ctx_last_ms(ctx);
     }

@@ -131,11 +131,6 @@ cuzk_status gpu_batch_add_g1(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bas
 {
     return NO_CUDA(err);
 }
-cuzk_status gpu_batch_add_g1_counted(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask,
-                                     size_t n, size_t count, cuzk_error *err)
-{
-    return NO_CUDA(err);
-}
 cuzk_status gpu_batch_add_g1_xyzz(gpu_ctx *ctx, g1_jac_t *out, const g1_affine_t *bases, const uint64_t *mask, size_t n,
                                   cuzk_error *err)
 {
@@ -216,11 +211,6 @@ const char *gpu_abc_variant_name(int variant)
 /* gpu_g2.h */
 cuzk_status gpu_batch_add_g2(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask, size_t n,
                              cuzk_error *err)
-{
-    return NO_CUDA(err);
-}
-cuzk_status gpu_batch_add_g2_counted(gpu_ctx *ctx, g2_jac_t *out, const g2_affine_t *bases, const uint64_t *mask,
-                                     size_t n, size_t count, cuzk_error *err)
 {
     return NO_CUDA(err);
 }

@@ -97,7 +97,6 @@ void gpu_tune_from_env(gpu_tune *t)
     t->queries_above = tune_off_by_zero(getenv("CUZK_GPU_QUERIES_ABOVE"), t->queries_above);
     t->h_first = tune_off_by_zero(getenv("CUZK_GPU_H_FIRST"), t->h_first);
     t->b_g2_overlap = tune_off_by_zero(getenv("CUZK_GPU_B2_OVERLAP"), t->b_g2_overlap);
-    if ((e = getenv("CUZK_GPU_BATCH_COUNTED")) != NULL) t->batch_counted = strcmp(e, "1") == 0;
     if ((e = getenv("CUZK_GPU_WITNESS_PACK")) != NULL) {
         int v = atoi(e);
         t->witness_pack = v < 0 || v > 2 ? t->witness_pack : v;

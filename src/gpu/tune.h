@@ -113,11 +113,6 @@ typedef struct gpu_tune {
     /* CUZK_GPU_B2_OVERLAP: streamed B_G2's pieces copied beside the compute of the piece before (two device
      * buffers of a piece), as the G1 pieces are; "0": each piece copied, then computed. */
     int b_g2_overlap;
-    /* CUZK_GPU_BATCH_COUNTED=1 sets 1, default 0 (not yet measured on a GPU): the prover's batch additions count
-     * each piece's selected bases on the host (gpu_batch_add_g1_counted, gpu_batch_add_g2_counted), so that the
-     * batch-affine rounds wait for nothing but the sum; the pieces of streamed G1 bases then take the rounds
-     * instead of XYZZ. */
-    int batch_counted;
 
     /* Device memory (mem.cu). CUZK_GPU_MEMORY_LIMIT (bytes, or a number with K, M, G, T or KiB .. TiB: powers of
      * 1024; KB .. TB: powers of 1000; e.g. "16G"), default 0 = none: a cap on the bytes the backend holds on each

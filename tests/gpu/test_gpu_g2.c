@@ -54,15 +54,6 @@ static void check(const char *what, const g2_affine_t *bases, const uint64_t *ma
     if (st != CUZK_OK) return;
     CHECK_MSG(g2_jac_eq(&got, &want), "[%s] %s: n=%zu: GPU G2 sum differs from the CPU", mode, what, n);
     check_path(what, n);
-    /* The counted entry: the same sum and path with the count given. */
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++) count += (mask[i / 64] >> (i % 64)) & 1;
-    memset(&got, 0x5a, sizeof got);
-    st = gpu_batch_add_g2_counted(ctx, &got, bases, mask, n, count, &err);
-    CHECK_MSG(st == CUZK_OK, "[%s] %s (counted) n=%zu: %s", mode, what, n, err.msg);
-    if (st != CUZK_OK) return;
-    CHECK_MSG(g2_jac_eq(&got, &want), "[%s] %s (counted): n=%zu: GPU G2 sum differs from the CPU", mode, what, n);
-    check_path(what, n);
 }
 
 static void random_points(g2_affine_t *out, size_t n)

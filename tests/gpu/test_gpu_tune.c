@@ -29,7 +29,7 @@ int main(void)
         "CUZK_GPU_BASES",      "CUZK_GPU_PIN_STREAMED",  "CUZK_GPU_STREAM_CHUNK", "CUZK_GPU_OVERLAP",
         "CUZK_GPU_TURN",       "CUZK_GPU_MEMORY_LIMIT",  "CUZK_GPU_TURN_SPLIT",   "CUZK_GPU_GLV",
         "CUZK_GPU_TRACE",      "CUZK_GPU_QUERIES_ABOVE", "CUZK_GPU_H_FIRST",      "CUZK_GPU_WITNESS_PACK",
-        "CUZK_GPU_B2_OVERLAP", "CUZK_GPU_COPY_SLICE",    "CUZK_GPU_BATCH_COUNTED"};
+        "CUZK_GPU_B2_OVERLAP", "CUZK_GPU_COPY_SLICE"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
     gpu_tune d;
     gpu_tune_defaults(&d);
@@ -68,7 +68,6 @@ int main(void)
     setenv("CUZK_GPU_WITNESS_PACK", "1", 1);
     setenv("CUZK_GPU_B2_OVERLAP", "0", 1);
     setenv("CUZK_GPU_COPY_SLICE", "0", 1);
-    setenv("CUZK_GPU_BATCH_COUNTED", "1", 1);
     gpu_tune_reload_env();
     t = gpu_tune_get();
     CHECK(t.profile == 1 && t.msm == GPU_TUNE_XYZZ && t.msm_forced == 1);
@@ -79,7 +78,7 @@ int main(void)
     CHECK(t.overlap == 0 && t.turns == 0 && t.memory_limit == (size_t)16 << 30);
     CHECK(t.turn_split == 0 && t.glv == 0 && strcmp(t.trace, "/tmp/cuzk.trace") == 0);
     CHECK(t.queries_above == 0 && t.h_first == 0 && t.witness_pack == 1 && t.b_g2_overlap == 0);
-    CHECK(t.copy_slice == 0 && t.batch_counted == 1);
+    CHECK(t.copy_slice == 0);
 
     /* Values that are not the forcing ones leave the default in place; a chunk under 64 points becomes 64. */
     setenv("CUZK_GPU_MSM", "bogus", 1);
@@ -93,11 +92,10 @@ int main(void)
     setenv("CUZK_GPU_WITNESS_PACK", "3", 1);    /* out of range: stays (here the default, 2) */
     setenv("CUZK_GPU_QUERIES_ABOVE", "yes", 1); /* only "0" turns it off */
     setenv("CUZK_GPU_COPY_SLICE", "8M", 1);
-    setenv("CUZK_GPU_BATCH_COUNTED", "yes", 1); /* only "1" turns it on */
     gpu_tune_reload_env();
     t = gpu_tune_get();
     CHECK(t.witness_pack == 2 && t.queries_above == 1 && t.h_first == 0 && t.b_g2_overlap == 0);
-    CHECK(t.memory_limit == 0 && t.turn_split == 1 && t.copy_slice == ((size_t)8 << 20) && t.batch_counted == 0);
+    CHECK(t.memory_limit == 0 && t.turn_split == 1 && t.copy_slice == ((size_t)8 << 20));
     setenv("CUZK_GPU_COPY_SLICE", "some", 1); /* does not parse: the default */
     gpu_tune_reload_env();
     CHECK(gpu_tune_get().copy_slice == ((size_t)64 << 20));
