@@ -57,51 +57,160 @@ static int tune_off_by_zero(const char *e, int def)
     return e == NULL ? def : strcmp(e, "0") != 0;
 }
 
-void gpu_tune_from_env(gpu_tune *t)
+void gpu_tune_from_vars(gpu_tune *t, gpu_tune_lookup get, void *ctx)
 {
     const char *e;
-    if (getenv("CUZK_GPU_PROFILE") != NULL) t->profile = 1;
+    if (get(ctx, "CUZK_GPU_PROFILE") != NULL) t->profile = 1;
     /* A path too long for the field leaves it as it was (a cut path would name another file). */
-    if ((e = getenv("CUZK_GPU_TRACE")) != NULL && strlen(e) < sizeof t->trace)
+    if ((e = get(ctx, "CUZK_GPU_TRACE")) != NULL && strlen(e) < sizeof t->trace)
         snprintf(t->trace, sizeof t->trace, "%s", e);
-    e = getenv("CUZK_GPU_MSM");
+    e = get(ctx, "CUZK_GPU_MSM");
     if (e != NULL) {
         t->msm = tune_path(e, 1);
         t->msm_forced = 1;
     }
-    t->msm_tail = tune_bits(getenv("CUZK_GPU_MSM_TAIL"), t->msm_tail);
-    if ((e = getenv("CUZK_GPU_MSM_INV")) != NULL) t->msm_inv_by = strcmp(e, "fermat") != 0;
-    if ((e = getenv("CUZK_GPU_MSM_EARLY")) != NULL) t->msm_early = strcmp(e, "1") == 0;
-    if ((e = getenv("CUZK_GPU_MSM_SHARE")) != NULL) {
+    t->msm_tail = tune_bits(get(ctx, "CUZK_GPU_MSM_TAIL"), t->msm_tail);
+    if ((e = get(ctx, "CUZK_GPU_MSM_INV")) != NULL) t->msm_inv_by = strcmp(e, "fermat") != 0;
+    if ((e = get(ctx, "CUZK_GPU_MSM_EARLY")) != NULL) t->msm_early = strcmp(e, "1") == 0;
+    if ((e = get(ctx, "CUZK_GPU_MSM_SHARE")) != NULL) {
         int s = atoi(e);
         t->msm_share = s < 1 || s > 16 ? 4u : (unsigned)s;
     }
-    t->glv = tune_off_by_zero(getenv("CUZK_GPU_GLV"), t->glv);
-    if ((e = getenv("CUZK_GPU_BATCH")) != NULL) t->batch = tune_path(e, 0);
-    if ((e = getenv("CUZK_GPU_G2")) != NULL) t->g2 = tune_path(e, 0);
-    t->g2_tail = tune_bits(getenv("CUZK_GPU_G2_TAIL"), t->g2_tail);
-    if ((e = getenv("CUZK_NTT_VARIANT")) != NULL) snprintf(t->ntt_variant, sizeof t->ntt_variant, "%s", e);
-    if ((e = getenv("CUZK_GPU_ABC")) != NULL) snprintf(t->abc_variant, sizeof t->abc_variant, "%s", e);
-    if ((e = getenv("CUZK_HOST_ALLOC")) != NULL) t->host_alloc_cuda = strcmp(e, "cuda") == 0;
-    if ((e = getenv("CUZK_GPU_BASES")) != NULL) t->bases_stream = strcmp(e, "stream") == 0;
-    t->pin_streamed = tune_off_by_zero(getenv("CUZK_GPU_PIN_STREAMED"), t->pin_streamed);
-    if ((e = getenv("CUZK_GPU_STREAM_CHUNK")) != NULL) {
+    t->glv = tune_off_by_zero(get(ctx, "CUZK_GPU_GLV"), t->glv);
+    if ((e = get(ctx, "CUZK_GPU_BATCH")) != NULL) t->batch = tune_path(e, 0);
+    if ((e = get(ctx, "CUZK_GPU_G2")) != NULL) t->g2 = tune_path(e, 0);
+    t->g2_tail = tune_bits(get(ctx, "CUZK_GPU_G2_TAIL"), t->g2_tail);
+    if ((e = get(ctx, "CUZK_NTT_VARIANT")) != NULL) snprintf(t->ntt_variant, sizeof t->ntt_variant, "%s", e);
+    if ((e = get(ctx, "CUZK_GPU_ABC")) != NULL) snprintf(t->abc_variant, sizeof t->abc_variant, "%s", e);
+    if ((e = get(ctx, "CUZK_HOST_ALLOC")) != NULL) t->host_alloc_cuda = strcmp(e, "cuda") == 0;
+    if ((e = get(ctx, "CUZK_GPU_BASES")) != NULL) t->bases_stream = strcmp(e, "stream") == 0;
+    t->pin_streamed = tune_off_by_zero(get(ctx, "CUZK_GPU_PIN_STREAMED"), t->pin_streamed);
+    if ((e = get(ctx, "CUZK_GPU_STREAM_CHUNK")) != NULL) {
         size_t c = (size_t)strtoull(e, NULL, 10) / 64 * 64;
         t->stream_chunk = c < 64 ? 64 : c;
     }
     size_t bytes;
-    if ((e = getenv("CUZK_GPU_COPY_SLICE")) != NULL && gpu_tune_parse_size(e, &bytes) == 0) t->copy_slice = bytes;
-    t->overlap = tune_off_by_zero(getenv("CUZK_GPU_OVERLAP"), t->overlap);
-    t->turns = tune_off_by_zero(getenv("CUZK_GPU_TURN"), t->turns);
-    t->turn_split = tune_off_by_zero(getenv("CUZK_GPU_TURN_SPLIT"), t->turn_split);
-    t->queries_above = tune_off_by_zero(getenv("CUZK_GPU_QUERIES_ABOVE"), t->queries_above);
-    t->h_first = tune_off_by_zero(getenv("CUZK_GPU_H_FIRST"), t->h_first);
-    t->b_g2_overlap = tune_off_by_zero(getenv("CUZK_GPU_B2_OVERLAP"), t->b_g2_overlap);
-    if ((e = getenv("CUZK_GPU_WITNESS_PACK")) != NULL) {
+    if ((e = get(ctx, "CUZK_GPU_COPY_SLICE")) != NULL && gpu_tune_parse_size(e, &bytes) == 0) t->copy_slice = bytes;
+    t->overlap = tune_off_by_zero(get(ctx, "CUZK_GPU_OVERLAP"), t->overlap);
+    t->turns = tune_off_by_zero(get(ctx, "CUZK_GPU_TURN"), t->turns);
+    t->turn_split = tune_off_by_zero(get(ctx, "CUZK_GPU_TURN_SPLIT"), t->turn_split);
+    t->queries_above = tune_off_by_zero(get(ctx, "CUZK_GPU_QUERIES_ABOVE"), t->queries_above);
+    t->h_first = tune_off_by_zero(get(ctx, "CUZK_GPU_H_FIRST"), t->h_first);
+    t->b_g2_overlap = tune_off_by_zero(get(ctx, "CUZK_GPU_B2_OVERLAP"), t->b_g2_overlap);
+    if ((e = get(ctx, "CUZK_GPU_WITNESS_PACK")) != NULL) {
         int v = atoi(e);
         t->witness_pack = v < 0 || v > 2 ? t->witness_pack : v;
     }
-    if ((e = getenv("CUZK_GPU_MEMORY_LIMIT")) != NULL && gpu_tune_parse_size(e, &bytes) == 0) t->memory_limit = bytes;
+    if ((e = get(ctx, "CUZK_GPU_MEMORY_LIMIT")) != NULL && gpu_tune_parse_size(e, &bytes) == 0) t->memory_limit = bytes;
+}
+
+static const char *env_lookup(void *ctx, const char *name)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+void gpu_tune_from_env(gpu_tune *t)
+{
+    gpu_tune_from_vars(t, env_lookup, NULL);
+}
+
+/* Read by the GPU backend only when a prover or the parameters' device copy is set up (gpu_prover_create,
+ * gpu_params: bases placed, pinned, GLV images made; the NTT plans), or, for the cap, when the engine opens. */
+static const char *const setup_vars[] = {"CUZK_GPU_MEMORY_LIMIT",  "CUZK_GPU_GLV",     "CUZK_GPU_BASES",
+                                         "CUZK_GPU_PIN_STREAMED",  "CUZK_GPU_OVERLAP", "CUZK_GPU_TURN",
+                                         "CUZK_GPU_QUERIES_ABOVE", "CUZK_NTT_VARIANT"};
+
+int gpu_tune_var_at_setup(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof setup_vars / sizeof setup_vars[0]; i++)
+        if (strcmp(name, setup_vars[i]) == 0) return 1;
+    return 0;
+}
+
+typedef struct settings_ctx {
+    const char *name[GPU_TUNE_MAX_SETTINGS], *value[GPU_TUNE_MAX_SETTINGS];
+    int asked[GPU_TUNE_MAX_SETTINGS];
+    size_t n;
+} settings_ctx;
+
+/* A setting's value, and a mark that the tuning reads its name. */
+static const char *settings_lookup(void *ctx, const char *name)
+{
+    settings_ctx *c = ctx;
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->name[i], name) == 0) {
+            c->asked[i] = 1;
+            return c->value[i];
+        }
+    return NULL;
+}
+
+static int name_char(char ch)
+{
+    return (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+static int value_char(char ch)
+{
+    return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || strchr("._-+/:", ch);
+}
+
+cuzk_status gpu_tune_apply_settings(gpu_tune *t, const char *settings, cuzk_error *err)
+{
+    if (t == NULL || settings == NULL) return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "tuning settings: NULL");
+    size_t len = strnlen(settings, GPU_TUNE_SETTINGS_MAX);
+    if (len == GPU_TUNE_SETTINGS_MAX)
+        return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "tuning settings: longer than %d bytes",
+                              GPU_TUNE_SETTINGS_MAX - 1);
+    char buf[GPU_TUNE_SETTINGS_MAX];
+    memcpy(buf, settings, len + 1);
+    settings_ctx c;
+    memset(&c, 0, sizeof c);
+    if (strcmp(buf, "-") != 0)
+        for (char *p = buf; *p;) {
+            if (*p == ' ' || *p == '\t' || *p == ',') {
+                p++;
+                continue;
+            }
+            char *tok = p;
+            while (*p && *p != ' ' && *p != '\t' && *p != ',') p++;
+            if (*p) *p++ = '\0';
+            char *eq = strchr(tok, '=');
+            if (eq == NULL || eq == tok)
+                return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "tuning setting '%.64s': expected NAME=VALUE", tok);
+            *eq = '\0';
+            for (const char *q = tok; *q; q++)
+                if (!name_char(*q))
+                    return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                                          "tuning setting '%.64s': a name of capitals, digits and _", tok);
+            for (const char *q = eq + 1; *q; q++)
+                if (!value_char(*q))
+                    return cuzk_error_set(
+                        err, CUZK_ERR_INVALID_ARG,
+                        "tuning setting %.64s: its value may hold letters, digits and . _ - + / :", tok);
+            if (gpu_tune_var_at_setup(tok))
+                return cuzk_error_set(err, CUZK_ERR_INVALID_ARG,
+                                      "tuning setting %.64s: read only when the provers and parameters are set up; "
+                                      "set it in the environment instead",
+                                      tok);
+            for (size_t i = 0; i < c.n; i++)
+                if (strcmp(c.name[i], tok) == 0)
+                    return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "tuning setting %.64s: given twice", tok);
+            if (c.n == GPU_TUNE_MAX_SETTINGS)
+                return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "tuning settings: more than %d",
+                                      GPU_TUNE_MAX_SETTINGS);
+            c.name[c.n] = tok;
+            c.value[c.n++] = eq + 1;
+        }
+    gpu_tune next = *t;
+    gpu_tune_from_vars(&next, settings_lookup, &c);
+    for (size_t i = 0; i < c.n; i++)
+        if (!c.asked[i])
+            return cuzk_error_set(err, CUZK_ERR_INVALID_ARG, "tuning setting %.64s: not a variable of the GPU tuning",
+                                  c.name[i]);
+    *t = next;
+    return CUZK_OK;
 }
 
 int gpu_tune_parse_size(const char *text, size_t *out)

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "cuzk/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -139,6 +141,23 @@ void gpu_tune_reload_env(void);
 void gpu_tune_defaults(gpu_tune *t);
 /* t's fields overridden from the environment variables above (unset ones keep their value). */
 void gpu_tune_from_env(gpu_tune *t);
+/* The same from another source: get(ctx, NAME) gives a variable's value, or NULL where unset. get is asked for
+ * every variable above, each once, in a fixed order (so a caller can tell the names it knows from the ones it
+ * does not). */
+typedef const char *(*gpu_tune_lookup)(void *ctx, const char *name);
+void gpu_tune_from_vars(gpu_tune *t, gpu_tune_lookup get, void *ctx);
+/* 1 for a variable the backend reads only while its provers and the parameters' device copy are set up (the cap,
+ * GLV, the bases' placement, the provers' streams, the NTT plans): changing it later changes nothing. Else 0. */
+int gpu_tune_var_at_setup(const char *name);
+/* t changed by settings "NAME=VALUE ..." (separated by spaces, tabs or commas; "" or "-": none) as the same
+ * variables in the environment would change it: cuzk-bench batch's --rounds, one batch each on one setup.
+ * Refused with CUZK_ERR_INVALID_ARG and t unchanged: a setting without '=', a name the tuning does not read, one
+ * read only at setup (gpu_tune_var_at_setup), a name twice, a value of other characters than letters, digits and
+ * . _ - + / :, more than GPU_TUNE_MAX_SETTINGS settings or GPU_TUNE_SETTINGS_MAX bytes. A value the variable does
+ * not take acts as it does in the environment (a path's unknown name: chosen by size). */
+#define GPU_TUNE_MAX_SETTINGS 32
+#define GPU_TUNE_SETTINGS_MAX 1024
+cuzk_status gpu_tune_apply_settings(gpu_tune *t, const char *settings, cuzk_error *err);
 
 #ifdef __cplusplus
 }

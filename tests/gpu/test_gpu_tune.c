@@ -1,5 +1,6 @@
 /* The GPU backend's tuning (src/gpu/tune.c): defaults, the environment read on first use and on reload (each
- * variable, bad values clamped to the documented ranges), and gpu_tune_set. Needs no GPU. */
+ * variable, bad values clamped to the documented ranges), gpu_tune_set, and settings applied as the environment's
+ * (gpu_tune_apply_settings: cuzk-bench batch --rounds). Needs no GPU. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,5 +146,73 @@ int main(void)
     gpu_tune_reload_env();
     t = gpu_tune_get();
     check_defaults(&t);
+
+    /* Settings (cuzk-bench batch --rounds): every variable the tuning reads is taken, or refused as read only at
+     * setup; never unknown. */
+    cuzk_error err;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "%s=1", vars[i]);
+        gpu_tune u = d;
+        cuzk_status st = gpu_tune_apply_settings(&u, one, &err);
+        CHECK_MSG((st == CUZK_OK) == !gpu_tune_var_at_setup(vars[i]), "%s: %s", one, st ? err.msg : "taken");
+        if (st != CUZK_OK) CHECK_MSG(strstr(err.msg, "set up") != NULL, "%s: %s", one, err.msg);
+    }
+    CHECK(gpu_tune_var_at_setup("CUZK_GPU_MEMORY_LIMIT") && gpu_tune_var_at_setup("CUZK_GPU_GLV"));
+    CHECK(!gpu_tune_var_at_setup("CUZK_GPU_BATCH") && !gpu_tune_var_at_setup("NOPE") && !gpu_tune_var_at_setup(NULL));
+    /* They act as the same variables in the environment do. */
+    gpu_tune by_set = d, by_env = d;
+    CHECK(gpu_tune_apply_settings(&by_set,
+                                  " CUZK_GPU_MSM=xyzz,CUZK_GPU_MSM_TAIL=5\tCUZK_GPU_COPY_SLICE=8M "
+                                  "CUZK_GPU_TRACE=/tmp/a.trace,CUZK_GPU_WITNESS_PACK=0 CUZK_GPU_PROFILE=",
+                                  &err) == CUZK_OK);
+    setenv("CUZK_GPU_MSM", "xyzz", 1);
+    setenv("CUZK_GPU_MSM_TAIL", "5", 1);
+    setenv("CUZK_GPU_COPY_SLICE", "8M", 1);
+    setenv("CUZK_GPU_TRACE", "/tmp/a.trace", 1);
+    setenv("CUZK_GPU_WITNESS_PACK", "0", 1);
+    setenv("CUZK_GPU_PROFILE", "", 1);
+    gpu_tune_from_env(&by_env);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
+    CHECK(memcmp(&by_set, &by_env, sizeof by_set) == 0);
+    CHECK(by_set.msm == GPU_TUNE_XYZZ && by_set.msm_tail == 5 && by_set.copy_slice == ((size_t)8 << 20));
+    CHECK(by_set.witness_pack == 0 && by_set.profile == 1 && strcmp(by_set.trace, "/tmp/a.trace") == 0);
+    /* On top of what t held: unnamed fields keep their values. */
+    gpu_tune base = d;
+    base.memory_limit = (size_t)24 << 30;
+    base.batch = GPU_TUNE_AFFINE;
+    CHECK(gpu_tune_apply_settings(&base, "CUZK_GPU_G2=xyzz", &err) == CUZK_OK);
+    CHECK(base.memory_limit == (size_t)24 << 30 && base.batch == GPU_TUNE_AFFINE && base.g2 == GPU_TUNE_XYZZ);
+    gpu_tune same = d;
+    CHECK(gpu_tune_apply_settings(&same, "-", &err) == CUZK_OK && memcmp(&same, &d, sizeof d) == 0);
+    CHECK(gpu_tune_apply_settings(&same, " ,\t", &err) == CUZK_OK && memcmp(&same, &d, sizeof d) == 0);
+    /* Refusals leave t as it was, even when an earlier setting of the list was good. */
+    static const char *const bad_settings[] = {"CUZK_GPU_MSM=xyzz NOT_A_VARIABLE=1",
+                                               "CUZK_GPU_MSM=xyzz CUZK_GPU_GLV=0",
+                                               "CUZK_GPU_MSM",
+                                               "=1",
+                                               "CUZK_GPU_MSM=xyzz CUZK_GPU_MSM=affine",
+                                               "cuzk_gpu_msm=xyzz",
+                                               "CUZK_GPU_TRACE=a\"b",
+                                               "CUZK_GPU_MSM=x;y",
+                                               "CUZK_GPU_MSM_TAIL=1 -"};
+    for (size_t i = 0; i < sizeof bad_settings / sizeof bad_settings[0]; i++) {
+        gpu_tune u = d;
+        err.msg[0] = 0;
+        CHECK_MSG(gpu_tune_apply_settings(&u, bad_settings[i], &err) == CUZK_ERR_INVALID_ARG && err.msg[0] &&
+                      memcmp(&u, &d, sizeof d) == 0,
+                  "'%s' taken", bad_settings[i]);
+    }
+    static char many[GPU_TUNE_SETTINGS_MAX + 8];
+    many[0] = 0;
+    for (int i = 0; i <= GPU_TUNE_MAX_SETTINGS; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "X%d=1 ", i);
+    gpu_tune u = d;
+    CHECK(gpu_tune_apply_settings(&u, many, &err) == CUZK_ERR_INVALID_ARG && strstr(err.msg, "more than"));
+    memset(many, 'A', sizeof many - 1);
+    many[sizeof many - 1] = 0;
+    CHECK(gpu_tune_apply_settings(&u, many, &err) == CUZK_ERR_INVALID_ARG && strstr(err.msg, "longer"));
+    CHECK(gpu_tune_apply_settings(NULL, "-", &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(gpu_tune_apply_settings(&u, NULL, &err) == CUZK_ERR_INVALID_ARG);
     return test_finish("test_gpu_tune");
 }
