@@ -44,6 +44,21 @@ done
 grep -q ":$(wc -l <"$tl"): skipped: .*gpu_ms" "$tl.err" || fail "timeline: the malformed line: $(cat "$tl.err")"
 rm -f "$tl" "$tl.err"
 
+# --rounds: the batch once a round on one setup, each round's report with its settings; every proof verified.
+out=$("$bench" batch --circuit synthetic:k=8 -n 2 -j 2 --partitions 2 --backend cpu \
+    --rounds 'CUZK_GPU_BATCH=xyzz;-;CUZK_GPU_MSM_TAIL=3,CUZK_GPU_BATCH=affine' 2>/dev/null) || fail "rounds: exit $?"
+[ "$(echo "$out" | grep -c '^round ')" = 3 ] && [ "$(echo "$out" | grep -c '^throughput .*2 verified, 0 failed')" = 3 ] ||
+    fail "rounds: $out"
+echo "$out" | grep -qx 'round 1/3: CUZK_GPU_BATCH=xyzz' && echo "$out" | grep -qx "round 2/3: (the environment's tuning)" &&
+    echo "$out" | grep -qx 'round 3/3: CUZK_GPU_MSM_TAIL=3,CUZK_GPU_BATCH=affine' || fail "rounds' headers: $out"
+out=$("$bench" batch --circuit synthetic:k=8 -n 1 -j 1 --partitions 2 --backend cpu --json \
+    --rounds '-;CUZK_GPU_MSM=xyzz' 2>/dev/null) || fail "rounds json: exit $?"
+[ "$(echo "$out" | wc -l)" = 2 ] && echo "$out" | sed -n 1p | grep -q '^{"round":1,"rounds":2,"settings":"","proofs":1,"verified":1,' &&
+    echo "$out" | sed -n 2p | grep -q '^{"round":2,"rounds":2,"settings":"CUZK_GPU_MSM=xyzz","proofs":1,"verified":1,' ||
+    fail "rounds json: $out"
+err=$("$bench" batch --circuit synthetic:k=8 -n 1 -j 1 --backend cpu --rounds '-;CUZK_GPU_GLV=0' 2>&1 >/dev/null)
+[ $? -eq 2 ] && echo "$err" | grep -q 'round 2: tuning setting CUZK_GPU_GLV: read only when' || fail "rounds at setup: $err"
+
 refuse() {
     local what=$1
     shift
@@ -57,6 +72,10 @@ refuse "unknown kind" --circuit "nope:1"
 refuse "PoSt of a size without a registered proof" --circuit wpost:4KiB
 refuse "--devices on the cpu backend" --circuit synthetic:k=8 --devices 0
 refuse "partitions twice" --circuit synthetic:k=8,partitions=3 --partitions 4
+refuse "--rounds: an unknown variable" --circuit synthetic:k=8 --rounds 'CUZK_GPU_NOPE=1'
+refuse "--rounds: an empty round" --circuit synthetic:k=8 --rounds 'CUZK_GPU_MSM=xyzz;'
+refuse "--rounds: no value" --circuit synthetic:k=8 --rounds 'CUZK_GPU_MSM'
+refuse "--rounds with --timeline" --circuit synthetic:k=8 --rounds - --timeline /dev/null
 out=$("$bench" batch --circuit synthetic:k=8,partitions=3 -n 1 -j 1 --backend cpu 2>&1) || fail "partitions in the spec: exit $?"
 echo "$out" | grep -q "1 proofs x 3 partitions" || fail "partitions in the spec: $out"
 "$bench" batch --circuit "zkey:$fx/missing.zkey,wtns:$fx/witness.wtns" -n 1 -j 1 --backend cpu 2>/dev/null

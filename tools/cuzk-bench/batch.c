@@ -230,8 +230,10 @@ static void print_summary_json(const char *key, const summary *s)
            s->p90, s->p99, s->max);
 }
 
-/* peak_rss < 0: unknown. es: the engine's a, b, c buffer counts and pinned peak (NULL: no engine). */
-static void report(tl_stats *s, int json, long long peak_rss, const engine_stats *es, bench_critical *crit)
+/* peak_rss < 0: unknown. es: the engine's a, b, c buffer counts and pinned peak (NULL: no engine). json_round:
+ * members put first in the JSON object (--rounds), or NULL. */
+static void report(tl_stats *s, int json, const char *json_round, long long peak_rss, const engine_stats *es,
+                   bench_critical *crit)
 {
     summary g = summarize(&s->gpu), sy = summarize(&s->synth);
     double span_s = (s->t_last - s->t_first) / 1e3;
@@ -242,8 +244,8 @@ static void report(tl_stats *s, int json, long long peak_rss, const engine_stats
     /* Partitions a proof: every job's partitions reach prove_start, failed jobs' too (cancelled ones may not). */
     double per_proof = s->jobs ? (double)s->gpu_end.n / (double)s->jobs : 0;
     if (json) {
-        printf("{\"proofs\":%zu,\"verified\":%zu,\"failed\":%zu,\"cancelled\":%zu,", s->proofs, s->verified, s->failed,
-               s->cancelled);
+        printf("{%s\"proofs\":%zu,\"verified\":%zu,\"failed\":%zu,\"cancelled\":%zu,", json_round ? json_round : "",
+               s->proofs, s->verified, s->failed, s->cancelled);
         printf("\"wall_s\":%.3f,\"s_per_proof\":%.4f,", span_s, spp);
         print_summary_json("gpu_ms", &g);
         putchar(',');
@@ -400,6 +402,76 @@ static void *client_main(void *arg)
         atomic_fetch_add(&b->done, 1);
     }
     return NULL;
+}
+
+/* One batch: b->n proofs from j clients, progress on stderr, then the report (json_round: as report's). 0 when every
+ * proof was proved, 1 when one was not, -1 (err set) when no client could start. */
+static int batch_run(batch_ctx *b, unsigned j, int json, const char *json_round, cuzk_error *err)
+{
+    pthread_t *clients = calloc(j, sizeof(*clients));
+    if (!clients) {
+        cuzk_error_set(err, CUZK_ERR_NOMEM, "cannot allocate client threads");
+        return -1;
+    }
+    unsigned started = 0;
+    for (; started < j; started++)
+        if (pthread_create(&clients[started], NULL, client_main, b) != 0) break;
+    if (!started) {
+        free(clients);
+        cuzk_error_set(err, CUZK_ERR_INTERNAL, "cannot start client threads");
+        return -1;
+    }
+    /* Progress: one line on stderr, rewritten about once a second. */
+    uint64_t t_run = bench_now_ns(), last = 0;
+    while (atomic_load(&b->done) < b->n) {
+        struct timespec ts = {0, 100000000L};
+        nanosleep(&ts, NULL);
+        uint64_t now = bench_now_ns();
+        if (now - last >= 1000000000ull) {
+            last = now;
+            engine_stats es;
+            engine_get_stats(b->e, &es);
+            if (!json)
+                fprintf(stderr, "\r[%u/%u] %.1f s  partitions %llu  synth %u handoff %u proving %u  mem %.1f MiB%s",
+                        atomic_load(&b->done), b->n, (double)(now - t_run) / 1e9,
+                        (unsigned long long)es.partitions_proved, es.synth_active, es.handoff_len, es.provers_active,
+                        (double)es.mem.host_in_use / 1048576.0, b->crit ? "" : " ");
+            if (!json && b->crit) fprintf(stderr, "  critical %u ", bench_critical_done(b->crit));
+        }
+    }
+    for (unsigned i = 0; i < started; i++) pthread_join(clients[i], NULL);
+    free(clients);
+    /* The batch is over: the proof in progress ends, no other starts. */
+    bench_critical_join(b->crit, 1);
+    if (!json) fprintf(stderr, "\n");
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (b->have_err) fprintf(stderr, "batch: a proof failed: %s\n", b->first_err.msg);
+    /* The engine's lock before tl_mu, never inside it: events are emitted under the engine's lock and take tl_mu. */
+    engine_stats fin;
+    engine_get_stats(b->e, &fin);
+    pthread_mutex_lock(&b->tl_mu);
+    if (b->stats_oom) fprintf(stderr, "batch: out of memory while collecting the timeline; statistics are partial\n");
+    report(&b->stats, json, json_round, (long long)ru.ru_maxrss * 1024, &fin, b->crit);
+    pthread_mutex_unlock(&b->tl_mu);
+    fflush(stdout);
+    return b->have_err || atomic_load(&b->ok) != b->n ? 1 : 0;
+}
+
+/* Counters and statistics back to a fresh batch's, for the next round on the same engine (idle: every client
+ * joined). */
+static void batch_reset(batch_ctx *b)
+{
+    atomic_store(&b->next, 0);
+    atomic_store(&b->done, 0);
+    atomic_store(&b->ok, 0);
+    atomic_store(&b->verified, 0);
+    pthread_mutex_lock(&b->tl_mu);
+    tl_stats_free(&b->stats);
+    memset(&b->stats, 0, sizeof b->stats);
+    b->stats_oom = 0;
+    pthread_mutex_unlock(&b->tl_mu);
+    b->have_err = 0;
 }
 
 /* The critical stream runs while the batch has jobs in flight. */
@@ -812,6 +884,46 @@ static cuzk_status batch_snap_job(const update_geometry *g, engine_snap_job *job
     return st;
 }
 
+/* --rounds LIST: the rounds' settings (gpu_tune_apply_settings' form), LIST cut at each ';'. */
+#define BATCH_MAX_ROUNDS 64
+typedef struct batch_rounds {
+    char *text; /* a copy of LIST, cut at each ';' */
+    const char *set[BATCH_MAX_ROUNDS];
+    unsigned n;
+} batch_rounds;
+
+/* Each round checked against the tuning now, so that a bad one is told before the setup. Returns 0, or 2 with a
+ * message on stderr. */
+static int rounds_parse(const char *list, batch_rounds *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!(r->text = strdup(list))) {
+        fprintf(stderr, "batch: --rounds: out of memory\n");
+        return 2;
+    }
+    for (char *p = r->text;;) {
+        char *end = strchr(p, ';');
+        if (end) *end = '\0';
+        cuzk_error err;
+        gpu_tune t = gpu_tune_get();
+        if (r->n == BATCH_MAX_ROUNDS) {
+            fprintf(stderr, "batch: --rounds: more than %d rounds\n", BATCH_MAX_ROUNDS);
+            return 2;
+        }
+        if (strspn(p, " \t,") == strlen(p)) {
+            fprintf(stderr, "batch: --rounds: round %u is empty ('-' for the environment's tuning alone)\n", r->n + 1);
+            return 2;
+        }
+        if (gpu_tune_apply_settings(&t, p, &err) != CUZK_OK) {
+            fprintf(stderr, "batch: --rounds: round %u: %s\n", r->n + 1, err.msg);
+            return 2;
+        }
+        r->set[r->n++] = p;
+        if (!end) return 0;
+        p = end + 1;
+    }
+}
+
 static void batch_usage(FILE *f)
 {
     fprintf(
@@ -820,7 +932,7 @@ static void batch_usage(FILE *f)
         "                        [--partition-workers N] [--gpu-workers N] [--lookahead N] [--params FILE]\n"
         "                        [--c1 FILE] [--budget BYTES[K|M|G]] [--threads T] [--timeline FILE] [--json]\n"
         "                        [--no-verify] [--abc device|host|auto] [--abc-pinned on|off] [--abc-cache N]\n"
-        "                        [--devices LIST] [--gpu-memory-limit SIZE]\n"
+        "                        [--devices LIST] [--gpu-memory-limit SIZE] [--rounds LIST]\n"
         "                        [--critical CSPEC [--critical-every S] [--critical-count K]]\n"
         "       cuzk-bench batch --critical CSPEC [--critical-every S] [--critical-count K] [--backend cpu|gpu]\n"
         "                        [--json] [--no-verify] [...]\n"
@@ -849,6 +961,14 @@ static void batch_usage(FILE *f)
         "--gpu-memory-limit SIZE: the GPU backend holds at most SIZE bytes on each device (e.g. 16G, 24GiB;\n"
         "K/M/G/T powers of 1024), as on a card of that size (default: CUZK_GPU_MEMORY_LIMIT, else none on\n"
         "devices of %.0f GiB or more, else the memory free on the smallest device: the uncapped plan needs more).\n"
+        "--rounds LIST: the batch once a round on the one setup, each round with its own GPU tuning: LIST is\n"
+        "rounds separated by ';', each NAME=VALUE settings of the CUZK_GPU_* variables (docs/GPU-NOTES.md,\n"
+        "\"Tuning\"), separated by spaces or commas, on top of the environment's; '-' for the environment's\n"
+        "alone. E.g. --rounds 'CUZK_GPU_BATCH=xyzz;-;-;CUZK_GPU_BATCH=xyzz' alternates two settings (an A/B\n"
+        "without a second setup). Each round prints 'round R/N: SETTINGS' and its report (--json: one object a\n"
+        "round, a line each, with round, rounds and settings); peak RSS is the process's so far. Variables read\n"
+        "only at setup (the cap, GLV, the bases' placement, the provers' streams, the NTT variant) are refused:\n"
+        "set them in the environment. Not with --critical, --stages or --timeline.\n"
         "--stages R: no engine; one partition proved R times by the GPU prover and --cpu-reps times (default 1)\n"
         "by the CPU prover on the same witness, r and s (proof bytes compared), per-stage medians.\n"
         "--abc device|host|auto: where a, b, c are evaluated with the gpu backend: on the device from the\n"
@@ -893,7 +1013,7 @@ int bench_batch(int argc, char **argv)
     size_t gpu_mem_limit = 0;
     int devices[BATCH_MAX_DEVICES];
     size_t num_devices = 0;
-    const char *crit_text = NULL;
+    const char *crit_text = NULL, *rounds_text = NULL;
     double crit_every = 2.0;
     uint64_t crit_count = 0;
     int crit_every_given = 0, crit_count_given = 0;
@@ -962,6 +1082,8 @@ int bench_batch(int argc, char **argv)
                 t.memory_limit = gpu_mem_limit;
                 gpu_tune_set(&t);
             }
+        } else if (!strcmp(a, "--rounds")) {
+            rounds_text = v;
         } else if (!strcmp(a, "--cpu-reps")) {
             bad = bench_parse_u64(v, &cpu_reps) || cpu_reps > 1000;
         } else if (!strcmp(a, "--critical")) {
@@ -994,6 +1116,10 @@ int bench_batch(int argc, char **argv)
         return 2;
     }
     if (crit_text && bench_critical_spec(crit_text, &crit_spec) != 0) return 2;
+    if (rounds_text && (crit_text || stages || tl_path)) {
+        fprintf(stderr, "batch: --rounds does not go with --critical, --stages or --timeline\n");
+        return 2;
+    }
     /* --critical without -n: the stream alone, on an idle engine. */
     int crit_idle = crit_text && !n;
     if (crit_idle && (spec_text || j)) {
@@ -1044,6 +1170,12 @@ int bench_batch(int argc, char **argv)
         return 2;
     }
     if (spec.partitions) parts = spec.partitions;
+    batch_rounds rounds;
+    memset(&rounds, 0, sizeof rounds);
+    if (rounds_text && rounds_parse(rounds_text, &rounds) != 0) {
+        free(rounds.text);
+        return 2;
+    }
 
     int rc = 1;
     zkey_ctx zc;
@@ -1070,8 +1202,6 @@ int bench_batch(int argc, char **argv)
     memset(&b, 0, sizeof(b));
     pthread_mutex_init(&b.tl_mu, NULL);
     pthread_mutex_init(&b.err_mu, NULL);
-    pthread_t *clients = NULL;
-    unsigned started = 0;
     synth_ctx sc = {spec.k, spec.seed, NULL};
     char spec_canon[128] = "";
     bench_critical *crit = NULL;
@@ -1273,51 +1403,30 @@ int bench_batch(int argc, char **argv)
         rc = bench_critical_ok(crit, !no_verify) ? 0 : 1;
         goto done;
     }
-    clients = calloc(j, sizeof(*clients));
-    if (!clients) {
-        cuzk_error_set(&err, CUZK_ERR_NOMEM, "cannot allocate client threads");
-        goto fail;
-    }
-    for (; started < j; started++)
-        if (pthread_create(&clients[started], NULL, client_main, &b) != 0) break;
-    if (!started) {
-        cuzk_error_set(&err, CUZK_ERR_INTERNAL, "cannot start client threads");
-        goto fail;
-    }
-    /* Progress: one line on stderr, rewritten about once a second. */
-    uint64_t t_run = bench_now_ns();
-    while (atomic_load(&b.done) < b.n) {
-        struct timespec ts = {0, 100000000L};
-        nanosleep(&ts, NULL);
-        static uint64_t last;
-        uint64_t now = bench_now_ns();
-        if (now - last >= 1000000000ull) {
-            last = now;
-            engine_stats es;
-            engine_get_stats(b.e, &es);
-            if (!json)
-                fprintf(stderr, "\r[%u/%u] %.1f s  partitions %llu  synth %u handoff %u proving %u  mem %.1f MiB%s",
-                        atomic_load(&b.done), b.n, (double)(now - t_run) / 1e9,
-                        (unsigned long long)es.partitions_proved, es.synth_active, es.handoff_len, es.provers_active,
-                        (double)es.mem.host_in_use / 1048576.0, crit ? "" : " ");
-            if (!json && crit) fprintf(stderr, "  critical %u ", bench_critical_done(crit));
+    /* One batch, or one a round on the same setup (--rounds: each round's settings on the tuning as it was when
+     * the engine opened). */
+    gpu_tune tune_open = gpu_tune_get();
+    rc = 0;
+    for (unsigned r = 0; r < (rounds.n ? rounds.n : 1); r++) {
+        char json_round[GPU_TUNE_SETTINGS_MAX + 64] = "";
+        if (rounds.n) {
+            gpu_tune t = tune_open;
+            if (gpu_tune_apply_settings(&t, rounds.set[r], &err) != CUZK_OK) goto fail; /* checked before setup */
+            gpu_tune_set(&t);
+            const char *shown = strcmp(rounds.set[r], "-") ? rounds.set[r] : "";
+            if (json) {
+                snprintf(json_round, sizeof json_round, "\"round\":%u,\"rounds\":%u,\"settings\":\"%s\",", r + 1,
+                         rounds.n, shown);
+            } else {
+                printf("round %u/%u: %s\n", r + 1, rounds.n, *shown ? shown : "(the environment's tuning)");
+                fflush(stdout);
+            }
+            if (r) batch_reset(&b);
         }
+        int rr = batch_run(&b, (unsigned)j, json, rounds.n ? json_round : NULL, &err);
+        if (rr < 0) goto fail;
+        if (rr) rc = 1;
     }
-    for (unsigned i = 0; i < started; i++) pthread_join(clients[i], NULL);
-    /* The batch is over: the proof in progress ends, no other starts. */
-    bench_critical_join(crit, 1);
-    if (!json) fprintf(stderr, "\n");
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    if (b.have_err) fprintf(stderr, "batch: a proof failed: %s\n", b.first_err.msg);
-    /* The engine's lock before tl_mu, never inside it: events are emitted under the engine's lock and take tl_mu. */
-    engine_stats fin;
-    engine_get_stats(b.e, &fin);
-    pthread_mutex_lock(&b.tl_mu);
-    if (b.stats_oom) fprintf(stderr, "batch: out of memory while collecting the timeline; statistics are partial\n");
-    report(&b.stats, json, (long long)ru.ru_maxrss * 1024, &fin, crit);
-    pthread_mutex_unlock(&b.tl_mu);
-    rc = b.have_err || atomic_load(&b.ok) != b.n ? 1 : 0;
     if (crit && !bench_critical_ok(crit, !no_verify)) {
         if (!bench_critical_done(crit))
             fprintf(stderr, "batch: the batch ended before the first critical proof (more proofs with -n, or a "
@@ -1332,7 +1441,7 @@ done:
     bench_critical_join(crit, 1); /* before the engine closes */
     engine_close(host);
     bench_critical_free(crit);
-    free(clients);
+    free(rounds.text);
     if (b.tl_file) fclose(b.tl_file);
     engine_porep_circuit_free(porep);
     if (have_c1) porep_c1_free(&c1);
@@ -1414,7 +1523,7 @@ int bench_timeline(int argc, char **argv)
         fprintf(stderr, "timeline: no TIMELINE lines in %s\n", path);
         rc = 1;
     }
-    if (!rc) report(&s, json, -1, NULL, NULL);
+    if (!rc) report(&s, json, NULL, -1, NULL, NULL);
     tl_stats_free(&s);
     return rc;
 }
